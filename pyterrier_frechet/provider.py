@@ -1,0 +1,224 @@
+"""The ir_measures provider that computes :data:`~pyterrier_frechet.FD`.
+
+Registered into ``ir_measures.DefaultPipeline`` when :mod:`pyterrier_frechet` is imported, so
+``ir_measures.calc_aggregate``, ``ir_measures.iter_calc``, ``ir_measures.evaluator`` and
+``pt.Experiment`` all compute FD beside the classical measures.
+"""
+import logging
+from typing import Dict, Iterator, List, NamedTuple, Optional
+
+import ir_measures
+import numpy as np
+import pandas as pd
+from ir_measures import Metric, providers
+from ir_measures.providers.base import Any
+from ir_measures.util import QrelsConverter, RunConverter
+
+from .frechet import frechet_distance
+from .measure import _FD
+from .qrels import balance_qrels
+from .ranking import check_duplicates, top_k
+from .vectors import get_default_encoder, lookup_vectors, stack_vectors
+
+logger = logging.getLogger(__name__)
+
+QID, DOCNO, LABEL, SCORE = 'query_id', 'doc_id', 'relevance', 'score'
+
+# Largest |Δ| tolerated between a run's doc_vec and the encoder's vector for the same document
+# (float32 encodings of one text on two machines agree to ~1e-6 per coordinate).
+DOC_VEC_TOLERANCE = 1e-4
+
+
+class FDSets(NamedTuple):
+    """The two document sets of one FD evaluation, as (query_id, doc_id[, doc_vec]) frames."""
+    relevant: pd.DataFrame
+    retrieved: pd.DataFrame
+    queries: List[str]
+
+
+def _positive_int(measure, name: str) -> Optional[int]:
+    value = measure[name]
+    if value is ir_measures.measures.base._NOT_PROVIDED or value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f'{measure}: {name} must be a positive integer, got {value!r}')
+    return int(value)
+
+
+def fd_sets(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> FDSets:
+    """Select the relevant and retrieved documents that ``measure`` (an FD measure) compares.
+
+    ``qrels`` and ``run`` use ir_measures column names (query_id, doc_id, relevance / score) with str ids.
+    """
+    cutoff = _positive_int(measure, 'cutoff')
+    per_query = _positive_int(measure, 'per_query')
+    rel = measure['rel']
+    relevant = qrels[qrels[LABEL] >= rel]
+    if per_query is not None:
+        relevant = balance_qrels(relevant, per_query, rel=rel, seed=measure['seed'], qid=QID, docno=DOCNO, label=LABEL)
+    if len(relevant) == 0:
+        raise ValueError(f'{measure}: the qrels have no document with relevance >= {rel}'
+                         f' (labels found: {sorted(qrels[LABEL].unique().tolist())[:10]})')
+    queries = sorted(relevant[QID].unique())
+    run = run[run[QID].isin(queries)]
+    exclude = qrels[[QID, DOCNO]] if measure['urr'] else None
+    retrieved = top_k(run, cutoff, qid=QID, docno=DOCNO, score=SCORE, exclude=exclude)
+    n_empty = len(queries) - retrieved[QID].nunique()
+    if n_empty:
+        logger.info('%s: %d of %d queries with relevant documents have no %s document in the run',
+                    measure, n_empty, len(queries), 'unjudged' if measure['urr'] else 'retrieved')
+    return FDSets(relevant[[QID, DOCNO]].reset_index(drop=True), retrieved.reset_index(drop=True), queries)
+
+
+class _Vectors:
+    """Vectors of every docno needed by a group of FD measures sharing one encoder, looked up once."""
+
+    def __init__(self, encoder, docnos: np.ndarray):
+        self.encoder = encoder
+        self.docnos = np.unique(np.asarray(docnos, dtype=str))
+        if encoder is None:
+            self.vecs, self.found = np.zeros((len(self.docnos), 0)), np.zeros(len(self.docnos), dtype=bool)
+        else:
+            self.vecs, self.found = lookup_vectors(encoder, self.docnos)
+        self._index = pd.Index(self.docnos)
+
+    def get(self, docnos: np.ndarray):
+        pos = self._index.get_indexer(pd.Index(np.asarray(docnos, dtype=str)))
+        return self.vecs[pos], self.found[pos]
+
+
+def _set_vectors(measure, side: str, frame: pd.DataFrame, vectors: Optional[_Vectors]) -> np.ndarray:
+    """The matrix of one side's vectors, applying the measure's missing= policy."""
+    docnos = frame[DOCNO].to_numpy(dtype=str)
+    if 'doc_vec' in frame.columns:
+        has = frame['doc_vec'].notna().to_numpy()
+        vecs = stack_vectors(frame['doc_vec'][has].tolist(), f"{measure}: the run's doc_vec") if has.any() else None
+        found = has
+    else:
+        if vectors is None or vectors.encoder is None:
+            raise ValueError(f'{measure}: no vectors for the {side} documents: the run has no doc_vec column and no encoder is set. '
+                             'Pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
+        allvecs, found = vectors.get(docnos)
+        vecs = allvecs[found] if found.any() else None
+    n_missing = int((~found).sum())
+    if n_missing:
+        example = sorted(set(docnos[~found]))[:5]
+        if measure['missing'] == 'error':
+            raise ValueError(f'{measure}: {n_missing} of {len(docnos)} {side} document(s) have no vector, e.g. {example}. '
+                             "Provide vectors for them, or pass missing='drop' to leave them out (with a logged count).")
+        logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(docnos), side, example)
+    if vecs is None or len(vecs) < 2:
+        raise ValueError(f'{measure}: the {side} set has {0 if vecs is None else len(vecs)} document(s) with a vector; '
+                         'a Gaussian needs at least 2')
+    return vecs
+
+
+def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> None:
+    """A run carrying doc_vec must agree with the encoder the relevant side uses, wherever both have a document."""
+    if vectors is None or vectors.encoder is None:
+        return
+    both = sets.retrieved[sets.retrieved[DOCNO].isin(sets.relevant[DOCNO]) & sets.retrieved['doc_vec'].notna()]
+    both = both.drop_duplicates(DOCNO)
+    if len(both) == 0:
+        logger.info("%s: no retrieved document is relevant, so the run's doc_vec cannot be checked against the encoder", measure)
+        return
+    enc, found = vectors.get(both[DOCNO].to_numpy(dtype=str))
+    run_vecs = stack_vectors(both['doc_vec'].tolist(), f"{measure}: the run's doc_vec")
+    if run_vecs.shape[1] != enc.shape[1]:
+        raise ValueError(f"{measure}: the run's doc_vec are {run_vecs.shape[1]}-d but the encoder gives {enc.shape[1]}-d vectors")
+    if found.any():
+        err = float(np.max(np.abs(run_vecs[found] - enc[found])))
+        if err > DOC_VEC_TOLERANCE:
+            raise ValueError(f"{measure}: the run's doc_vec differ from the encoder's vectors for the same documents "
+                             f'(max |Δ| = {err:.3g}); the pipeline and the measure must use the same model')
+
+
+def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
+    """FD of ``run`` for each measure in ``measures`` (all FD measures), looking up each encoder's vectors once."""
+    has_doc_vec = 'doc_vec' in run.columns
+    plans = []
+    needed: Dict[int, list] = {}
+    encoders: Dict[int, object] = {}
+    for measure in measures:
+        encoder = measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
+        sets = fd_sets(measure, qrels, run)
+        docnos = [sets.relevant[DOCNO].to_numpy(dtype=str)]
+        if not has_doc_vec:
+            docnos.append(sets.retrieved[DOCNO].to_numpy(dtype=str))
+        needed.setdefault(id(encoder), []).extend(docnos)
+        encoders[id(encoder)] = encoder
+        plans.append((measure, encoder, sets))
+    vectors = {key: _Vectors(encoders[key], np.concatenate(docnos)) for key, docnos in needed.items()}
+    result = {}
+    for measure, encoder, sets in plans:
+        vecs = vectors[id(encoder)]
+        if has_doc_vec:
+            _check_run_vectors(measure, sets, vecs)
+        rel_vecs = _set_vectors(measure, 'relevant', sets.relevant, vecs)
+        ret_vecs = _set_vectors(measure, 'retrieved', sets.retrieved, vecs)
+        if rel_vecs.shape[1] != ret_vecs.shape[1]:
+            raise ValueError(f'{measure}: relevant vectors are {rel_vecs.shape[1]}-d but retrieved vectors {ret_vecs.shape[1]}-d')
+        result[measure] = frechet_distance(rel_vecs, ret_vecs)
+    return result
+
+
+def _as_str_ids(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.assign(**{QID: frame[QID].astype(str), DOCNO: frame[DOCNO].astype(str)})
+
+
+class FrechetEvaluator(providers.Evaluator):
+    def __init__(self, measures, qrels):
+        qrels = QrelsConverter(qrels).as_pd_dataframe()
+        if len(qrels) == 0:
+            raise ValueError('FD: the qrels are empty')
+        qrels = _as_str_ids(qrels[[QID, DOCNO, LABEL]])
+        check_duplicates(qrels, QID, DOCNO, 'the qrels')
+        qrels = qrels.assign(**{LABEL: pd.to_numeric(qrels[LABEL])})
+        super().__init__(measures, sorted(qrels[QID].unique()))
+        self.qrels = qrels
+
+    def _iter_calc(self, run) -> Iterator[Metric]:
+        run = RunConverter(run).as_pd_dataframe()
+        missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
+        if missing:
+            raise ValueError(f'FD: the run lacks column(s) {missing} (found {list(run.columns)})')
+        run = _as_str_ids(run)
+        check_duplicates(run, QID, DOCNO, 'the run')
+        values = compute_fd(self.measures, self.qrels, run)
+        # One number per query set, reported for every query of the qrels so that the mean over queries
+        # (what pt.Experiment shows) is exactly that number.
+        for measure, value in values.items():
+            for qid in self.qrel_qids:
+                yield Metric(query_id=qid, measure=measure, value=value)
+
+
+class FrechetProvider(providers.Provider):
+    """Computes FD (pyterrier_frechet)."""
+    NAME = 'pyterrier_frechet'
+    SUPPORTED_MEASURES = [
+        _FD(cutoff=Any(), rel=Any(), urr=Any(), per_query=Any(), seed=Any(), encoder=Any(), missing=Any()),
+    ]
+
+    def _evaluator(self, measures, qrels) -> providers.Evaluator:
+        for measure in measures:
+            if measure.NAME != _FD.NAME:
+                raise ValueError(f'unsupported measure {measure}')
+            try:
+                measure.validate_params()
+            except AssertionError as ex:
+                raise ValueError(f'{measure}: {ex}') from ex
+        return FrechetEvaluator(list(measures), qrels)
+
+    def run_inputs(self, measures):
+        return [QID, DOCNO, SCORE]
+
+
+def register() -> FrechetProvider:
+    """Register the provider with ir_measures (idempotent); returns it."""
+    if FrechetProvider.NAME in providers.registry:
+        provider = providers.registry[FrechetProvider.NAME]
+    else:
+        provider = providers.register(FrechetProvider())
+    if provider not in ir_measures.DefaultPipeline.providers:
+        ir_measures.DefaultPipeline.providers.insert(0, provider)
+    return provider

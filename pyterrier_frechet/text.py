@@ -1,0 +1,69 @@
+"""``TextLookup``: a docno → text source for runs that carry only docnos."""
+import gzip
+import io
+import json
+import os
+from typing import Dict, Iterable, Optional, Sequence
+
+import pandas as pd
+import pyterrier as pt
+
+_DOCNO_FIELDS = ('docno', 'docid', 'doc_id', '_id', 'id', 'pid')
+
+
+class TextLookup(pt.Transformer):
+    """Adds a ``text`` column to a frame with ``docno``, from an in-memory docno → text mapping.
+
+    Build it from a dict or from a JSONL file (plain or gzip) with :meth:`from_jsonl`. For a Terrier
+    index or an ir_datasets corpus, ``pt.text.get_text(dataset_or_index, 'text')`` is the PyTerrier
+    equivalent; either can stand before an :class:`~pyterrier_frechet.Embedder`. A docno with no text
+    raises a ``ValueError`` naming how many are missing.
+    """
+
+    def __init__(self, texts: Dict[str, str], name: str = 'dict', text_field: str = 'text'):
+        self.texts = {str(k): str(v) for k, v in texts.items()}
+        self.name = name
+        self.text_field = text_field
+
+    @classmethod
+    def from_jsonl(cls, path: str, text_fields: Sequence[str] = ('text',), docno_field: Optional[str] = None,
+                   sep: str = ' ') -> 'TextLookup':
+        """Read ``path`` (JSON lines, ``.gz`` allowed). The text is the named fields joined by ``sep``
+        (e.g. ``('title', 'text')``); the id field is ``docno_field`` or the first of docno, docid,
+        doc_id, _id, id, pid present."""
+        if not os.path.exists(path):
+            raise ValueError(f'TextLookup: {path} does not exist')
+        texts = {}
+        with _open(path) as fin:
+            for lineno, line in enumerate(fin, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as ex:
+                    raise ValueError(f'TextLookup: {path}:{lineno} is not valid JSON ({ex})') from ex
+                field = docno_field or next((f for f in _DOCNO_FIELDS if f in rec), None)
+                if field is None or field not in rec:
+                    raise ValueError(f'TextLookup: {path}:{lineno} has no id field (looked for {docno_field or _DOCNO_FIELDS})')
+                texts[str(rec[field])] = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
+        return cls(texts, name=os.path.basename(path))
+
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
+        pt.validate.columns(inp, includes=['docno'])
+        if len(inp) == 0:
+            return inp.assign(**{self.text_field: pd.Series([], dtype=object)})
+        docnos = inp['docno'].astype(str)
+        text = docnos.map(self.texts)
+        if text.isna().any():
+            missing = docnos[text.isna()]
+            raise ValueError(f'{self!r}: no text for {len(missing)} of {len(inp)} docno(s), e.g. {missing.iloc[:5].tolist()}')
+        return inp.assign(**{self.text_field: text.to_numpy()})
+
+    def __repr__(self):
+        return f'TextLookup({self.name!r})'
+
+
+def _open(path: str):
+    if path.endswith('.gz'):
+        return io.TextIOWrapper(gzip.open(path, 'rb'), encoding='utf-8')
+    return open(path, 'rt', encoding='utf-8')

@@ -1,0 +1,144 @@
+"""Where document vectors come from: precomputed vector files, and the lookup protocol used by ``FD``.
+
+An *encoder* for the ``FD`` measure is anything that maps document ids to vectors:
+
+- a :class:`VectorStore` (precomputed ``PREFIX.npy`` + ``PREFIX.ids.txt``), or any object with a
+  ``lookup(docnos) -> (vectors, found)`` method;
+- any PyTerrier transformer that takes a frame with a ``docno`` column and adds ``doc_vec`` (e.g.
+  ``TextLookup.from_jsonl(...) >> Embedder()``). Rows it leaves out, or leaves with a ``None``
+  ``doc_vec``, count as documents without a vector.
+"""
+import logging
+import os
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+
+logger = logging.getLogger(__name__)
+
+_default_encoder = None
+
+
+def set_default_encoder(encoder) -> object:
+    """Set the encoder used by ``FD`` measures that name none (``FD@10`` rather than ``FD(encoder=...)@10``).
+
+    Returns the previous default, so that it can be restored. ``None`` removes the default.
+    """
+    global _default_encoder
+    previous, _default_encoder = _default_encoder, encoder
+    return previous
+
+
+def get_default_encoder():
+    """The encoder set by :func:`set_default_encoder`, or None."""
+    return _default_encoder
+
+
+class VectorStore(pt.Transformer):
+    """Precomputed document vectors: ``PREFIX.npy`` (an n×d float matrix) and ``PREFIX.ids.txt`` (n ids).
+
+    This is the format of the vectors shipped in ``../shared/embeddings``. As a transformer it adds
+    ``doc_vec`` (one float32 row per input row) to a frame with a ``docno`` column and raises a
+    ``ValueError`` for docnos it has no vector for; the ``FD`` measure calls :meth:`lookup` instead
+    and applies its ``missing=`` policy.
+    """
+
+    def __init__(self, prefix: str, name: Optional[str] = None):
+        npy, ids_path = f'{prefix}.npy', f'{prefix}.ids.txt'
+        for path in (npy, ids_path):
+            if not os.path.exists(path):
+                raise ValueError(f'VectorStore: {path} does not exist')
+        self.prefix = str(prefix)
+        self.name = name or os.path.basename(self.prefix)
+        self.vectors = np.load(npy, mmap_mode='r')
+        with open(ids_path, 'rt') as fin:
+            ids = [line.rstrip('\n') for line in fin]
+        if self.vectors.ndim != 2 or self.vectors.shape[0] != len(ids):
+            raise ValueError(f'VectorStore: {npy} has shape {self.vectors.shape} but {ids_path} lists {len(ids)} ids')
+        index = pd.Index(ids)
+        if index.has_duplicates:
+            raise ValueError(f'VectorStore: {ids_path} lists {int(index.duplicated().sum())} duplicate id(s)')
+        self._index = index
+
+    @property
+    def dim(self) -> int:
+        return int(self.vectors.shape[1])
+
+    def lookup(self, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+        """Vectors of ``docnos`` (float32, one row each; rows of missing docnos are NaN) and a found mask."""
+        pos = self._index.get_indexer(pd.Index(np.asarray(docnos, dtype=str)))
+        found = pos >= 0
+        out = np.full((len(pos), self.dim), np.nan, dtype=np.float32)
+        if found.any():
+            # mmap: gather sorted rows (sequential reads), then put them back in request order.
+            order = np.argsort(pos[found])
+            rows = np.asarray(self.vectors[pos[found][order]], dtype=np.float32)
+            tmp = np.empty_like(rows)
+            tmp[order] = rows
+            out[found] = tmp
+        return out, found
+
+    def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
+        pt.validate.columns(inp, includes=['docno'])
+        if len(inp) == 0:
+            return inp.assign(doc_vec=pd.Series([], dtype=object))
+        vecs, found = self.lookup(inp['docno'].astype(str).to_numpy())
+        if not found.all():
+            missing = inp['docno'][~found]
+            raise ValueError(f'{self!r}: no vector for {len(missing)} of {len(inp)} docno(s), e.g. {missing.iloc[:5].tolist()}')
+        return inp.assign(doc_vec=list(vecs))
+
+    def __repr__(self):
+        return f'VectorStore({self.name!r})'
+
+
+def lookup_vectors(encoder, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
+    """Vectors for ``docnos`` from any encoder (see the module docstring), float64, with a found mask.
+
+    Rows of documents without a vector are NaN. Raises ValueError if the encoder returns vectors of
+    mixed dimension or containing NaN/inf.
+    """
+    docnos = np.asarray(docnos, dtype=str)
+    if hasattr(encoder, 'lookup'):
+        vecs, found = encoder.lookup(docnos)
+        vecs = np.asarray(vecs, dtype=np.float64)
+        found = np.asarray(found, dtype=bool)
+    elif isinstance(encoder, pt.Transformer):
+        if len(docnos) == 0:
+            return np.zeros((0, 0)), np.zeros(0, dtype=bool)
+        out = encoder(pd.DataFrame({'docno': docnos}))
+        if 'doc_vec' not in out.columns or 'docno' not in out.columns:
+            raise ValueError(f'encoder {encoder!r} must return docno and doc_vec columns, returned {list(out.columns)}')
+        out = out[out['doc_vec'].notna()].drop_duplicates('docno')
+        vecs, found = _align(out['docno'].astype(str).to_numpy(), out['doc_vec'].tolist(), docnos, repr(encoder))
+    else:
+        raise ValueError(f'encoder must be a pt.Transformer producing doc_vec or have a lookup() method; got {type(encoder).__name__}')
+    if vecs.ndim != 2 or vecs.shape[0] != len(docnos):
+        raise ValueError(f'encoder {encoder!r} returned vectors of shape {vecs.shape} for {len(docnos)} docnos')
+    if not np.isfinite(vecs[found]).all():
+        bad = docnos[found][~np.isfinite(vecs[found]).all(axis=1)]
+        raise ValueError(f'encoder {encoder!r} returned NaN/inf vectors for {len(bad)} docno(s), e.g. {bad[:5].tolist()}')
+    return vecs, found
+
+
+def _align(out_docnos: np.ndarray, out_vecs: list, docnos: np.ndarray, what: str) -> Tuple[np.ndarray, np.ndarray]:
+    stack = stack_vectors(out_vecs, what) if len(out_vecs) else np.zeros((0, 0))
+    pos = pd.Index(out_docnos).get_indexer(pd.Index(docnos))
+    found = pos >= 0
+    dim = stack.shape[1] if stack.size else 0
+    vecs = np.full((len(docnos), dim), np.nan)
+    vecs[found] = stack[pos[found]]
+    return vecs, found
+
+
+def stack_vectors(values: list, what: str = 'doc_vec') -> np.ndarray:
+    """Stack a column of per-row vectors into an n×d float64 matrix; ValueError on mixed dimensions."""
+    dims = {np.shape(v) for v in values}
+    if len(dims) != 1:
+        raise ValueError(f'{what}: vectors of mixed shapes {sorted(dims)[:5]}')
+    (shape,) = dims
+    if len(shape) != 1:
+        raise ValueError(f'{what}: each doc_vec must be a 1-D vector, got shape {shape}')
+    return np.asarray(np.stack(values), dtype=np.float64)
