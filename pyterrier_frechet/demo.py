@@ -1,6 +1,9 @@
 """The main job: BM25 (pyterrier-pisa) and dense MiniLM retrieval (pyterrier-dr) on the bundled Cranfield
 collection, scored with FD@1, FD@10, FD(urr=True)@10, nDCG@10, RR@10 and mrt in one ``pt.Experiment``."""
+import contextlib
 import logging
+import os
+import sys
 from pathlib import Path
 from typing import NamedTuple, Optional
 
@@ -18,6 +21,24 @@ from .vectors import set_default_encoder
 logger = logging.getLogger(__name__)
 
 METRICS = [FD @ 1, FD @ 10, FD(urr=True) @ 10, nDCG @ 10, RR @ 10, 'mrt']
+
+
+@contextlib.contextmanager
+def _native_output_silenced():
+    """Send the process's stdout/stderr file descriptors (which native code writes to) to /dev/null."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + [devnull]:
+            os.close(fd)
 
 
 class DemoResult(NamedTuple):
@@ -45,7 +66,9 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
 
     pisa = pyterrier_pisa.PisaIndex(str(work / 'demo' / f'{collection.name}.pisa'), text_field='text')
     if not pisa.built():
-        pisa.index(collection.corpus_iter())
+        logger.info('indexing %d documents with PISA into %s', len(collection.texts), pisa.path)
+        with _native_output_silenced():  # PISA's C++ indexer prints hundreds of progress lines
+            pisa.index(collection.corpus_iter())
     flex = pyterrier_dr.FlexIndex(str(work / 'demo' / f"{collection.name}.{embedder.name}-{embedder.identity['hash'][:12]}.flex"),
                                   verbose=verbose)
     if not flex.built():

@@ -76,6 +76,13 @@ class _FD(measures.Measure):
             kwargs['cutoff'] = cutoff
         return super().__call__(**kwargs)
 
+    def validate_params(self):
+        """As ir_measures does, but a bad parameter raises ValueError (ir_measures uses assert)."""
+        try:
+            super().validate_params()
+        except AssertionError as ex:
+            raise ValueError(f'{self}: {ex}') from ex
+
     def aggregator(self):
         return FDAgg()
 

@@ -102,7 +102,7 @@ def _set_vectors(measure, side: str, frame: pd.DataFrame, vectors: Optional[_Vec
         vecs = allvecs[found] if found.any() else None
     n_missing = int((~found).sum())
     if n_missing:
-        example = sorted(set(docnos[~found]))[:5]
+        example = sorted(set(docnos[~found].tolist()))[:5]
         if measure['missing'] == 'error':
             raise ValueError(f'{measure}: {n_missing} of {len(docnos)} {side} document(s) have no vector, e.g. {example}. '
                              "Provide vectors for them, or pass missing='drop' to leave them out (with a logged count).")
@@ -136,6 +136,8 @@ def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> No
 def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
     """FD of ``run`` for each measure in ``measures`` (all FD measures), looking up each encoder's vectors once."""
     has_doc_vec = 'doc_vec' in run.columns
+    # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
+    measures = sorted(measures, key=lambda m: (bool(m['urr']), _positive_int(m, 'cutoff') or float('inf'), repr(m)))
     plans = []
     needed: Dict[int, list] = {}
     encoders: Dict[int, object] = {}
@@ -203,10 +205,7 @@ class FrechetProvider(providers.Provider):
         for measure in measures:
             if measure.NAME != _FD.NAME:
                 raise ValueError(f'unsupported measure {measure}')
-            try:
-                measure.validate_params()
-            except AssertionError as ex:
-                raise ValueError(f'{measure}: {ex}') from ex
+            measure.validate_params()
         return FrechetEvaluator(list(measures), qrels)
 
     def run_inputs(self, measures):

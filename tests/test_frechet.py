@@ -1,0 +1,121 @@
+"""The numeric core against closed forms and an independent 50-digit reference (mpmath)."""
+import numpy as np
+import pytest
+import scipy.stats
+
+from conftest import reference_fd as mp_frechet
+from pyterrier_frechet.frechet import (
+    GaussianStats, choose_method, frechet_distance, frechet_distance_from_stats, gaussian_stats,
+)
+
+METHODS = ['cross', 'qr', 'auto']
+
+
+@pytest.mark.parametrize('n1,n2,d', [(5, 7, 3), (3, 4, 6), (10, 12, 4), (6, 9, 8), (2, 2, 5), (4, 30, 5), (40, 25, 3)])
+@pytest.mark.parametrize('method', METHODS)
+def test_matches_high_precision_reference(n1, n2, d, method):
+    rng = np.random.default_rng(n1 * 100 + n2 * 10 + d)
+    x = rng.normal(size=(n1, d)) * rng.uniform(0.5, 2, size=d)
+    y = rng.normal(size=(n2, d)) @ rng.normal(size=(d, d)) * 0.7 + 0.3
+    expected = mp_frechet(x, y, dps=50)
+    assert frechet_distance(x, y, method=method) == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.parametrize('method', METHODS)
+def test_identical_sets_give_zero(method):
+    x = np.random.default_rng(1).normal(size=(40, 16))
+    assert frechet_distance(x, x.copy(), method=method) == pytest.approx(0.0, abs=1e-10)
+
+
+@pytest.mark.parametrize('method', METHODS)
+def test_shift_gives_squared_norm_of_shift(method):
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(25, 10))
+    shift = rng.normal(size=10)
+    assert frechet_distance(x, x + shift, method=method) == pytest.approx(float(shift @ shift), rel=1e-10)
+
+
+@pytest.mark.parametrize('method', METHODS)
+def test_diagonal_covariances_closed_form(method):
+    # Axis-aligned sets with exactly known sample statistics: each column is ±s around its mean, so the
+    # sample covariance is diagonal with variances s²·n/(n−1), and FD = ‖Δμ‖² + Σ(σ₁ᵢ − σ₂ᵢ)².
+    n, d = 8, 4
+    signs = np.array([[1, -1, 1, -1], [1, 1, -1, -1], [1, -1, -1, 1], [1, 1, 1, 1],
+                      [-1, 1, -1, 1], [-1, -1, 1, 1], [-1, 1, 1, -1], [-1, -1, -1, -1]], dtype=float)
+    assert np.allclose(signs.T @ signs, n * np.eye(d))  # orthogonal, zero-mean columns
+    s1, s2 = np.array([1.0, 2.0, 0.5, 3.0]), np.array([2.0, 0.5, 0.5, 1.0])
+    mu1, mu2 = np.array([0.0, 1.0, 2.0, -1.0]), np.array([1.0, 1.0, 0.0, 0.5])
+    x, y = mu1 + signs * s1, mu2 + signs[::-1] * s2
+    scale = np.sqrt(n / (n - 1))
+    expected = float(((mu1 - mu2) ** 2).sum() + ((s1 * scale - s2 * scale) ** 2).sum())
+    assert frechet_distance(x, y, method=method) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize('method', METHODS)
+def test_invariant_under_shared_rotation(method):
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(30, 12)), rng.normal(size=(20, 12)) * 1.5 + 0.2
+    q = scipy.stats.special_ortho_group.rvs(12, random_state=4)
+    assert frechet_distance(x @ q, y @ q, method=method) == pytest.approx(frechet_distance(x, y, method=method), rel=1e-10)
+
+
+def test_routes_agree_and_auto_picks_by_shape():
+    assert choose_method(43, 430, 384) == 'cross'  # the usual IR case: fewer vectors than dimensions
+    assert choose_method(5000, 5000, 384) == 'qr'
+    assert choose_method(50, 5000, 768) == 'cross'
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(300, 20)), rng.normal(size=(200, 20)) + 0.1
+    assert frechet_distance(x, y, 'cross') == pytest.approx(frechet_distance(x, y, 'qr'), rel=1e-12)
+
+
+def test_symmetric_and_nonnegative():
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(size=(9, 30)), rng.normal(size=(14, 30))
+    assert frechet_distance(x, y) == pytest.approx(frechet_distance(y, x), rel=1e-12)
+    assert frechet_distance(x, y) > 0
+
+
+def test_from_stats_equals_from_vectors():
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=(50, 6)), rng.normal(size=(60, 6)) * 2
+    sx, sy = gaussian_stats(x), gaussian_stats(y)
+    assert isinstance(sx, GaussianStats) and sx.n == 50
+    np.testing.assert_allclose(sx.cov, np.cov(x, rowvar=False), rtol=1e-12)
+    assert frechet_distance_from_stats(sx, sy) == pytest.approx(frechet_distance(x, y), rel=1e-10)
+
+
+def test_float32_input_is_computed_in_float64():
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(20, 5)).astype(np.float32), rng.normal(size=(20, 5)).astype(np.float32)
+    assert frechet_distance(x, y) == pytest.approx(mp_frechet(x.astype(np.float64), y.astype(np.float64)), rel=1e-10)
+
+
+@pytest.mark.parametrize('x,y,message', [
+    (np.zeros((1, 3)), np.zeros((5, 3)), 'at least 2 vectors'),
+    (np.zeros((5, 3)), np.zeros((0, 3)), 'at least 2 vectors'),
+    (np.zeros((5, 3)), np.zeros((5, 4)), 'dimension mismatch'),
+    (np.array([[0.0, np.nan], [1.0, 2.0]]), np.zeros((3, 2)), 'NaN or inf'),
+    (np.zeros((3, 2)), np.array([[0.0, np.inf], [1.0, 2.0]]), 'NaN or inf'),
+    (np.zeros(5), np.zeros((5, 1)), '2-D'),
+    (np.zeros((2, 2, 2)), np.zeros((5, 2)), '2-D'),
+    (np.zeros((4, 0)), np.zeros((4, 0)), '0 dimensions'),
+    ([['a', 'b'], ['c', 'd']], np.zeros((2, 2)), 'array of floats'),
+])
+def test_bad_input_raises_value_error(x, y, message):
+    with pytest.raises(ValueError, match=message):
+        frechet_distance(x, y)
+
+
+def test_unknown_method():
+    with pytest.raises(ValueError, match='method'):
+        frechet_distance(np.eye(3), np.eye(3), method='sqrtm')
+
+
+def test_from_stats_bad_input():
+    good = GaussianStats(np.zeros(3), np.eye(3), 5)
+    with pytest.raises(ValueError, match='does not match'):
+        frechet_distance_from_stats(good, GaussianStats(np.zeros(3), np.eye(2), 5))
+    with pytest.raises(ValueError, match='dimension mismatch'):
+        frechet_distance_from_stats(good, GaussianStats(np.zeros(2), np.eye(2), 5))
+    with pytest.raises(ValueError, match='NaN or inf'):
+        frechet_distance_from_stats(good, GaussianStats(np.full(3, np.nan), np.eye(3), 5))

@@ -1,0 +1,188 @@
+"""The FD measure through ir_measures and pt.Experiment, against sets written out by hand."""
+import logging
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+import pytest
+from ir_measures import RR, nDCG
+
+import pyterrier_frechet as pf
+from pyterrier_frechet import FD
+from conftest import DictEncoder, reference_fd
+
+# The toy run in trec_eval order (see conftest): q1 = d0 d1 d2 d3 d5 d4 d6 d7 d8 d9 (d5 ties d4 and
+# sorts first, docno descending); q2 = d10 … d19. q3 has no relevant document, q4 no judgment.
+REL_1 = ['d0', 'd1', 'd3', 'd10', 'd11', 'd12']
+REL_2 = ['d0', 'd3', 'd11']
+TOP_3 = ['d0', 'd1', 'd2', 'd10', 'd11', 'd12']
+Q1_ALL = ['d0', 'd1', 'd2', 'd3', 'd5', 'd4', 'd6', 'd7', 'd8', 'd9']
+Q2_ALL = [f'd{i}' for i in range(10, 20)]
+URR_3 = ['d5', 'd4', 'd6', 'd14', 'd15', 'd16']
+
+
+def calc(measure, qrels, run, encoder):
+    m = measure if measure['encoder'] is not None else measure(encoder=encoder)
+    return ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+
+
+def test_names_and_parsing():
+    assert str(FD @ 10) == 'FD@10' and str(FD(10)) == 'FD@10' and FD(10) == FD @ 10
+    assert str(FD(rel=2) @ 10) == 'FD(rel=2)@10'
+    assert str(FD(urr=True) @ 10) == 'FD(urr=True)@10'
+    assert str(FD(per_query=5, seed=3) @ 10) == 'FD(per_query=5,seed=3)@10'
+    assert ir_measures.parse_measure('FD@10') == FD @ 10
+    assert ir_measures.parse_measure('FD(rel=2)@10') == FD(rel=2) @ 10
+    assert ir_measures.parse_measure('FD(urr=True)@1') == FD(urr=True) @ 1
+    assert FD.HIGHER_IS_BETTER is False
+    assert FD(encoder=DictEncoder({})) != FD(encoder=pf.TextLookup({}, name='x'))
+
+
+@pytest.mark.parametrize('measure,relevant,retrieved', [
+    (FD @ 3, REL_1, TOP_3),
+    (FD(rel=2) @ 3, REL_2, TOP_3),
+    (FD, REL_1, Q1_ALL + Q2_ALL),  # no cut-off: every retrieved document
+    (FD(urr=True) @ 3, REL_1, URR_3),
+    (FD @ 1, REL_1, ['d0', 'd10']),
+])
+def test_value_equals_hand_built_sets(toy, vec, measure, relevant, retrieved):
+    vectors, qrels, run = toy
+    expected = reference_fd(vec(*relevant), vec(*retrieved))
+    assert calc(measure, qrels, run, DictEncoder(vectors)) == pytest.approx(expected, rel=1e-9)
+
+
+def test_one_number_reported_for_every_query(toy):
+    vectors, qrels, run = toy
+    m = FD(encoder=DictEncoder(vectors)) @ 3
+    rows = list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
+    assert sorted(r.query_id for r in rows) == ['q1', 'q2', 'q3']
+    assert len({r.value for r in rows}) == 1
+
+
+def test_balanced_qrels(toy, vec):
+    vectors, qrels, run = toy
+    # per_query=1: q1 keeps one of its two grade-2 documents (d0, d3), q2 its only grade-2 one (d11).
+    options = {d: reference_fd(vec(d, 'd11'), vec(*TOP_3)) for d in ('d0', 'd3')}
+    seen = set()
+    for seed in range(8):
+        value = calc(FD(per_query=1, seed=seed) @ 3, qrels, run, DictEncoder(vectors))
+        match = [d for d, v in options.items() if v == pytest.approx(value, rel=1e-9)]
+        assert len(match) == 1
+        seen.add(match[0])
+        assert calc(FD(per_query=1, seed=seed) @ 3, qrels, run, DictEncoder(vectors)) == value  # deterministic
+    assert seen == {'d0', 'd3'}  # the choice within a grade is random across seeds
+    # per_query=2 keeps both grade-2 docs of q1 and d11 plus one grade-1 doc of q2 (d10 or d12).
+    v2 = calc(FD(per_query=2) @ 3, qrels, run, DictEncoder(vectors))
+    assert any(v2 == pytest.approx(reference_fd(vec('d0', 'd3', 'd11', d), vec(*TOP_3)), rel=1e-9) for d in ('d10', 'd12'))
+
+
+def test_vector_store_encoder(toy, vec, tmp_path):
+    vectors, qrels, run = toy
+    ids = sorted(vectors)
+    np.save(tmp_path / 'toy.npy', np.stack([vectors[i] for i in ids]).astype(np.float32))
+    (tmp_path / 'toy.ids.txt').write_text('\n'.join(ids) + '\n')
+    store = pf.VectorStore(str(tmp_path / 'toy'))
+    assert repr(store) == "VectorStore('toy')"
+    expected = reference_fd(vec(*REL_1).astype(np.float32), vec(*TOP_3).astype(np.float32))
+    assert calc(FD @ 3, qrels, run, store) == pytest.approx(expected, rel=1e-9)
+    with pytest.raises(ValueError, match='no vector for 1 of 2'):
+        store(pd.DataFrame({'docno': ['d1', 'nope']}))
+
+
+def test_default_encoder_and_run_doc_vec(toy, vec):
+    vectors, qrels, run = toy
+    expected = reference_fd(vec(*REL_1), vec(*TOP_3))
+    previous = pf.set_default_encoder(DictEncoder(vectors))
+    try:
+        assert ir_measures.calc_aggregate([FD @ 3], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[FD @ 3] == pytest.approx(expected, rel=1e-9)
+        # A run that carries doc_vec (the pipeline ends in an encoder) is used as is for the retrieved side.
+        with_vecs = run.assign(doc_vec=[vectors[d] for d in run.docno])
+        assert ir_measures.calc_aggregate([FD @ 3], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(with_vecs))[FD @ 3] == pytest.approx(expected, rel=1e-9)
+        # ... and must agree with the encoder used for the relevant side.
+        wrong = run.assign(doc_vec=[vectors[d] + 1 for d in run.docno])
+        with pytest.raises(ValueError, match='same model'):
+            ir_measures.calc_aggregate([FD @ 3], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(wrong))
+    finally:
+        pf.set_default_encoder(previous)
+
+
+def test_encoder_called_once_for_several_measures(toy):
+    vectors, qrels, run = toy
+    enc = DictEncoder(vectors)
+    ms = [FD(encoder=enc) @ 1, FD(encoder=enc) @ 3, FD(encoder=enc, urr=True) @ 3]
+    ir_measures.calc_aggregate(ms, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))
+    assert enc.calls == 1
+
+
+def test_pt_experiment_shows_the_set_value(toy, vec):
+    vectors, qrels, run = toy
+    other = run.assign(score=-run.score)  # reversed rankings: a worse system
+    previous = pf.set_default_encoder(DictEncoder(vectors))
+    try:
+        systems = [pt.Transformer.from_df(run), pt.Transformer.from_df(other)]
+        topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3', 'q4'], 'query': ['a', 'b', 'c', 'd']})
+        table = pt.Experiment(systems, topics, qrels, eval_metrics=[FD @ 3, nDCG @ 3, RR @ 3], names=['fwd', 'rev'])
+        perq = pt.Experiment(systems, topics, qrels, eval_metrics=[FD @ 3], names=['fwd', 'rev'], perquery=True)
+    finally:
+        pf.set_default_encoder(previous)
+    fwd = reference_fd(vec(*REL_1), vec(*TOP_3))
+    rev = reference_fd(vec(*REL_1), vec('d9', 'd8', 'd7', 'd19', 'd18', 'd17'))
+    assert table.set_index('name').loc['fwd', 'FD@3'] == pytest.approx(fwd, rel=1e-9)
+    assert table.set_index('name').loc['rev', 'FD@3'] == pytest.approx(rev, rel=1e-9)
+    assert set(table.columns) == {'name', 'FD@3', 'nDCG@3', 'RR@3'}
+    fwd_rows = perq[(perq.name == 'fwd') & perq.value.notna()]
+    assert sorted(fwd_rows.qid) == ['q1', 'q2', 'q3']  # every query of the qrels repeats the set value
+    assert np.allclose(fwd_rows.value, fwd, rtol=1e-9)
+
+
+def test_string_and_int_ids_match(toy, vec):
+    vectors, qrels, run = toy
+    num = lambda s: int(s[1:])
+    qrels_int = qrels.assign(qid=qrels.qid.map(num))
+    enc = DictEncoder(vectors)
+    expected = reference_fd(vec(*REL_1), vec(*TOP_3))
+    value = ir_measures.calc_aggregate([FD(encoder=enc) @ 3], pt.model.to_ir_measures(qrels_int),
+                                       pt.model.to_ir_measures(run.assign(qid=run.qid.map(num))))[FD(encoder=enc) @ 3]
+    assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_missing_vectors_error_or_drop(toy, vec, caplog):
+    vectors, qrels, run = toy
+    partial = {k: v for k, v in vectors.items() if k != 'd2'}
+    with pytest.raises(ValueError, match=r"1 of 6 retrieved document\(s\) have no vector, e\.g\. \['d2'\]"):
+        calc(FD @ 3, qrels, run, DictEncoder(partial))
+    with caplog.at_level(logging.WARNING, logger='pyterrier_frechet'):
+        value = calc(FD(missing='drop') @ 3, qrels, run, DictEncoder(partial))
+    assert value == pytest.approx(reference_fd(vec(*REL_1), vec('d0', 'd1', 'd10', 'd11', 'd12')), rel=1e-9)
+    assert "left out 1 of 6 retrieved document(s) without a vector, e.g. ['d2']" in caplog.text
+
+
+@pytest.mark.parametrize('mutate,message', [
+    (lambda v, q, r: (v, q.iloc[:0], r), 'qrels are empty'),
+    (lambda v, q, r: (v, q.assign(label=0), r), 'no document with relevance >= 1'),
+    (lambda v, q, r: (v, q, r.assign(qid='zz' + r.qid)), 'retrieved set has 0'),
+    (lambda v, q, r: (v, q, pd.concat([r, r.iloc[:1]])), 'duplicate'),
+    (lambda v, q, r: (v, pd.concat([q, q.iloc[:1]]), r), 'duplicate'),
+    (lambda v, q, r: ({**v, 'd1': np.full(6, np.nan)}, q, r), 'NaN/inf'),
+    (lambda v, q, r: ({**v, 'd1': np.zeros(5)}, q, r), 'mixed shapes'),
+])
+def test_bad_input(toy, mutate, message):
+    vectors, qrels, run = mutate(*toy)
+    with pytest.raises(ValueError, match=message):
+        calc(FD @ 3, qrels, run, DictEncoder(vectors))
+
+
+def test_bad_parameters_and_no_encoder(toy):
+    vectors, qrels, run = toy
+    with pytest.raises(ValueError, match='positive integer'):
+        calc(FD @ 0, qrels, run, DictEncoder(vectors))
+    with pytest.raises(ValueError, match='positive integer'):
+        calc(FD(per_query=0) @ 3, qrels, run, DictEncoder(vectors))
+    with pytest.raises(ValueError, match='invalid param'):
+        calc(FD(missing='ignore') @ 3, qrels, run, DictEncoder(vectors))
+    with pytest.raises(ValueError, match='no encoder is set'):
+        ir_measures.calc_aggregate([FD @ 3], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))
+    mixed = run.assign(doc_vec=[np.zeros(6 if i % 2 else 5) for i in range(len(run))])
+    with pytest.raises(ValueError, match='mixed shapes'):
+        calc(FD @ 3, qrels, mixed, DictEncoder(vectors))
