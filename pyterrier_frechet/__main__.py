@@ -21,7 +21,7 @@ def main(argv=None) -> int:
         except ValueError as ex:
             print(f'error: {ex}', file=sys.stderr)
             return 2
-        print(result.table.to_string(index=False))
+        print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
         print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
         print(f'Documents encoded by this run: {result.n_encoded} (embedding cache: {result.embedder.cache.path})')
         return 0

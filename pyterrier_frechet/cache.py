@@ -13,6 +13,7 @@ module adds what evaluation needs:
   leaves a partial vector; ``INSERT OR IGNORE`` lets two processes fill the same cache;
 - **batched reads** under SQLite's limit on query parameters.
 """
+import hashlib
 import json
 import logging
 import os
@@ -37,6 +38,12 @@ def default_cache_root() -> Path:
     return Path(os.environ.get('PYTERRIER_FRECHET_CACHE', Path.home() / '.cache' / 'pyterrier_frechet'))
 
 
+def identity_key(identity: Dict[str, object]) -> str:
+    """A short, filesystem-safe key for an encoder identity: ``<name>-<16 hex digits of its sha256>``."""
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+    return f"{_slug(str(identity['name']))}-{digest[:16]}"
+
+
 def _slug(name: str) -> str:
     return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')[:80] or 'model'
 
@@ -45,9 +52,8 @@ class EmbeddingCache:
     """Vectors of one encoder, keyed by docno, under ``root/<model>-<identity hash>/``."""
 
     def __init__(self, root, identity: Dict[str, object]):
-        self.identity = dict(identity)
-        digest = str(self.identity['hash'])
-        self.path = Path(root) / f"{_slug(str(self.identity['name']))}-{digest[:16]}"
+        self.identity = json.loads(json.dumps(identity, sort_keys=True))  # as stored in encoder.json
+        self.path = Path(root) / identity_key(self.identity)
         self._check_identity()
         from pyterrier_caching import Sqlite3KeyValueCache
         # Creating (or reopening) the artifact through pyterrier-caching keeps its layout and metadata.
@@ -60,7 +66,7 @@ class EmbeddingCache:
         if meta.exists():
             with meta.open('rt') as fin:
                 stored = json.load(fin)
-            if stored != json.loads(json.dumps(self.identity)):
+            if stored != self.identity:
                 raise ValueError(f'the embedding cache at {self.path} was built with another encoder '
                                  f'({stored}) than this one ({self.identity}); use another cache directory')
             return

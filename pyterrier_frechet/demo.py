@@ -12,7 +12,7 @@ import pyterrier as pt
 from ir_measures import RR, nDCG
 
 from .bundled import cranfield
-from .cache import default_cache_root
+from .cache import default_cache_root, identity_key
 from .embedder import Embedder
 from .measure import FD
 from .text import TextLookup
@@ -69,7 +69,7 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
         logger.info('indexing %d documents with PISA into %s', len(collection.texts), pisa.path)
         with _native_output_silenced():  # PISA's C++ indexer prints hundreds of progress lines
             pisa.index(collection.corpus_iter())
-    flex = pyterrier_dr.FlexIndex(str(work / 'demo' / f"{collection.name}.{embedder.name}-{embedder.identity['hash'][:12]}.flex"),
+    flex = pyterrier_dr.FlexIndex(str(work / 'demo' / f'{collection.name}.{identity_key(embedder.identity)}.flex'),
                                   verbose=verbose)
     if not flex.built():
         # The dense index is built from the Embedder's cached vectors: one encoding serves retrieval and FD.
@@ -77,11 +77,13 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
         flex.index(doc_encoder(docnos)[['docno', 'doc_vec']].to_dict(orient='records'))
 
     bm25 = pisa.bm25(num_results=100)
+    with _native_output_silenced():  # PISA builds its BM25 score index on first use, printing as it goes
+        bm25(collection.topics.iloc[:1])
     dense = embedder.query_encoder() >> flex.retriever(num_results=100)
     previous = set_default_encoder(doc_encoder)
     try:
         table = pt.Experiment([bm25, dense], collection.topics, collection.qrels, eval_metrics=METRICS,
-                              names=['BM25 (PISA)', f'Dense ({embedder.name})'], round=4)
+                              names=['BM25 (PISA)', f'Dense ({embedder.name})'])
     finally:
         set_default_encoder(previous)
     return DemoResult(table, embedder.n_encoded, embedder)

@@ -148,7 +148,9 @@ class Embedder(pt.Transformer):
     def _encode_transformers(self, texts: List[str]) -> np.ndarray:
         import torch
         device = next(self._model.parameters()).device
-        max_length = self.max_length or min(self._tokenizer.model_max_length, 512)
+        # The tokenizer's own limit can exceed what the model's position embeddings allow (or be unset).
+        positions = getattr(self._model.config, 'max_position_embeddings', 512)
+        max_length = self.max_length or min(self._tokenizer.model_max_length, positions, 512)
         order = np.argsort([-len(t) for t in texts], kind='stable')  # similar lengths per batch: less padding
         out = np.zeros((len(texts), self._model.config.hidden_size), dtype=np.float32)
         with torch.inference_mode():

