@@ -201,3 +201,14 @@ def test_default_model_matches_shared_cranfield_vectors():
     expected, found = store.lookup(docnos)
     assert found.all()
     np.testing.assert_allclose(np.stack(out.doc_vec), expected, atol=2e-5)
+
+
+def test_transformers_are_inspectable(models, tmp_path):
+    """pt.Experiment validates pipelines with pt.inspect, which runs each transformer on an empty frame."""
+    import pyterrier as pt
+    emb = pf.Embedder(models['bert'], cache_dir=None, verbose=False)
+    assert 'doc_vec' in pt.inspect.transformer_outputs(emb, ['docno', 'text'])
+    assert 'query_vec' in pt.inspect.transformer_outputs(emb.query_encoder(), ['qid', 'query'])
+    assert 'text' in pt.inspect.transformer_outputs(pf.TextLookup({'1': 'x'}), ['qid', 'docno'])
+    qrels = pd.DataFrame({'qid': ['1'], 'docno': ['a'], 'label': [1]})
+    assert 'rank' in pt.inspect.transformer_outputs(pf.URRFilter(qrels, 3), ['qid', 'query', 'docno', 'score', 'rank'])
