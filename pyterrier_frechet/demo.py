@@ -15,7 +15,6 @@ from .bundled import cranfield
 from .cache import default_cache_root, identity_key
 from .embedder import Embedder
 from .measure import FD
-from .text import TextLookup
 from .vectors import set_default_encoder
 
 logger = logging.getLogger(__name__)
@@ -61,8 +60,7 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
 
     work = Path(work_dir) if work_dir is not None else default_cache_root()
     collection = cranfield()
-    embedder = Embedder(model_name, cache_dir=work / 'embeddings', verbose=verbose)
-    doc_encoder = TextLookup(collection.texts, name=collection.name) >> embedder
+    embedder = Embedder(model_name, texts=collection.texts, cache_dir=work / 'embeddings', verbose=verbose)
 
     pisa = pyterrier_pisa.PisaIndex(str(work / 'demo' / f'{collection.name}.pisa'), text_field='text')
     if not pisa.built():
@@ -74,13 +72,13 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
     if not flex.built():
         # The dense index is built from the Embedder's cached vectors: one encoding serves retrieval and FD.
         docnos = pd.DataFrame({'docno': list(collection.texts)})
-        flex.index(doc_encoder(docnos)[['docno', 'doc_vec']].to_dict(orient='records'))
+        flex.index(embedder(docnos)[['docno', 'doc_vec']].to_dict(orient='records'))
 
     bm25 = pisa.bm25(num_results=100)
     with _native_output_silenced():  # PISA builds its BM25 score index on first use, printing as it goes
         bm25(collection.topics.iloc[:1])
     dense = embedder.query_encoder() >> flex.retriever(num_results=100)
-    previous = set_default_encoder(doc_encoder)
+    previous = set_default_encoder(embedder)
     try:
         table = pt.Experiment([bm25, dense], collection.topics, collection.qrels, eval_metrics=METRICS,
                               names=['BM25 (PISA)', f'Dense ({embedder.name})'])

@@ -3,7 +3,7 @@ import hashlib
 import logging
 import os
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -72,6 +72,10 @@ class Embedder(pt.Transformer):
         batch_size: texts per forward pass.
         device: ``'cpu'``, ``'cuda'``, …; default: CUDA when available.
         text_field: the column holding the text.
+        texts: where to find the text of documents that arrive without it (docnos only, e.g. from the
+            ``FD`` measure or a run): a dict docno → text, a :class:`~pyterrier_frechet.TextLookup`, a
+            JSONL path (read with ``TextLookup.from_jsonl``) or any transformer adding ``text`` to a
+            ``docno`` frame (e.g. ``pt.text.get_text(index, 'text')``).
         cache_dir: root of the persistent cache (default ``$PYTERRIER_FRECHET_CACHE`` or
             ``~/.cache/pyterrier_frechet``); ``None`` disables it (documents are still encoded once per call).
         verbose: show a progress bar while encoding.
@@ -81,7 +85,8 @@ class Embedder(pt.Transformer):
 
     def __init__(self, model_name: Optional[str] = None, *, revision: Optional[str] = None, pooling: str = 'auto',
                  normalize: bool = False, max_length: Optional[int] = None, batch_size: int = 32,
-                 device: Optional[str] = None, text_field: str = 'text', cache_dir='default', verbose: bool = True):
+                 device: Optional[str] = None, text_field: str = 'text', texts=None, cache_dir='default',
+                 verbose: bool = True):
         if pooling not in ('auto', 'mean', 'cls'):
             raise ValueError(f"pooling must be 'auto', 'mean' or 'cls', got {pooling!r}")
         if batch_size < 1:
@@ -97,6 +102,7 @@ class Embedder(pt.Transformer):
         self.text_field = text_field
         self.verbose = verbose
         self.n_encoded = 0
+        self.texts = _text_source(texts)
         self.kind = 'sentence-transformers' if pooling == 'auto' and os.path.exists(os.path.join(self.path, 'modules.json')) else 'transformers'
         self._model = None
         self._tokenizer = None
@@ -169,26 +175,56 @@ class Embedder(pt.Transformer):
                 out[idx] = vec.float().cpu().numpy()
         return out
 
-    # -- the transformer -------------------------------------------------------------------------------
+    # -- the transformer and the lookup protocol ---------------------------------------------------------
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         pt.validate.columns(inp, includes=['docno'])
         if len(inp) == 0:
             return inp.assign(doc_vec=pd.Series([], dtype=object))
         docnos = inp['docno'].astype(str).to_numpy()
         uniq, first, inverse = np.unique(docnos, return_index=True, return_inverse=True)
-        vectors: Dict[str, np.ndarray] = self.cache.get(uniq) if self.cache is not None else {}
-        misses = [i for i, d in enumerate(uniq) if d not in vectors]
-        if misses:
-            if self.text_field not in inp.columns:
+        vectors = self.cache.get(uniq) if self.cache is not None else {}
+        misses = np.array([d for d in uniq if d not in vectors], dtype=str)
+        if len(misses):
+            if self.text_field in inp.columns:
+                texts = dict(zip(uniq, inp[self.text_field].to_numpy()[first]))
+                texts = {d: texts[d] for d in misses}
+                if pd.isna(list(texts.values())).any():
+                    raise ValueError(f'{self!r}: {int(pd.isna(list(texts.values())).sum())} document(s) have no text (NaN/None)')
+            elif self.texts is not None:
+                texts = self.texts(misses)
+            else:
                 raise ValueError(f'{self!r}: {len(misses)} document(s) are not in the cache and the input has no '
-                                 f'{self.text_field!r} column, e.g. {uniq[misses[:5]].tolist()}; put a text source '
-                                 'before the Embedder (TextLookup, or pt.text.get_text(index_or_dataset, "text"))')
-            texts = inp[self.text_field].to_numpy()[first[misses]]
-            if pd.isna(texts).any():
-                raise ValueError(f'{self!r}: {int(pd.isna(texts).sum())} document(s) have no text (NaN/None)')
-            self._encode_and_store(uniq[misses], [str(t) for t in texts], vectors)
+                                 f'{self.text_field!r} column, e.g. {misses[:5].tolist()}; put a text source before '
+                                 'the Embedder (TextLookup, or pt.text.get_text(index_or_dataset, "text")) or pass texts=')
+            without = [d for d in misses if d not in texts]
+            if without:
+                raise ValueError(f'{self!r}: no text for {len(without)} document(s), e.g. {without[:5]}')
+            self._encode_and_store(misses, [str(texts[d]) for d in misses], vectors)
         matrix = np.stack([vectors[d] for d in uniq]).astype(np.float32, copy=False)
         return inp.assign(doc_vec=list(matrix[inverse]))
+
+    def lookup(self, docnos) -> Tuple[np.ndarray, np.ndarray]:
+        """Vectors of ``docnos`` (float32 rows; NaN rows where none) and a found mask.
+
+        Cached documents are served from the cache; others are embedded (and cached) if the ``texts``
+        source has their text; the rest are not found. This is what the ``FD`` measure calls, so that
+        its ``missing=`` policy applies to documents with no text.
+        """
+        docnos = np.asarray(docnos, dtype=str)
+        uniq, inverse = np.unique(docnos, return_inverse=True)
+        vectors = self.cache.get(uniq) if self.cache is not None else {}
+        misses = np.array([d for d in uniq if d not in vectors], dtype=str)
+        if len(misses) and self.texts is not None:
+            texts = self.texts(misses)
+            have = np.array([d for d in misses if d in texts], dtype=str)
+            if len(have):
+                self._encode_and_store(have, [str(texts[d]) for d in have], vectors)
+        found = np.array([d in vectors for d in uniq], dtype=bool)
+        dim = len(next(iter(vectors.values()))) if vectors else 0
+        out = np.full((len(uniq), dim), np.nan, dtype=np.float32)
+        if found.any():
+            out[found] = np.stack([vectors[d] for d in uniq[found]])
+        return out[inverse], found[inverse]
 
     def _encode_and_store(self, docnos: np.ndarray, texts: List[str], vectors: Dict[str, np.ndarray]) -> None:
         with pt.tqdm(total=len(texts), desc=f'{self!r} encoding', unit='doc', disable=not self.verbose) as pbar:
@@ -215,6 +251,29 @@ class Embedder(pt.Transformer):
         if self.max_length is not None:
             args.append(f'max_length={self.max_length}')
         return f'Embedder({", ".join(args)})'
+
+
+def _text_source(texts) -> Optional[Callable[[np.ndarray], Dict[str, str]]]:
+    """A function docnos -> {docno: text} (absent: no text) from the ``texts=`` argument of Embedder."""
+    from .text import TextLookup
+    if texts is None:
+        return None
+    if isinstance(texts, (str, os.PathLike)):
+        texts = TextLookup.from_jsonl(str(texts))
+    if isinstance(texts, TextLookup):
+        texts = texts.texts
+    if isinstance(texts, dict):
+        mapping = texts
+        return lambda docnos: {d: mapping[d] for d in docnos if d in mapping}
+    if isinstance(texts, pt.Transformer):
+        source = texts
+
+        def fetch(docnos):
+            out = source(pd.DataFrame({'docno': docnos}))
+            out = out[out['text'].notna()] if 'text' in out.columns else out.iloc[:0]
+            return dict(zip(out['docno'].astype(str), out['text']))
+        return fetch
+    raise ValueError(f'texts must be a dict, a TextLookup, a JSONL path or a transformer adding text; got {type(texts).__name__}')
 
 
 class QueryEncoder(pt.Transformer):

@@ -212,3 +212,41 @@ def test_transformers_are_inspectable(models, tmp_path):
     assert 'text' in pt.inspect.transformer_outputs(pf.TextLookup({'1': 'x'}), ['qid', 'docno'])
     qrels = pd.DataFrame({'qid': ['1'], 'docno': ['a'], 'label': [1]})
     assert 'rank' in pt.inspect.transformer_outputs(pf.URRFilter(qrels, 3), ['qid', 'query', 'docno', 'score', 'rank'])
+
+
+def test_text_source_and_lookup(models, tmp_path):
+    texts = {'a': 'the wing lift', 'b': 'shock layer heat flow'}
+    emb = pf.Embedder(models['bert'], texts=texts, cache_dir=tmp_path, verbose=False)
+    vecs, found = emb.lookup(['a', 'zz', 'b', 'a'])
+    assert found.tolist() == [True, False, True, True] and np.isnan(vecs[1]).all()
+    expected = _manual(models['bert'], ['the wing lift', 'shock layer heat flow'], 'mean')
+    np.testing.assert_allclose(vecs[[0, 2]], expected, rtol=1e-5, atol=1e-6)
+    assert emb.n_encoded == 2
+    out = emb(pd.DataFrame({'docno': ['b', 'a']}))  # no text column: the texts= source provides it (cached now)
+    np.testing.assert_array_equal(np.stack(out.doc_vec), vecs[[2, 0]])
+    assert emb.n_encoded == 2
+    with pytest.raises(ValueError, match="no text for 1 document"):
+        emb(pd.DataFrame({'docno': ['zz']}))
+    # a transformer text source and a JSONL path work the same way
+    from_transformer = pf.Embedder(models['bert'], texts=pf.TextLookup(texts), cache_dir=None, verbose=False)
+    np.testing.assert_allclose(from_transformer.lookup(['b'])[0], vecs[[2]], rtol=1e-6)
+    (tmp_path / 't.jsonl').write_text('{"docno": "a", "text": "the wing lift"}\n')
+    from_path = pf.Embedder(models['bert'], texts=str(tmp_path / 't.jsonl'), cache_dir=None, verbose=False)
+    np.testing.assert_allclose(from_path.lookup(['a'])[0], vecs[[0]], rtol=1e-6)
+    with pytest.raises(ValueError, match='texts must be'):
+        pf.Embedder(models['bert'], texts=42, cache_dir=None)
+
+
+def test_fd_with_embedder_encoder_drops_docs_without_text(models, toy):
+    import ir_measures
+    import pyterrier as pt
+    from conftest import reference_fd
+    _, qrels, run = toy
+    texts = {f'd{i}': ' '.join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(1 + i % 4)) for i in range(60) if i != 2}
+    emb = pf.Embedder(models['bert'], texts=texts, cache_dir=None, verbose=False)
+    m = pf.FD(encoder=emb, missing='drop') @ 3
+    assert str(m) == "FD(encoder=Embedder('tiny-bert'),missing='drop')@3"
+    value = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+    vec = lambda *ds: emb.lookup(list(ds))[0]
+    expected = reference_fd(vec('d0', 'd1', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd1', 'd10', 'd11', 'd12'))  # d2 has no text
+    assert value == pytest.approx(expected, rel=1e-9)
