@@ -13,7 +13,7 @@ from .urr import URRFilter
 from .vectors import VectorStore, get_default_encoder, set_default_encoder
 from .text import TextLookup
 from .embedder import Embedder, DEFAULT_MODEL
-from . import bundled
+from . import bundled, runs
 
 _register_provider()
 

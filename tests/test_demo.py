@@ -5,7 +5,7 @@ import pyterrier as pt
 import pytest
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.__main__ import main
+from pyterrier_frechet.cli import main
 from pyterrier_frechet.demo import run_demo
 from conftest import reference_fd
 from test_embedder import _tiny_bert

@@ -1,0 +1,165 @@
+"""python -m pyterrier_frechet eval: outputs and every bad input, on toy files (and DL19 in ../shared)."""
+import json
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+import pytest
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.cli import main
+from conftest import SHARED, DictEncoder, needs_shared, reference_fd
+
+
+def _write_run(path, run):
+    with open(path, 'w') as f:
+        for q, group in run.groupby('qid'):
+            for rank, row in enumerate(group.sort_values('score', ascending=False).itertuples()):
+                f.write(f'{q} Q0 {row.docno} {rank + 1} {row.score} tag\n')
+
+
+@pytest.fixture
+def files(toy, tmp_path):
+    vectors, qrels, run = toy
+    (tmp_path / 'runs').mkdir()
+    _write_run(tmp_path / 'runs' / 'run.toy.fwd.txt', run)
+    _write_run(tmp_path / 'runs' / 'run.toy.rev.txt', run.assign(score=-run.score))
+    _write_run(tmp_path / 'runs' / 'run.toy.mid.txt', run.assign(score=np.where(run.docno.str[1:].astype(int) % 2 == 0, run.score, -run.score)))
+    with open(tmp_path / 'qrels.txt', 'w') as f:
+        for r in qrels.itertuples():
+            f.write(f'{r.qid} 0 {r.docno} {r.label}\n')
+    ids = sorted(vectors)
+    np.save(tmp_path / 'vecs.npy', np.stack([vectors[i] for i in ids]).astype(np.float32))
+    (tmp_path / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
+    return tmp_path
+
+
+def _eval(files, *extra, metrics=('FD@3', 'nDCG@3')):
+    return main(['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'),
+                 '--vectors', str(files / 'vecs'), '--metrics', *metrics, '--quiet', *extra])
+
+
+def test_csv_output_equals_ir_measures(files, toy, capsys):
+    vectors, qrels, run = toy
+    assert _eval(files, '--format', 'csv', metrics=('FD@3', 'FD(urr=True)@3', 'nDCG@3', 'RR(rel=2)@3')) == 0
+    captured = capsys.readouterr()
+    table = pd.read_csv(pd.io.common.StringIO(captured.out)).set_index('name')
+    assert list(table.index) == ['fwd', 'mid', 'rev']  # file names without the shared 'run.toy.' prefix
+    assert list(table.columns) == ['FD@3', 'FD(urr=True)@3', 'nDCG@3', 'RR(rel=2)@3', 'no_vector']
+    enc = DictEncoder(vectors)
+    measures = [pf.FD(encoder=enc) @ 3, pf.FD(encoder=enc, urr=True) @ 3, ir_measures.nDCG @ 3, ir_measures.RR(rel=2) @ 3]
+    for name, scores in (('fwd', run), ('rev', run.assign(score=-run.score))):
+        expected = ir_measures.calc_aggregate(measures, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(scores))
+        for m, col in zip(measures, table.columns):
+            assert table.loc[name, col] == pytest.approx(expected[m], rel=1e-6), (name, col)
+    assert (table.no_vector == 0).all()
+    assert 'Kendall tau(FD@3, nDCG@3) over 3 runs' in captured.err
+
+
+def test_markdown_latex_and_output_file(files, capsys):
+    assert _eval(files, metrics=('FD@3', 'nDCG@3')) == 0
+    out = capsys.readouterr().out
+    assert out.startswith('| name ') and '| fwd ' in out and 'Kendall tau(FD@3, nDCG@3)' in out
+    assert _eval(files, '--format', 'latex', '--output', str(files / 't.tex')) == 0
+    tex = (files / 't.tex').read_text()
+    assert '\\begin{tabular}' in tex and 'fwd' in tex
+    assert 'wrote' in capsys.readouterr().out
+
+
+def test_rel_and_per_query_apply_to_measures(files, toy, capsys):
+    vectors, qrels, run = toy
+    assert _eval(files, '--rel', '2', '--format', 'csv', metrics=('FD@3', 'RR@3', 'nDCG@3')) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')
+    assert list(table.columns[:3]) == ['FD(rel=2)@3', 'RR(rel=2)@3', 'nDCG@3']
+    vec = lambda *ds: np.stack([vectors[d] for d in ds])
+    assert table.loc['fwd', 'FD(rel=2)@3'] == pytest.approx(reference_fd(vec('d0', 'd3', 'd11'), vec('d0', 'd1', 'd2', 'd10', 'd11', 'd12')), rel=1e-6)
+    # --per-query 1: every measure sees qrels with at most one relevant document per query
+    assert _eval(files, '--per-query', '1', '--seed', '3', '--format', 'csv', metrics=('FD@3', 'nDCG@3')) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')
+    small = pf.balance_qrels(qrels, 1, seed=3)
+    expected = ir_measures.calc_aggregate([ir_measures.nDCG @ 3], pt.model.to_ir_measures(small), pt.model.to_ir_measures(run))
+    assert table.loc['fwd', 'nDCG@3'] == pytest.approx(expected[ir_measures.nDCG @ 3], rel=1e-6)
+
+
+def test_missing_vectors_error_then_drop_with_counts(files, capsys):
+    ids = (files / 'vecs.ids.txt').read_text().split()
+    keep = [i for i, d in enumerate(ids) if d != 'd2']
+    np.save(files / 'vecs.npy', np.load(files / 'vecs.npy')[keep])
+    (files / 'vecs.ids.txt').write_text('\n'.join(ids[i] for i in keep) + '\n')
+    assert _eval(files) == 2
+    err = capsys.readouterr().err
+    assert "error: run 'fwd'" in err and "have no vector, e.g. ['d2']" in err
+    assert _eval(files, '--missing', 'drop', '--format', 'csv') == 0
+    captured = capsys.readouterr()
+    table = pd.read_csv(pd.io.common.StringIO(captured.out)).set_index('name')
+    assert table.loc['fwd', 'no_vector'] == 1 and table.loc['rev', 'no_vector'] == 0  # rev's top 3 are d9 d8 d7, ...
+    assert list(table.columns[:1]) == ['FD@3']  # the policy is not part of the column name
+    assert 'without a vector were left out' in captured.err
+
+
+@pytest.mark.parametrize('setup,args,message', [
+    (lambda f: (f / 'runs' / 'run.toy.bad.txt').write_text('q1 Q0 d1 1 oops tag\n'), (), 'run.toy.bad.txt:1: rank must be an integer and score a number'),
+    (lambda f: (f / 'runs' / 'run.toy.bad.txt').write_text('q1 Q0 d1 1\n'), (), 'run.toy.bad.txt:1: expected 6 columns'),
+    (lambda f: None, ('--metrics', 'NotAMeasure@10'), "unknown metric 'NotAMeasure@10'"),
+    (lambda f: None, ('--rel', '5'), 'no document is judged relevant at the threshold (label >= 5)'),
+    (lambda f: (f / 'runs' / 'run.toy.other.txt').write_text('zz Q0 d1 1 1.0 tag\n'), (), "run 'other' shares no query with the qrels"),
+    (lambda f: (f / 'qrels.txt').write_text(''), (), 'qrels are empty'),
+    (lambda f: None, ('--vectors', 'nope'), 'does not exist'),
+    (lambda f: None, ('--runs', 'nowhere'), "'nowhere' does not exist"),
+])
+def test_bad_input_exits_non_zero_and_writes_nothing(files, capsys, setup, args, message):
+    setup(files)
+    (files / 'out.md').write_text('previous content')
+    options = {'--qrels': str(files / 'qrels.txt'), '--runs': str(files / 'runs'), '--vectors': str(files / 'vecs'),
+               '--metrics': 'FD@3', '--output': str(files / 'out.md')}
+    options.update(zip(args[::2], args[1::2]))
+    argv = ['eval', '--quiet'] + [x for kv in options.items() for x in kv]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+    assert (files / 'out.md').read_text() == 'previous content'  # never a half-written output
+    assert [p.name for p in files.iterdir() if p.name.startswith('.out.md')] == []
+
+
+def test_fd_without_vector_source(files, capsys):
+    assert main(['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--metrics', 'FD@3']) == 2
+    assert '--vectors PREFIX or --text JSONL' in capsys.readouterr().err
+    assert main(['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--metrics', 'nDCG@3', '--quiet']) == 0
+
+
+def test_text_mode_embeds_through_the_cached_embedder(files, toy, tmp_path, capsys):
+    from test_embedder import WORDS, _tiny_bert
+    model = _tiny_bert(tmp_path / 'tiny-bert')
+    texts = {f'd{i}': ' '.join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(1 + i % 5)) for i in range(60)}
+    with open(files / 'corpus.jsonl', 'w') as f:
+        for d, t in texts.items():
+            f.write(json.dumps({'docno': d, 'text': t}) + '\n')
+    argv = ['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--text', str(files / 'corpus.jsonl'),
+            '--model', model, '--metrics', 'FD@3', '--format', 'csv', '--quiet']
+    assert main(argv) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')
+    emb = pf.Embedder(model, verbose=False)  # same cache ($PYTERRIER_FRECHET_CACHE): nothing to encode
+    vec = lambda *ds: emb(pd.DataFrame({'docno': list(ds)})).pipe(lambda o: np.stack(o.doc_vec))
+    expected = reference_fd(vec('d0', 'd1', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd1', 'd2', 'd10', 'd11', 'd12'))
+    assert emb.n_encoded == 0
+    assert table.loc['fwd', 'FD@3'] == pytest.approx(expected, rel=1e-6)
+
+
+@needs_shared()
+@pytest.mark.shared
+def test_dl19_runs_with_precomputed_vectors(capsys):
+    data = SHARED / 'data' / 'msmarco-passage'
+    argv = ['eval', '--qrels', str(data / 'qrels.dl19-passage.txt'), '--runs', str(data / 'runs'),
+            '--vectors', str(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm'),
+            '--metrics', 'FD@1', 'FD@10', 'FD(urr=True)@10', 'nDCG@10', '--missing', 'drop', '--format', 'csv', '--quiet']
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    table = pd.read_csv(pd.io.common.StringIO(captured.out)).set_index('name')
+    assert len(table) == 19
+    # nDCG@10 as listed in ../shared/data/msmarco-passage/README.md
+    for name, ndcg in {'bm25.top100': 0.5058, 'tasb.top100': 0.7210, 'splade-pp-ed.top100': 0.7308, 'colbertv2.top500': 0.7320}.items():
+        assert table.loc[name, 'nDCG@10'] == pytest.approx(ndcg, abs=5e-5)
+    # rank1-7b: 29 of its 430 top-10 passages have no vector (../shared/embeddings/README.md); URR adds deeper ones
+    assert table.loc['bm25.rank1-7b.top100', 'no_vector'] >= 29
+    assert table.loc['bm25.top100', 'no_vector'] == 0
+    assert 'Kendall tau(FD@10, nDCG@10) over 19 runs' in captured.err
