@@ -13,6 +13,7 @@ module adds what evaluation needs:
   leaves a partial vector; ``INSERT OR IGNORE`` lets two processes fill the same cache;
 - **batched reads** under SQLite's limit on query parameters.
 """
+import fcntl
 import hashlib
 import json
 import logging
@@ -54,11 +55,14 @@ class EmbeddingCache:
     def __init__(self, root, identity: Dict[str, object]):
         self.identity = json.loads(json.dumps(identity, sort_keys=True))  # as stored in encoder.json
         self.path = Path(root) / identity_key(self.identity)
-        self._check_identity()
+        self.path.mkdir(parents=True, exist_ok=True)
         from pyterrier_caching import Sqlite3KeyValueCache
-        # Creating (or reopening) the artifact through pyterrier-caching keeps its layout and metadata.
-        kv = Sqlite3KeyValueCache(str(self.path / 'kv'), key='docno', value='doc_vec')
-        kv.close()
+        # Several processes may open a new cache at once: creation happens under an exclusive file lock.
+        with open(self.path / '.lock', 'w') as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self._check_identity()
+            # Creating (or reopening) the artifact through pyterrier-caching keeps its layout and metadata.
+            Sqlite3KeyValueCache(str(self.path / 'kv'), key='docno', value='doc_vec').close()
         self.db = sqlite3.connect(str(self.path / 'kv' / 'db.sqlite3'), timeout=60)
 
     def _check_identity(self):
@@ -70,7 +74,6 @@ class EmbeddingCache:
                 raise ValueError(f'the embedding cache at {self.path} was built with another encoder '
                                  f'({stored}) than this one ({self.identity}); use another cache directory')
             return
-        self.path.mkdir(parents=True, exist_ok=True)
         # Write-then-rename: a reader sees either no encoder.json or a complete one.
         fd, tmp = tempfile.mkstemp(dir=self.path, prefix='.encoder.', suffix='.json')
         with os.fdopen(fd, 'wt') as fout:

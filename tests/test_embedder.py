@@ -15,9 +15,9 @@ import torch
 
 import pyterrier_frechet as pf
 from pyterrier_frechet.cache import EmbeddingCache
+from pyterrier_frechet.tiny import WORDS, tiny_encoder
 from conftest import SHARED, needs_shared
 
-WORDS = ['the', 'wing', 'flow', 'shock', 'heat', 'boundary', 'layer', 'plate', 'mach', 'number', 'lift', 'drag']
 DOCS = pd.DataFrame({
     'docno': ['a', 'b', 'a', 'c', 'b'],
     'text': ['the wing lift', 'shock layer heat flow', 'the wing lift', 'mach number', 'shock layer heat flow'],
@@ -25,19 +25,7 @@ DOCS = pd.DataFrame({
 
 
 def _tiny_bert(path, seed=0, kind='bert'):
-    from transformers import BertConfig, BertModel, BertTokenizer, DistilBertConfig, DistilBertModel
-    path.mkdir(parents=True)
-    (path / 'vocab.txt').write_text('\n'.join(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] + WORDS) + '\n')
-    BertTokenizer(str(path / 'vocab.txt')).save_pretrained(str(path))
-    torch.manual_seed(seed)
-    if kind == 'bert':
-        model = BertModel(BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=32, max_position_embeddings=64))
-    else:
-        model = DistilBertModel(DistilBertConfig(vocab_size=len(WORDS) + 5, dim=16, n_layers=1, n_heads=2,
-                                                 hidden_dim=32, max_position_embeddings=64))
-    model.save_pretrained(str(path))
-    return str(path)
+    return tiny_encoder(path, seed=seed, kind=kind)
 
 
 @pytest.fixture(scope='module')
@@ -169,7 +157,7 @@ _WRITER = textwrap.dedent('''
 
 
 def test_cache_survives_sigkill_mid_write(tmp_path):
-    proc = subprocess.Popen([sys.executable, '-c', _WRITER, str(tmp_path)])
+    proc = subprocess.Popen([sys.executable, '-c', _WRITER, str(tmp_path)], stderr=subprocess.PIPE)
     try:
         cache = EmbeddingCache(tmp_path, {'name': 'fake', 'hash': 'abc'})
         deadline = time.time() + 60
@@ -178,7 +166,7 @@ def test_cache_survives_sigkill_mid_write(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
     finally:
         proc.wait()
-    assert proc.returncode == -signal.SIGKILL
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()[-2000:]
     reopened = EmbeddingCache(tmp_path, {'name': 'fake', 'hash': 'abc'})
     n = len(reopened)
     assert n >= 2000 and n % 50 == 0  # whole chunks only: nothing partial
