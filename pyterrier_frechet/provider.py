@@ -84,6 +84,8 @@ class _Vectors:
 
     def get(self, docnos: np.ndarray):
         pos = self._index.get_indexer(pd.Index(np.asarray(docnos, dtype=str)))
+        if (pos < 0).any():  # every docno asked for was looked up when this object was made
+            raise KeyError(f'docnos not looked up: {np.asarray(docnos)[pos < 0][:5].tolist()}')
         return self.vecs[pos], self.found[pos]
 
 
@@ -123,14 +125,15 @@ def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> No
         logger.info("%s: no retrieved document is relevant, so the run's doc_vec cannot be checked against the encoder", measure)
         return
     enc, found = vectors.get(both[DOCNO].to_numpy(dtype=str))
+    if not found.any():
+        return
     run_vecs = stack_vectors(both['doc_vec'].tolist(), f"{measure}: the run's doc_vec")
     if run_vecs.shape[1] != enc.shape[1]:
         raise ValueError(f"{measure}: the run's doc_vec are {run_vecs.shape[1]}-d but the encoder gives {enc.shape[1]}-d vectors")
-    if found.any():
-        err = float(np.max(np.abs(run_vecs[found] - enc[found])))
-        if err > DOC_VEC_TOLERANCE:
-            raise ValueError(f"{measure}: the run's doc_vec differ from the encoder's vectors for the same documents "
-                             f'(max |Δ| = {err:.3g}); the pipeline and the measure must use the same model')
+    err = float(np.max(np.abs(run_vecs[found] - enc[found])))
+    if err > DOC_VEC_TOLERANCE:
+        raise ValueError(f"{measure}: the run's doc_vec differ from the encoder's vectors for the same documents "
+                         f'(max |Δ| = {err:.3g}); the pipeline and the measure must use the same model')
 
 
 def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
