@@ -180,23 +180,49 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:
     """Fréchet distance between two Gaussians given by their means and covariances.
 
-    Use this when only the statistics are at hand (e.g. accumulated in one pass over a large set).
-    The covariances must be symmetric positive semi-definite d×d matrices. The trace term is the
-    nuclear norm of B₁ᵀB₂ with Σᵢ = BᵢBᵢᵀ, Bᵢ = VᵢΛᵢ^½ from symmetric eigendecompositions (round-off
-    negative eigenvalues are clipped to 0). With singular covariances the square roots of round-off
-    eigenvalues (≈ 1e-16·λ_max) cost digits (≈ 1e-9 relative): prefer :func:`frechet_distance` on the
-    vectors themselves, which is exact to ≈ 1e-12 in every case.
+    Use this when only the statistics are at hand (e.g. accumulated in one pass over a large set, or
+    re-weighted per bootstrap sample). The covariances must be symmetric positive semi-definite d×d
+    matrices. The trace term:
+
+    - if Σ₁ is positive definite: with the Cholesky factor Σ₁ = LLᵀ, the eigenvalues of Σ₁^½Σ₂Σ₁^½
+      are those of the symmetric LᵀΣ₂L (LAPACK ``potrf`` + ``sygst`` + ``syevd`` without vectors —
+      cheaper than one full symmetric eigendecomposition);
+    - otherwise: the nuclear norm of B₁ᵀB₂ with Σᵢ = BᵢBᵢᵀ, Bᵢ = VᵢΛᵢ^½ from symmetric
+      eigendecompositions (round-off negative eigenvalues clipped to 0).
+
+    Both take square roots of eigenvalues, which costs digits when a covariance is singular or
+    ill-conditioned (≈ 1e-9 relative): prefer :func:`frechet_distance` on the vectors themselves,
+    which is exact to ≈ 1e-12 in every case.
     """
-    mu1 = np.asarray(stats1.mean, dtype=np.float64)
-    mu2 = np.asarray(stats2.mean, dtype=np.float64)
-    cov1 = np.asarray(stats1.cov, dtype=np.float64)
-    cov2 = np.asarray(stats2.cov, dtype=np.float64)
-    for name, mu, cov in (('first', mu1, cov1), ('second', mu2, cov2)):
-        if mu.ndim != 1 or cov.shape != (mu.shape[0], mu.shape[0]):
-            raise ValueError(f'{name} Gaussian: mean of shape {mu.shape} does not match covariance of shape {cov.shape}')
-        if not (np.isfinite(mu).all() and np.isfinite(cov).all()):
-            raise ValueError(f'{name} Gaussian: mean or covariance contains NaN or inf')
+    mu1, cov1 = _check_stats(stats1, 'first')
+    mu2, cov2 = _check_stats(stats2, 'second')
     if mu1.shape != mu2.shape:
         raise ValueError(f'dimension mismatch: {mu1.shape[0]}-d vs {mu2.shape[0]}-d Gaussians')
     diff = mu1 - mu2
-    return _finish(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), _trace_sqrt_cov(cov1, cov2))
+    tr_sqrt = _trace_sqrt_cholesky(cov1, cov2)
+    if tr_sqrt is None:
+        tr_sqrt = _trace_sqrt_cov(cov1, cov2)
+    return _finish(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), tr_sqrt)
+
+
+def _check_stats(stats: GaussianStats, name: str):
+    mu = np.asarray(stats.mean, dtype=np.float64)
+    cov = np.asarray(stats.cov, dtype=np.float64)
+    if mu.ndim != 1 or cov.shape != (mu.shape[0], mu.shape[0]):
+        raise ValueError(f'{name} Gaussian: mean of shape {mu.shape} does not match covariance of shape {cov.shape}')
+    if not (np.isfinite(mu).all() and np.isfinite(cov).all()):
+        raise ValueError(f'{name} Gaussian: mean or covariance contains NaN or inf')
+    return mu, cov
+
+
+def _trace_sqrt_cholesky(cov1: np.ndarray, cov2: np.ndarray):
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from the eigenvalues of LᵀΣ₂L (Σ₁ = LLᵀ); None if Σ₁ is not positive definite."""
+    from scipy.linalg import lapack
+    chol, info = lapack.dpotrf(cov1, lower=1, clean=1)
+    if info != 0:
+        return None
+    inner, info = lapack.dsygst(cov2, chol, itype=2, lower=1)  # LᵀΣ₂L, in the lower triangle
+    if info != 0:  # pragma: no cover - sygst only fails on bad arguments
+        return None
+    evals = scipy.linalg.eigvalsh(inner, lower=True, check_finite=False, overwrite_a=True)
+    return float(np.sqrt(np.clip(evals, 0.0, None)).sum())

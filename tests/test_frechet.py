@@ -119,3 +119,13 @@ def test_from_stats_bad_input():
         frechet_distance_from_stats(good, GaussianStats(np.zeros(2), np.eye(2), 5))
     with pytest.raises(ValueError, match='NaN or inf'):
         frechet_distance_from_stats(good, GaussianStats(np.full(3, np.nan), np.eye(3), 5))
+
+
+def test_from_stats_cholesky_and_singular_fallback():
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=(40, 5)), rng.normal(size=(30, 5)) @ rng.normal(size=(5, 5))
+    # Σ₁ positive definite: the Cholesky route
+    assert frechet_distance_from_stats(gaussian_stats(x), gaussian_stats(y)) == pytest.approx(mp_frechet(x, y, dps=50), rel=1e-10)
+    # Σ₁ singular (3 vectors in 5-d): Cholesky fails and the eigendecomposition route answers
+    xs = x[:3]
+    assert frechet_distance_from_stats(gaussian_stats(xs), gaussian_stats(y)) == pytest.approx(mp_frechet(xs, y, dps=50), rel=1e-8)
