@@ -1,0 +1,204 @@
+"""Bootstrap over queries (FD paper §4): confidence intervals for FD and any ir_measures measure.
+
+Each sample draws |Q| queries with replacement (``numpy.random.default_rng(seed)``; the same draws for
+every system and measure, so samples are paired across systems). A query drawn k times contributes
+its relevant and retrieved documents k times.
+
+Fast path for FD: per query, the count n_q, sum s_q and cross-product P_q = Σ (x−c)(x−c)ᵀ of its
+vectors (c a common shift, for numerical stability) are computed once. A sample with counts w_q then
+has N = Σ w_q n_q, mean c + Σ w_q s_q / N and covariance (Σ w_q P_q − N μ̃μ̃ᵀ)/(N − 1), so no vector
+is gathered again; FD comes from these statistics (:func:`~pyterrier_frechet.frechet_distance_from_stats`).
+Classical measures use their per-query values, averaged with the same counts.
+
+:func:`bootstrap_naive` is the plain loop (resample queries, rebuild the frames, gather vectors,
+recompute through ir_measures), kept as the reference the fast path is tested and benchmarked against.
+"""
+import logging
+from typing import Dict, List, NamedTuple, Optional, Sequence
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+
+from .frechet import GaussianStats, frechet_distance_from_stats
+from .measure import _FD
+from .provider import DOCNO, QID, fd_sets
+from .vectors import get_default_encoder, lookup_vectors
+
+logger = logging.getLogger(__name__)
+
+_CHUNK = 32  # bootstrap samples whose weighted sums are formed in one matrix product
+
+
+class BootstrapResult(NamedTuple):
+    summary: pd.DataFrame  # one row per (system, measure): value, mean, std, low, high, n_valid
+    samples: Dict[str, Dict[str, np.ndarray]]  # system -> measure -> sample values
+    queries: List[str]  # the query universe that was resampled
+
+
+def draw_counts(n_queries: int, n_samples: int, seed: int) -> np.ndarray:
+    """(n_samples × n_queries) how often each query is drawn in each sample."""
+    if n_samples < 1:
+        raise ValueError(f'n_samples must be positive, got {n_samples}')
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_queries, size=(n_samples, n_queries))
+    counts = np.zeros((n_samples, n_queries), dtype=np.int64)
+    np.add.at(counts, (np.arange(n_samples)[:, None], draws), 1)
+    return counts
+
+
+def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List[str]]:
+    """The same draws as :func:`draw_counts`, as lists of (repeated) query ids — for the naive loop."""
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, len(queries), size=(n_samples, len(queries)))
+    return [[queries[i] for i in row] for row in draws]
+
+
+class _QueryStats:
+    """Per-query count, sum and cross-product of one side's vectors (shifted by ``shift``)."""
+
+    def __init__(self, frame: pd.DataFrame, vec_of: Dict[str, np.ndarray], queries: List[str], shift: np.ndarray):
+        d = len(shift)
+        index = {q: i for i, q in enumerate(queries)}
+        self.n = np.zeros(len(queries))
+        self.s = np.zeros((len(queries), d))
+        self.p = np.zeros((len(queries), d * d))
+        for qid, group in frame.groupby(QID, sort=False):
+            vecs = [vec_of[doc] for doc in group[DOCNO] if doc in vec_of]
+            if not vecs:
+                continue
+            x = np.asarray(vecs, dtype=np.float64) - shift
+            i = index[qid]
+            self.n[i], self.s[i], self.p[i] = len(x), x.sum(axis=0), (x.T @ x).ravel()
+
+    def stats(self, counts: np.ndarray, shift: np.ndarray) -> List[Optional[GaussianStats]]:
+        """The Gaussian of each sample (rows of ``counts``); None where it has fewer than 2 vectors."""
+        d = len(shift)
+        ns = counts @ self.n
+        sums = counts @ self.s
+        crosses = counts @ self.p  # one matrix product for the whole chunk of samples
+        out = []
+        for n, total, cross in zip(ns, sums, crosses):
+            if n < 2:
+                out.append(None)
+                continue
+            mean_shifted = total / n
+            cov = cross.reshape(d, d) - n * np.outer(mean_shifted, mean_shifted)
+            cov /= n - 1
+            out.append(GaussianStats(mean_shifted + shift, cov, int(n)))
+        return out
+
+
+def _vectors_for(measures, sets_per_measure, encoder) -> Dict[str, np.ndarray]:
+    docnos = sorted({d for sets in sets_per_measure for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO]})
+    if encoder is None:
+        raise ValueError('FD needs vectors: pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
+    vecs, found = lookup_vectors(encoder, docnos)
+    missing = int((~found).sum())
+    if missing:
+        policies = {m['missing'] for m in measures}
+        if 'error' in policies:
+            raise ValueError(f'{missing} document(s) have no vector, e.g. {np.asarray(docnos)[~found][:5].tolist()}; '
+                             "pass missing='drop' to leave them out")
+        logger.warning('bootstrap: %d document(s) without a vector left out', missing)
+    return {d: v for d, v, f in zip(docnos, vecs, found) if f}
+
+
+def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict) -> np.ndarray:
+    encoder = measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
+    sets = fd_sets(measure, qrels_ir, run_ir)
+    key = id(encoder)
+    if key not in vec_cache:
+        vec_cache[key] = {}
+    missing = [d for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO] if d not in vec_cache[key]]
+    if missing:
+        vec_cache[key].update(_vectors_for([measure], [sets], encoder))
+    vec_of = vec_cache[key]
+    all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
+    if not all_vecs:
+        raise ValueError(f'{measure}: no relevant document has a vector')
+    shift = np.mean(all_vecs, axis=0)
+    rel = _QueryStats(sets.relevant, vec_of, queries, shift)
+    ret = _QueryStats(sets.retrieved, vec_of, queries, shift)
+    out = np.full(len(counts), np.nan)
+    with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=len(counts) < 200) as pbar:
+        for start in range(0, len(counts), _CHUNK):
+            chunk = counts[start:start + _CHUNK]
+            for b, (s1, s2) in enumerate(zip(rel.stats(chunk, shift), ret.stats(chunk, shift)), start):
+                if s1 is not None and s2 is not None:
+                    out[b] = frechet_distance_from_stats(s1, s2)
+            pbar.update(len(chunk))
+    return out
+
+
+def _summary_row(system, measure, value, samples, ci) -> dict:
+    valid = samples[np.isfinite(samples)]
+    alpha = (1 - ci) / 2
+    low, high = (np.quantile(valid, [alpha, 1 - alpha]) if len(valid) else (np.nan, np.nan))
+    return {'name': system, 'measure': measure, 'value': value, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
+            'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'low': float(low), 'high': float(high),
+            'n_valid': int(len(valid))}
+
+
+def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
+              ci: float = 0.95) -> BootstrapResult:
+    """Bootstrap confidence intervals over queries for every (run, measure).
+
+    Args:
+        runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.runs.read_run`.
+        qrels: qid, docno, label. The resampled universe is the qrels' queries.
+        measures: ir_measures measures (objects or names); FD measures use the fast path.
+        n_samples: bootstrap samples (default 1000, as in the paper).
+        seed: the draws are ``numpy.random.default_rng(seed)``; the same draws serve every system.
+        ci: confidence level of the percentile interval (default 0.95).
+    """
+    if not 0 < ci < 1:
+        raise ValueError(f'ci must be in (0, 1), got {ci}')
+    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    qrels_ir = pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str}))
+    queries = sorted(qrels_ir[QID].unique())
+    counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
+    rows, samples = [], {}
+    vec_cache: Dict = {}
+    classical = [m for m in measures if m.NAME != _FD.NAME]
+    for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=len(runs) < 2):
+        run_ir = pt.model.to_ir_measures(run.astype({'qid': str, 'docno': str}))
+        samples[name] = {}
+        full = ir_measures.calc_aggregate(measures, qrels_ir, run_ir)
+        if classical:
+            per_query = pd.DataFrame([(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(classical, qrels_ir, run_ir)],
+                                     columns=['qid', 'measure', 'value']).pivot(index='qid', columns='measure', values='value')
+            per_query = per_query.reindex(queries)
+        for m in measures:
+            if m.NAME == _FD.NAME:
+                values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache)
+            else:
+                values = counts @ per_query[str(m)].to_numpy(dtype=np.float64) / len(queries)
+            samples[name][str(m)] = values
+            rows.append(_summary_row(name, str(m), float(full[m]), values, ci))
+    return BootstrapResult(pd.DataFrame(rows), samples, queries)
+
+
+def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
+    """The plain loop, for reference: per sample, rebuild qrels and run with each drawn query renamed
+    ``qid#k`` (its k-th draw), then evaluate through ir_measures (FD re-gathers every vector)."""
+    qrels = qrels.astype({'qid': str, 'docno': str})
+    run = run.astype({'qid': str, 'docno': str})
+    queries = sorted(qrels['qid'].unique())
+    qrels_by_q = dict(tuple(qrels.groupby('qid')))
+    run_by_q = dict(tuple(run.groupby('qid')))
+    out = np.full(n_samples, np.nan)
+    for b, drawn in enumerate(draw_queries(queries, n_samples, seed)):
+        q_parts, r_parts = [], []
+        for k, q in enumerate(drawn):
+            q_parts.append(qrels_by_q[q].assign(qid=f'{q}#{k}'))
+            if q in run_by_q:
+                r_parts.append(run_by_q[q].assign(qid=f'{q}#{k}'))
+        sample_qrels = pt.model.to_ir_measures(pd.concat(q_parts, ignore_index=True))
+        sample_run = pt.model.to_ir_measures(pd.concat(r_parts, ignore_index=True))
+        try:
+            out[b] = ir_measures.calc_aggregate([measure], sample_qrels, sample_run)[measure]
+        except ValueError:  # a side with fewer than 2 vectors
+            pass
+    return out

@@ -1,0 +1,49 @@
+"""Bootstrap over queries: the fast path equals the plain loop for the same seed."""
+import numpy as np
+import pandas as pd
+import pytest
+from ir_measures import nDCG, RR
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.bootstrap import bootstrap, bootstrap_naive, draw_counts, draw_queries
+from conftest import DictEncoder
+
+
+def test_draws_are_seeded_and_consistent():
+    counts = draw_counts(5, 20, seed=3)
+    assert counts.shape == (20, 5) and (counts.sum(axis=1) == 5).all()
+    drawn = draw_queries(list('abcde'), 20, seed=3)
+    for row, names in zip(counts, drawn):
+        assert row.tolist() == [names.count(q) for q in 'abcde']
+    assert (draw_counts(5, 20, seed=3) == counts).all() and not (draw_counts(5, 20, seed=4) == counts).all()
+
+
+@pytest.mark.parametrize('measure', [pf.FD @ 3, pf.FD(urr=True) @ 3, pf.FD(rel=2) @ 5, nDCG @ 3, RR @ 3])
+def test_fast_bootstrap_equals_plain_loop(toy, measure):
+    vectors, qrels, run = toy
+    enc = DictEncoder(vectors)
+    m = measure(encoder=enc) if measure.NAME == 'FD' else measure
+    fast = bootstrap({'sys': run}, qrels, [m], n_samples=40, seed=7)
+    naive = bootstrap_naive(run, qrels, m, n_samples=40, seed=7)
+    got = fast.samples['sys'][str(m)]
+    assert np.isfinite(naive).sum() >= 20
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(naive))
+    np.testing.assert_allclose(got[np.isfinite(got)], naive[np.isfinite(naive)], rtol=1e-7, atol=1e-12)
+
+
+def test_summary_columns_and_interval(toy):
+    vectors, qrels, run = toy
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 3
+    res = bootstrap({'a': run, 'b': run.assign(score=-run.score)}, qrels, [m, nDCG @ 3], n_samples=200, seed=1)
+    s = res.summary.set_index(['name', 'measure'])
+    assert list(res.summary.columns) == ['name', 'measure', 'value', 'mean', 'std', 'low', 'high', 'n_valid']
+    row = s.loc[('a', str(m))]
+    assert row.low <= row['mean'] <= row.high and row.n_valid > 150
+    vals = res.samples['a'][str(m)]
+    valid = vals[np.isfinite(vals)]
+    assert row.low == pytest.approx(np.quantile(valid, 0.025)) and row.high == pytest.approx(np.quantile(valid, 0.975))
+    # the full-set value is the measure's own
+    import ir_measures, pyterrier as pt
+    assert row.value == pytest.approx(ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m])
+    with pytest.raises(ValueError, match='ci'):
+        bootstrap({'a': run}, qrels, [m], ci=1.5)
