@@ -10,15 +10,19 @@ from .measure import FD
 from .provider import FrechetProvider, fd_sets, register as _register_provider
 from .qrels import balance_qrels
 from .urr import URRFilter
-from .vectors import VectorStore, get_default_encoder, set_default_encoder
+from .vectors import VectorStore, default_encoder, get_default_encoder, set_default_encoder
 from .text import TextLookup
 from .embedder import Embedder, DEFAULT_MODEL
 from . import bundled, runs
+from .bootstrap import bootstrap
+from .correlation import correlations
+from .robustness import encoder_robustness, sparsify
 
 _register_provider()
 
 __all__ = [
     'FD', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
     'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
-    'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'FrechetProvider',
+    'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider',
+    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness',
 ]

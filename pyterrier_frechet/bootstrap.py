@@ -105,7 +105,7 @@ def _vectors_for(measures, sets_per_measure, encoder) -> Dict[str, np.ndarray]:
     return {d: v for d, v, f in zip(docnos, vecs, found) if f}
 
 
-def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict) -> np.ndarray:
+def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True) -> np.ndarray:
     encoder = measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
     sets = fd_sets(measure, qrels_ir, run_ir)
     key = id(encoder)
@@ -122,7 +122,7 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict) -> 
     rel = _QueryStats(sets.relevant, vec_of, queries, shift)
     ret = _QueryStats(sets.retrieved, vec_of, queries, shift)
     out = np.full(len(counts), np.nan)
-    with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=len(counts) < 200) as pbar:
+    with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
         for start in range(0, len(counts), _CHUNK):
             chunk = counts[start:start + _CHUNK]
             for b, (s1, s2) in enumerate(zip(rel.stats(chunk, shift), ret.stats(chunk, shift)), start):
@@ -142,7 +142,7 @@ def _summary_row(system, measure, value, samples, ci) -> dict:
 
 
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
-              ci: float = 0.95) -> BootstrapResult:
+              ci: float = 0.95, verbose: bool = True) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -152,6 +152,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         n_samples: bootstrap samples (default 1000, as in the paper).
         seed: the draws are ``numpy.random.default_rng(seed)``; the same draws serve every system.
         ci: confidence level of the percentile interval (default 0.95).
+        verbose: progress bars.
     """
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
@@ -162,7 +163,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     rows, samples = [], {}
     vec_cache: Dict = {}
     classical = [m for m in measures if m.NAME != _FD.NAME]
-    for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=len(runs) < 2):
+    for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         run_ir = pt.model.to_ir_measures(run.astype({'qid': str, 'docno': str}))
         samples[name] = {}
         full = ir_measures.calc_aggregate(measures, qrels_ir, run_ir)
@@ -172,7 +173,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             per_query = per_query.reindex(queries)
         for m in measures:
             if m.NAME == _FD.NAME:
-                values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache)
+                values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose)
             else:
                 values = counts @ per_query[str(m)].to_numpy(dtype=np.float64) / len(queries)
             samples[name][str(m)] = values

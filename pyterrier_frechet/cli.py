@@ -7,11 +7,13 @@
         [--missing error|drop] [--format markdown|csv|latex] [--output FILE]
 """
 import argparse
+import contextlib
 import logging
 import os
 import sys
 import tempfile
-from typing import Dict, List, Optional, Sequence
+from pathlib import Path
+from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import ir_measures
 import numpy as np
@@ -22,8 +24,12 @@ import scipy.stats
 from .measure import _FD
 from .provider import fd_sets
 from .qrels import balance_qrels
+from . import plots
+from .bootstrap import bootstrap
+from .correlation import correlations
+from .robustness import sparsify, summarise
 from .runs import read_run, run_files, run_names
-from .vectors import lookup_vectors, set_default_encoder
+from .vectors import default_encoder, lookup_vectors
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +107,7 @@ def evaluate_runs(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, 
     columns = [str(m) for m in measures]
     labels = {str(m): column_label(m) for m in measures}
     rows = []
-    previous = set_default_encoder(encoder) if encoder is not None else None
-    try:
+    with default_encoder(encoder) if encoder is not None else contextlib.nullcontext():
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
             if not set(run['qid'].astype(str)) & qids:
                 raise CliError(f'run {name!r} shares no query with the qrels')
@@ -115,9 +120,6 @@ def evaluate_runs(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, 
                 row['no_vector'] = _no_vector_count(fd_measures, pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str})),
                                                     pt.model.to_ir_measures(run.astype({'qid': str, 'docno': str})), encoder)
             rows.append({'name': name, **row})
-    finally:
-        if encoder is not None:
-            set_default_encoder(previous)
     return pd.DataFrame(rows)
 
 
@@ -162,10 +164,18 @@ def _write_atomically(path: str, text: str) -> None:
         raise
 
 
-def cmd_eval(args) -> int:
+class Data(NamedTuple):
+    runs: Dict[str, pd.DataFrame]
+    qrels: pd.DataFrame
+    measures: list
+    encoder: object  # None when no FD measure is asked for
+
+
+def load_data(args) -> Data:
+    """Qrels (balanced with --per-query), runs, measures and the vector source, checked, from the shared arguments."""
     measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
     qrels = _read_qrels(args.qrels)
-    if args.per_query is not None:
+    if getattr(args, 'per_query', None) is not None:
         try:
             qrels = balance_qrels(qrels, args.per_query, rel=args.rel or 1, seed=args.seed)
         except ValueError as ex:
@@ -175,27 +185,20 @@ def cmd_eval(args) -> int:
         raise CliError(f'{args.qrels}: no document is judged relevant at the threshold (label >= {threshold})')
     try:
         files = run_files(args.runs)
-        names = run_names(files)
-        runs = {name: read_run(f) for name, f in zip(names, files)}
+        runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
     except ValueError as ex:
         raise CliError(str(ex)) from ex
     needs_vectors = any(m.NAME == _FD.NAME for m in measures)
     if needs_vectors and not (args.text or args.vectors):
         raise CliError('FD needs document vectors: pass --vectors PREFIX or --text JSONL')
-    encoder = _encoder(args) if needs_vectors else None
-    provider_log = logging.getLogger('pyterrier_frechet.provider')
-    level = provider_log.level
     if args.missing == 'drop':  # the no_vector column and a closing note replace per-measure warnings
-        provider_log.setLevel(logging.ERROR)
-    try:
-        table = evaluate_runs(runs, qrels, measures, encoder, verbose=not args.quiet)
-    finally:
-        provider_log.setLevel(level)
+        logging.getLogger('pyterrier_frechet.provider').setLevel(logging.ERROR)
+    return Data(runs, qrels, measures, _encoder(args) if needs_vectors else None)
+
+
+def _emit(args, table: pd.DataFrame, notes: List[str]) -> None:
+    """The table to --output (all or nothing) or standard output; notes after it or on standard error."""
     text = format_table(table, args.format)
-    notes = kendall_notes(table, measures)
-    if needs_vectors and table['no_vector'].any():
-        notes.append(f"{int(table['no_vector'].sum())} retrieved document(s) without a vector were left out "
-                     "(column no_vector, per run)")
     if args.output:
         _write_atomically(args.output, text)
         print('\n'.join([f'wrote {args.output}'] + notes))
@@ -205,6 +208,63 @@ def cmd_eval(args) -> int:
         sys.stdout.write(text)
         if notes:
             print('\n'.join(notes), file=sys.stderr)
+
+
+def cmd_eval(args) -> int:
+    data = load_data(args)
+    table = evaluate_runs(data.runs, data.qrels, data.measures, data.encoder, verbose=not args.quiet)
+    notes = kendall_notes(table, data.measures)
+    if 'no_vector' in table.columns and table['no_vector'].any():
+        notes.append(f"{int(table['no_vector'].sum())} retrieved document(s) without a vector were left out "
+                     "(column no_vector, per run)")
+    _emit(args, table, notes)
+    return 0
+
+
+def cmd_bootstrap(args) -> int:
+    data = load_data(args)
+    with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
+        result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed_bootstrap, ci=args.ci,
+                           verbose=not args.quiet)
+    summary = result.summary.assign(measure=[column_label(ir_measures.parse_measure(m)) if m.startswith('FD') else m
+                                             for m in result.summary['measure']])
+    if args.plot_dir:
+        for measure in summary['measure'].unique():
+            plots.bootstrap_intervals(summary, measure, Path(args.plot_dir) / f'bootstrap_{plots.slug(measure)}')
+    _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed_bootstrap}, '
+                          f'{args.ci:.0%} percentile intervals'])
+    return 0
+
+
+def cmd_correlate(args) -> int:
+    try:
+        table = pd.read_csv(args.table)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as ex:
+        raise CliError(f'{args.table}: cannot be read as a CSV results table ({ex})') from ex
+    result = correlations(table, args.metrics)
+    _emit(args, result, ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement'])
+    return 0
+
+
+def cmd_sparsify(args) -> int:
+    data = load_data(args)
+    with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
+        result = sparsify(data.runs, data.qrels, data.measures, per_query=args.n, seeds=args.seeds, rel=args.rel or 1,
+                          verbose=not args.quiet)
+    summary = summarise(result)
+    if args.plot_dir:
+        plots.sparsification(summary, Path(args.plot_dir) / 'sparsification')
+    _emit(args, summary, [f'Kendall tau between each metric with full qrels and with at most n relevant per query; '
+                          f'seeds {list(args.seeds)}'])
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import write_report
+    data = load_data(args)
+    path = write_report(data, Path(args.out), args.qrels, samples=args.samples, seed=args.seed_bootstrap,
+                        per_query=args.n, seeds=args.seeds, rel=args.rel or 1, verbose=not args.quiet)
+    print(f'wrote {path}')
     return 0
 
 
@@ -215,6 +275,30 @@ def cmd_demo(args) -> int:
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     print(f'Documents encoded by this run: {result.n_encoded} (embedding cache: {result.embedder.cache.path})')
     return 0
+
+
+def _data_args(p, per_query: bool = False) -> None:
+    p.add_argument('--qrels', required=True, help='TREC qrels file')
+    p.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
+    src = p.add_mutually_exclusive_group()
+    src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
+    src.add_argument('--vectors', help='precomputed vectors: PREFIX.npy + PREFIX.ids.txt')
+    p.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
+    p.add_argument('--model', default=None, help='encoder for --text (default all-MiniLM-L6-v2)')
+    p.add_argument('--metrics', nargs='+', default=['FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10'],
+                   help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')
+    p.add_argument('--rel', type=int, default=None, help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...)')
+    if per_query:
+        p.add_argument('--per-query', type=int, default=None, help='evaluate with qrels reduced to at most N relevant documents per query (highest grade first)')
+        p.add_argument('--seed', type=int, default=0, help='seed of --per-query (default 0)')
+    p.add_argument('--missing', choices=['error', 'drop'], default=None,
+                   help='FD documents without a vector: fail (error, the default) or leave out and count (drop)')
+    p.add_argument('--quiet', action='store_true', help='no progress bars')
+
+
+def _output_args(p) -> None:
+    p.add_argument('--format', choices=['markdown', 'csv', 'latex'], default='markdown')
+    p.add_argument('--output', help='write the table here (all or nothing) instead of standard output')
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -228,32 +312,53 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(func=cmd_demo)
 
     ev = sub.add_parser('eval', help='score TREC run files with FD and any ir_measures measure')
-    ev.add_argument('--qrels', required=True, help='TREC qrels file')
-    ev.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
-    src = ev.add_mutually_exclusive_group()
-    src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
-    src.add_argument('--vectors', help='precomputed vectors: PREFIX.npy + PREFIX.ids.txt')
-    ev.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
-    ev.add_argument('--model', default=None, help='encoder for --text (default all-MiniLM-L6-v2)')
-    ev.add_argument('--metrics', nargs='+', default=['FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10'],
-                    help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')
-    ev.add_argument('--rel', type=int, default=None, help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...)')
-    ev.add_argument('--per-query', type=int, default=None, help='evaluate with qrels reduced to at most N relevant documents per query (highest grade first)')
-    ev.add_argument('--seed', type=int, default=0, help='seed of --per-query (default 0)')
-    ev.add_argument('--missing', choices=['error', 'drop'], default=None,
-                    help="FD documents without a vector: fail (error, the default) or leave out and count (drop)")
-    ev.add_argument('--format', choices=['markdown', 'csv', 'latex'], default='markdown')
-    ev.add_argument('--output', help='write the table here (all or nothing) instead of standard output')
-    ev.add_argument('--quiet', action='store_true', help='no progress bars')
+    _data_args(ev, per_query=True)
+    _output_args(ev)
     ev.set_defaults(func=cmd_eval)
+
+    bs = sub.add_parser('bootstrap', help='bootstrap confidence intervals over queries (FD and any ir_measures measure)')
+    _data_args(bs)
+    bs.add_argument('--samples', type=int, default=1000, help='bootstrap samples (default 1000)')
+    bs.add_argument('--seed', dest='seed_bootstrap', type=int, default=0, help='seed of the query draws (default 0)')
+    bs.add_argument('--ci', type=float, default=0.95, help='confidence level (default 0.95)')
+    bs.add_argument('--plot-dir', help='also write one figure per measure (PNG and PDF) here')
+    _output_args(bs)
+    bs.set_defaults(func=cmd_bootstrap)
+
+    co = sub.add_parser('correlate', help='Kendall tau, Spearman and Pearson between metrics over a results table (CSV, e.g. from eval --format csv)')
+    co.add_argument('--table', required=True, help='CSV: a name column and one column per metric')
+    co.add_argument('--metrics', nargs='+', default=None, help='columns to correlate (default: every numeric column)')
+    _output_args(co)
+    co.set_defaults(func=cmd_correlate)
+
+    sp = sub.add_parser('sparsify', help='Kendall tau of each metric between full qrels and qrels with at most n relevant per query')
+    _data_args(sp)
+    sp.add_argument('--n', type=int, nargs='+', default=[1, 5, 10], help='relevant documents kept per query (default 1 5 10)')
+    sp.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2, 3, 4], help='seeds of the random choice within a grade')
+    sp.add_argument('--plot-dir', help='also write the sparsification figure (PNG and PDF) here')
+    _output_args(sp)
+    sp.set_defaults(func=cmd_sparsify)
+
+    rp = sub.add_parser('report', help='eval, correlate, bootstrap and sparsify, written as a markdown report with tables and figures')
+    _data_args(rp)
+    rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures')
+    rp.add_argument('--samples', type=int, default=1000)
+    rp.add_argument('--seed', dest='seed_bootstrap', type=int, default=0)
+    rp.add_argument('--n', type=int, nargs='+', default=[1, 5, 10])
+    rp.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2, 3, 4])
+    rp.set_defaults(func=cmd_report)
     return parser
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')
+    provider_log = logging.getLogger('pyterrier_frechet.provider')
+    level = provider_log.level  # --missing drop quietens it for the command; restored after
     try:
         return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
         print(f'error: {ex}', file=sys.stderr)
         return 2
+    finally:
+        provider_log.setLevel(level)

@@ -13,7 +13,7 @@ from . import pipelines
 from .cache import default_cache_root
 from .embedder import Embedder
 from .measure import FD
-from .vectors import set_default_encoder
+from .vectors import default_encoder
 
 logger = logging.getLogger(__name__)
 
@@ -40,10 +40,7 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
     embedder = Embedder(model_name, texts=collection.texts, cache_dir=work / 'embeddings', verbose=verbose)
     bm25 = pipelines.bm25(collection, work / 'demo')
     dense = pipelines.dense(collection, embedder, work / 'demo', verbose=verbose)
-    previous = set_default_encoder(embedder)
-    try:
+    with default_encoder(embedder):
         table = pt.Experiment([bm25, dense], collection.topics, collection.qrels, eval_metrics=METRICS,
                               names=['BM25 (PISA)', f'Dense ({embedder.name})'])
-    finally:
-        set_default_encoder(previous)
     return DemoResult(table, embedder.n_encoded, embedder)

@@ -8,6 +8,7 @@ An *encoder* for the ``FD`` measure is anything that maps document ids to vector
   ``TextLookup.from_jsonl(...) >> Embedder()``). Rows it leaves out, or leaves with a ``None``
   ``doc_vec``, count as documents without a vector.
 """
+import contextlib
 import logging
 import os
 from typing import Optional, Sequence, Tuple
@@ -29,6 +30,16 @@ def set_default_encoder(encoder) -> object:
     global _default_encoder
     previous, _default_encoder = _default_encoder, encoder
     return previous
+
+
+@contextlib.contextmanager
+def default_encoder(encoder):
+    """``with default_encoder(enc): ...`` — :func:`set_default_encoder` for the block, restored after."""
+    previous = set_default_encoder(encoder)
+    try:
+        yield encoder
+    finally:
+        set_default_encoder(previous)
 
 
 def get_default_encoder():

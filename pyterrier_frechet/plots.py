@@ -1,0 +1,83 @@
+"""Paper-ready figures (matplotlib; each saved as PNG and PDF): FD vs a classical metric (Fig. 2),
+bootstrap means with confidence intervals (Fig. 1), and sparsification curves (Table 2 as a plot)."""
+import re
+from pathlib import Path
+from typing import List
+
+import numpy as np
+import pandas as pd
+
+from .correlation import correlations, higher_is_better
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a metric name (``FD(urr=True)@10`` → ``FD_urr_True_10``)."""
+    return re.sub(r'[^A-Za-z0-9]+', '_', text).strip('_')
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use('Agg')  # files only, no display needed
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _save(fig, path) -> List[str]:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out = []
+    for ext in ('.png', '.pdf'):
+        target = path.with_suffix(ext)
+        fig.savefig(target, dpi=200, bbox_inches='tight')
+        out.append(str(target))
+    _pyplot().close(fig)
+    return out
+
+
+def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
+    """One labelled point per system, y against x, Kendall τ-b (orientation-aware) in the title."""
+    plt = _pyplot()
+    corr = correlations(table, [x, y]).iloc[0]
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.scatter(table[x], table[y], s=18, color='tab:blue')
+    for name, xv, yv in zip(table['name'], table[x], table[y]):
+        ax.annotate(str(name), (xv, yv), fontsize=6, xytext=(3, 2), textcoords='offset points')
+    ax.set_xlabel(x + ('' if higher_is_better(x) else ' (lower is better)'))
+    ax.set_ylabel(y + ('' if higher_is_better(y) else ' (lower is better)'))
+    note = f' ({corr.oriented} negated)' if corr.oriented else ''
+    ax.set_title(f'Kendall τ = {corr.kendall_tau:.3f} (p = {corr.kendall_p:.2g}){note}, {len(table)} systems', fontsize=9)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
+    """Bootstrap mean and CI per system for one measure (rows of a bootstrap summary), best first."""
+    plt = _pyplot()
+    rows = summary[summary['measure'] == measure].sort_values('mean', ascending=not higher_is_better(measure))
+    if len(rows) == 0:
+        raise ValueError(f'no bootstrap rows for {measure}')
+    fig, ax = plt.subplots(figsize=(6, 0.25 * len(rows) + 1.2))
+    ypos = np.arange(len(rows))
+    ax.errorbar(rows['mean'], ypos, xerr=[rows['mean'] - rows['low'], rows['high'] - rows['mean']], fmt='o', ms=3, capsize=2)
+    ax.scatter(rows['value'], ypos, marker='x', color='tab:red', s=14, label='full query set', zorder=3)
+    ax.set_yticks(ypos, rows['name'], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel(f'{measure}: bootstrap mean and CI' + ('' if higher_is_better(measure) else ' (lower is better)'))
+    ax.legend(fontsize=7)
+    ax.grid(axis='x', alpha=0.3)
+    return _save(fig, path)
+
+
+def sparsification(summary: pd.DataFrame, path) -> List[str]:
+    """Kendall τ (full vs sparsified qrels) against the number of relevant documents kept per query."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for measure, rows in summary.groupby('measure'):
+        rows = rows.sort_values('per_query')
+        ax.errorbar(rows['per_query'], rows['mean'], yerr=rows['std'].fillna(0), marker='o', capsize=3, label=measure)
+    ax.set_xlabel('relevant documents kept per query')
+    ax.set_ylabel('Kendall τ with full qrels')
+    ax.set_xticks(sorted(summary['per_query'].unique()))
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)

@@ -1,0 +1,72 @@
+"""``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
+(markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
+import contextlib
+from pathlib import Path
+from typing import Sequence
+
+import ir_measures
+import pandas as pd
+
+from . import plots
+from .bootstrap import bootstrap
+from .correlation import correlations
+from .measure import _FD
+from .robustness import sparsify, summarise
+from .vectors import default_encoder
+
+
+def _table(df: pd.DataFrame, out: Path, name: str) -> str:
+    df.to_csv(out / f'{name}.csv', index=False)
+    return df.to_markdown(index=False, floatfmt='.4f')
+
+
+def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: int = 0,
+                 per_query: Sequence[int] = (1, 5, 10), seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1,
+                 verbose: bool = True) -> Path:
+    """Write ``out/report.md`` (and its CSV tables and PNG/PDF figures) for ``data`` (see :func:`cli.load_data`)."""
+    from .cli import column_label, evaluate_runs  # the CLI's evaluation, with its checks and no_vector counts
+    out.mkdir(parents=True, exist_ok=True)
+    (out / 'figures').mkdir(exist_ok=True)
+    labels = [column_label(m) for m in data.measures]
+    fd_labels = [column_label(m) for m in data.measures if m.NAME == _FD.NAME]
+    others = [column_label(m) for m in data.measures if m.NAME != _FD.NAME]
+    lines = [f'# FD evaluation report', '', f'Qrels: `{qrels_path}`; {len(data.runs)} runs; metrics: '
+             + ', '.join(f'`{m}`' for m in labels) + '. FD is lower-is-better.', '']
+
+    table = evaluate_runs(data.runs, data.qrels, data.measures, data.encoder, verbose=verbose)
+    lines += ['## Results', '', _table(table, out, 'results'), '']
+
+    if len(table) >= 3:
+        corr = correlations(table, labels)
+        lines += ['## Correlations across systems', '',
+                  'Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
+                  'coefficient means agreement.', '', _table(corr, out, 'correlations'), '']
+        for fd in fd_labels:
+            for ref in others[:1]:
+                name = f'scatter_{plots.slug(fd)}_vs_{plots.slug(ref)}'
+                plots.scatter(table, ref, fd, out / 'figures' / name)
+                lines += [f'![{fd} vs {ref}](figures/{name}.png)', '']
+
+    with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
+        boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=seed, verbose=verbose)
+        summary = boot.summary.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in boot.summary['measure']])
+        lines += ['## Bootstrap over queries', '', f'{samples} samples over {len(boot.queries)} queries (seed {seed}), '
+                  '95% percentile intervals. Resampling repeats queries, and repeated documents shrink the fitted '
+                  'covariance, so bootstrapped FD means sit above the full-set FD: compare systems by their '
+                  'intervals, not by the distance to the full-set value.', '', _table(summary, out, 'bootstrap'), '']
+        for measure in summary['measure'].unique():
+            name = f'bootstrap_{plots.slug(measure)}'
+            plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
+            lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
+
+        if len(data.runs) >= 3:
+            sparse = summarise(sparsify(data.runs, data.qrels, data.measures, per_query=per_query, seeds=seeds, rel=rel,
+                                       verbose=verbose))
+            sparse = sparse.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in sparse['measure']])
+            plots.sparsification(sparse, out / 'figures' / 'sparsification')
+            lines += ['## Sparsified judgments', '', f'Kendall τ between each metric with the full qrels and with at most n '
+                      f'relevant documents per query (highest grade first, random within a grade; seeds {list(seeds)}).', '',
+                      _table(sparse, out, 'sparsification'), '', '![sparsification](figures/sparsification.png)', '']
+    path = out / 'report.md'
+    path.write_text('\n'.join(lines))
+    return path
