@@ -177,7 +177,8 @@ def load_data(args) -> Data:
     qrels = _read_qrels(args.qrels)
     if getattr(args, 'per_query', None) is not None:
         try:
-            qrels = balance_qrels(qrels, args.per_query, rel=args.rel or 1, seed=args.seed)
+            # every positive grade counts as relevant for balancing, whatever --rel the measures use
+            qrels = balance_qrels(qrels, args.per_query, rel=1, seed=args.seed)
         except ValueError as ex:
             raise CliError(str(ex)) from ex
     threshold = args.rel or 1
@@ -249,8 +250,7 @@ def cmd_correlate(args) -> int:
 def cmd_sparsify(args) -> int:
     data = load_data(args)
     with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
-        result = sparsify(data.runs, data.qrels, data.measures, per_query=args.n, seeds=args.seeds, rel=args.rel or 1,
-                          verbose=not args.quiet)
+        result = sparsify(data.runs, data.qrels, data.measures, per_query=args.n, seeds=args.seeds, verbose=not args.quiet)
     summary = summarise(result)
     if args.plot_dir:
         plots.sparsification(summary, Path(args.plot_dir) / 'sparsification')
@@ -263,7 +263,7 @@ def cmd_report(args) -> int:
     from .report import write_report
     data = load_data(args)
     path = write_report(data, Path(args.out), args.qrels, samples=args.samples, seed=args.seed_bootstrap,
-                        per_query=args.n, seeds=args.seeds, rel=args.rel or 1, verbose=not args.quiet)
+                        per_query=args.n, seeds=args.seeds, verbose=not args.quiet)
     print(f'wrote {path}')
     return 0
 
@@ -289,7 +289,7 @@ def _data_args(p, per_query: bool = False) -> None:
                    help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')
     p.add_argument('--rel', type=int, default=None, help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...)')
     if per_query:
-        p.add_argument('--per-query', type=int, default=None, help='evaluate with qrels reduced to at most N relevant documents per query (highest grade first)')
+        p.add_argument('--per-query', type=int, default=None, help='evaluate with qrels reduced to at most N documents with a positive label per query (highest grade first)')
         p.add_argument('--seed', type=int, default=0, help='seed of --per-query (default 0)')
     p.add_argument('--missing', choices=['error', 'drop'], default=None,
                    help='FD documents without a vector: fail (error, the default) or leave out and count (drop)')

@@ -21,8 +21,7 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
 
 
 def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: int = 0,
-                 per_query: Sequence[int] = (1, 5, 10), seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1,
-                 verbose: bool = True) -> Path:
+                 per_query: Sequence[int] = (1, 5, 10), seeds: Sequence[int] = (0, 1, 2, 3, 4), verbose: bool = True) -> Path:
     """Write ``out/report.md`` (and its CSV tables and PNG/PDF figures) for ``data`` (see :func:`cli.load_data`)."""
     from .cli import column_label, evaluate_runs  # the CLI's evaluation, with its checks and no_vector counts
     out.mkdir(parents=True, exist_ok=True)
@@ -60,7 +59,7 @@ def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: in
             lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
 
         if len(data.runs) >= 3:
-            sparse = summarise(sparsify(data.runs, data.qrels, data.measures, per_query=per_query, seeds=seeds, rel=rel,
+            sparse = summarise(sparsify(data.runs, data.qrels, data.measures, per_query=per_query, seeds=seeds,
                                        verbose=verbose))
             sparse = sparse.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in sparse['measure']])
             plots.sparsification(sparse, out / 'figures' / 'sparsification')

@@ -31,6 +31,9 @@ def sparsify(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, per_q
              seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1, verbose: bool = True) -> pd.DataFrame:
     """τ(metric with full qrels, metric with qrels balanced to n relevant per query), per n and seed.
 
+    ``rel`` is the label from which a judgment counts as relevant *for balancing* (default 1: every
+    positive grade, as nDCG sees them), independent of the thresholds the measures use.
+
     Returns a long frame: measure, per_query, seed, kendall_tau, kendall_p. :func:`summarise` gives the
     mean and spread over seeds.
     """
