@@ -193,7 +193,7 @@ def load_data(args) -> Data:
     if needs_vectors and not (args.text or args.vectors):
         raise CliError('FD needs document vectors: pass --vectors PREFIX or --text JSONL')
     if args.missing == 'drop':  # the no_vector column and a closing note replace per-measure warnings
-        logging.getLogger('pyterrier_frechet.provider').setLevel(logging.ERROR)
+        logging.getLogger('pyterrier_frechet').setLevel(logging.ERROR)
     return Data(runs, qrels, measures, _encoder(args) if needs_vectors else None)
 
 
@@ -353,7 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')
-    provider_log = logging.getLogger('pyterrier_frechet.provider')
+    provider_log = logging.getLogger('pyterrier_frechet')
     level = provider_log.level  # --missing drop quietens it for the command; restored after
     try:
         return args.func(args)
