@@ -1,13 +1,14 @@
-"""The command line: ``python -m pyterrier_frechet demo | eval``.
+"""The command line: ``python -m pyterrier_frechet demo | eval | bootstrap | correlate | sparsify | report``.
 
-``eval`` scores TREC run files with FD next to any ir_measures measure, without writing Python::
+``demo`` runs the main job on the bundled collection. ``eval`` scores TREC run files with FD next to any
+ir_measures measure, without writing Python; ``bootstrap``, ``sparsify`` and ``report`` take the same data
+options, ``correlate`` a results CSV::
 
     python -m pyterrier_frechet eval --qrels QRELS --runs DIR_OR_FILES... (--text JSONL | --vectors PREFIX) \\
         --metrics FD@10 "FD(urr=True)@10" nDCG@10 RR@10 [--rel 2] [--per-query N --seed S] \\
         [--missing error|drop] [--format markdown|csv|latex] [--output FILE]
 """
 import argparse
-import contextlib
 import logging
 import os
 import sys
@@ -16,7 +17,6 @@ from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import ir_measures
-import numpy as np
 import pandas as pd
 import pyterrier as pt
 import scipy.stats
@@ -107,7 +107,7 @@ def evaluate_runs(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, 
     columns = [str(m) for m in measures]
     labels = {str(m): column_label(m) for m in measures}
     rows = []
-    with default_encoder(encoder) if encoder is not None else contextlib.nullcontext():
+    with default_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
             if not set(run['qid'].astype(str)) & qids:
                 raise CliError(f'run {name!r} shares no query with the qrels')
@@ -224,7 +224,7 @@ def cmd_eval(args) -> int:
 
 def cmd_bootstrap(args) -> int:
     data = load_data(args)
-    with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
+    with default_encoder(data.encoder):
         result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed_bootstrap, ci=args.ci,
                            verbose=not args.quiet)
     summary = result.summary.assign(measure=[column_label(ir_measures.parse_measure(m)) if m.startswith('FD') else m
@@ -249,7 +249,7 @@ def cmd_correlate(args) -> int:
 
 def cmd_sparsify(args) -> int:
     data = load_data(args)
-    with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
+    with default_encoder(data.encoder):
         result = sparsify(data.runs, data.qrels, data.measures, per_query=args.n, seeds=args.seeds, verbose=not args.quiet)
     summary = summarise(result)
     if args.plot_dir:

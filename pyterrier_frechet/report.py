@@ -1,6 +1,5 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
 (markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
-import contextlib
 from pathlib import Path
 from typing import Sequence
 
@@ -29,7 +28,7 @@ def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: in
     labels = [column_label(m) for m in data.measures]
     fd_labels = [column_label(m) for m in data.measures if m.NAME == _FD.NAME]
     others = [column_label(m) for m in data.measures if m.NAME != _FD.NAME]
-    lines = [f'# FD evaluation report', '', f'Qrels: `{qrels_path}`; {len(data.runs)} runs; metrics: '
+    lines = ['# FD evaluation report', '', f'Qrels: `{qrels_path}`; {len(data.runs)} runs; metrics: '
              + ', '.join(f'`{m}`' for m in labels) + '. FD is lower-is-better.', '']
 
     table = evaluate_runs(data.runs, data.qrels, data.measures, data.encoder, verbose=verbose)
@@ -46,7 +45,7 @@ def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: in
                 plots.scatter(table, ref, fd, out / 'figures' / name)
                 lines += [f'![{fd} vs {ref}](figures/{name}.png)', '']
 
-    with default_encoder(data.encoder) if data.encoder is not None else contextlib.nullcontext():
+    with default_encoder(data.encoder):
         boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=seed, verbose=verbose)
         summary = boot.summary.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in boot.summary['measure']])
         lines += ['## Bootstrap over queries', '', f'{samples} samples over {len(boot.queries)} queries (seed {seed}), '

@@ -7,7 +7,6 @@ each metric's ranking of the systems is compared with its ranking under the full
 from typing import Dict, Sequence
 
 import ir_measures
-import numpy as np
 import pandas as pd
 import pyterrier as pt
 import scipy.stats

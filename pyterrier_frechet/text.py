@@ -3,7 +3,7 @@ import gzip
 import io
 import json
 import os
-from typing import Dict, Iterable, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import pandas as pd
 import pyterrier as pt

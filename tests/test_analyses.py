@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
-from ir_measures import P, nDCG
+from ir_measures import P
 
 import pyterrier_frechet as pf
 from pyterrier_frechet import plots
@@ -11,7 +11,7 @@ from pyterrier_frechet.cli import main
 from pyterrier_frechet.correlation import correlations, higher_is_better
 from pyterrier_frechet.robustness import sparsify, summarise
 from conftest import DictEncoder
-from test_cli import files, _write_run  # noqa: F401  (the toy files fixture)
+from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
 
 
 def test_correlations_match_scipy_with_orientation():

@@ -1,6 +1,5 @@
 """Bootstrap over queries: the fast path equals the plain loop for the same seed."""
 import numpy as np
-import pandas as pd
 import pytest
 from ir_measures import nDCG, RR
 

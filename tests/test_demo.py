@@ -1,7 +1,6 @@
 """The main job (python -m pyterrier_frechet demo) on the bundled Cranfield collection."""
 import numpy as np
 import pandas as pd
-import pyterrier as pt
 import pytest
 
 import pyterrier_frechet as pf
