@@ -238,3 +238,27 @@ def test_fd_with_embedder_encoder_drops_docs_without_text(models, toy):
     vec = lambda *ds: emb.lookup(list(ds))[0]
     expected = reference_fd(vec('d0', 'd1', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd1', 'd10', 'd11', 'd12'))  # d2 has no text
     assert value == pytest.approx(expected, rel=1e-9)
+
+
+_OVERLAPPING_WRITER = textwrap.dedent('''
+    import sys, numpy as np
+    from pyterrier_frechet.cache import EmbeddingCache
+    cache = EmbeddingCache(sys.argv[1], {'name': 'fake', 'hash': 'abc'})
+    start = int(sys.argv[2])
+    for i in range(start, start + 3000, 50):  # chunks overlapping the other writer's range
+        cache.put([f'doc{j}' for j in range(i, i + 50)],
+                  np.stack([np.random.default_rng(j).normal(size=64) for j in range(i, i + 50)]))
+        cache.get([f'doc{j}' for j in range(0, 4000, 97)])  # and read while the other one writes
+''')
+
+
+def test_two_processes_write_and_read_one_cache(tmp_path):
+    procs = [subprocess.Popen([sys.executable, '-c', _OVERLAPPING_WRITER, str(tmp_path), str(start)], stderr=subprocess.PIPE)
+             for start in (0, 1000)]
+    for p in procs:
+        assert p.wait(timeout=300) == 0, p.stderr.read().decode()[-2000:]
+    cache = EmbeddingCache(tmp_path, {'name': 'fake', 'hash': 'abc'})
+    assert len(cache) == 4000  # doc0 .. doc3999, the overlap stored once
+    stored = cache.get([f'doc{j}' for j in range(4000)])
+    for j in range(0, 4000, 37):
+        np.testing.assert_array_equal(stored[f'doc{j}'], np.random.default_rng(j).normal(size=64).astype(np.float32))

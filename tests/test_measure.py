@@ -186,3 +186,21 @@ def test_bad_parameters_and_no_encoder(toy):
     mixed = run.assign(doc_vec=[np.zeros(6 if i % 2 else 5) for i in range(len(run))])
     with pytest.raises(ValueError, match='mixed shapes'):
         calc(FD @ 3, qrels, mixed, DictEncoder(vectors))
+
+
+def test_query_with_relevant_documents_but_nothing_retrieved(toy, vec, caplog):
+    vectors, qrels, run = toy
+    without_q2 = run[run.qid != 'q2']
+    with caplog.at_level(logging.INFO, logger='pyterrier_frechet'):
+        value = calc(FD @ 3, qrels, without_q2, DictEncoder(vectors))
+    # q2's relevant documents stay in the relevant set; it adds nothing to the retrieved set
+    assert value == pytest.approx(reference_fd(vec(*REL_1), vec('d0', 'd1', 'd2')), rel=1e-9)
+    assert '1 of 2 queries with relevant documents have no retrieved document' in caplog.text
+
+
+def test_query_retrieved_but_without_relevant_documents_is_left_out(toy, vec):
+    vectors, qrels, run = toy
+    # q3 is judged (d20: 0) but has no relevant document; q4 is not judged at all. Adding or removing
+    # their rankings does not change FD: they are not in the query set.
+    only_12 = run[run.qid.isin(['q1', 'q2'])]
+    assert calc(FD @ 3, qrels, run, DictEncoder(vectors)) == calc(FD @ 3, qrels, only_12, DictEncoder(vectors))
