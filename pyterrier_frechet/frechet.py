@@ -118,7 +118,7 @@ def _factor(xc: np.ndarray) -> np.ndarray:
     """A matrix F with FᵀF = X̃ᵀX̃ and at most d rows: the R of a QR decomposition when n > d, else X̃."""
     if xc.shape[0] <= xc.shape[1]:
         return xc
-    return scipy.linalg.qr(xc, mode='r', check_finite=False)[0]
+    return np.linalg.qr(xc, mode='r')  # the economic d×d R (scipy's mode='r' would return n×d)
 
 
 def _sqrt_psd(cov: np.ndarray) -> np.ndarray:
