@@ -90,31 +90,24 @@ class _QueryStats:
         return out
 
 
-def _vectors_for(measures, sets_per_measure, encoder) -> Dict[str, np.ndarray]:
-    docnos = sorted({d for sets in sets_per_measure for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO]})
-    if encoder is None:
-        raise ValueError('FD needs vectors: pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-    vecs, found = lookup_vectors(encoder, docnos)
-    missing = int((~found).sum())
-    if missing:
-        policies = {m['missing'] for m in measures}
-        if 'error' in policies:
-            raise ValueError(f'{missing} document(s) have no vector, e.g. {np.asarray(docnos)[~found][:5].tolist()}; '
-                             "pass missing='drop' to leave them out")
-        logger.warning('bootstrap: %d document(s) without a vector left out', missing)
-    return {d: v for d, v, f in zip(docnos, vecs, found) if f}
-
-
 def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True) -> np.ndarray:
     encoder = measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
+    if encoder is None:
+        raise ValueError(f'{measure}: FD needs vectors: pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
     sets = fd_sets(measure, qrels_ir, run_ir)
-    key = id(encoder)
-    if key not in vec_cache:
-        vec_cache[key] = {}
-    missing = [d for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO] if d not in vec_cache[key]]
-    if missing:
-        vec_cache[key].update(_vectors_for([measure], [sets], encoder))
-    vec_of = vec_cache[key]
+    known = vec_cache.setdefault(id(encoder), {})  # docno -> vector, or None for a document without one
+    docnos = sorted({d for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO]})
+    unknown = [d for d in docnos if d not in known]
+    if unknown:
+        vecs, found = lookup_vectors(encoder, unknown)
+        known.update((d, v if f else None) for d, v, f in zip(unknown, vecs, found))
+    absent = [d for d in docnos if known[d] is None]
+    if absent:
+        if measure['missing'] == 'error':
+            raise ValueError(f'{measure}: {len(absent)} document(s) have no vector, e.g. {absent[:5]}; '
+                             "pass missing='drop' to leave them out")
+        logger.warning('%s: bootstrap leaves out %d document(s) without a vector', measure, len(absent))
+    vec_of = {d: known[d] for d in docnos if known[d] is not None}
     all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
     if not all_vecs:
         raise ValueError(f'{measure}: no relevant document has a vector')
@@ -148,7 +141,9 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     Args:
         runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.runs.read_run`.
         qrels: qid, docno, label. The resampled universe is the qrels' queries.
-        measures: ir_measures measures (objects or names); FD measures use the fast path.
+        measures: ir_measures measures (objects or names); FD measures use the fast path, with vectors
+            from their encoder (or the default one; a run's ``doc_vec`` column is not used) and their
+            ``missing=`` policy.
         n_samples: bootstrap samples (default 1000, as in the paper).
         seed: the draws are ``numpy.random.default_rng(seed)``; the same draws serve every system.
         ci: confidence level of the percentile interval (default 0.95).

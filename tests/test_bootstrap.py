@@ -46,3 +46,16 @@ def test_summary_columns_and_interval(toy):
     assert row.value == pytest.approx(ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m])
     with pytest.raises(ValueError, match='ci'):
         bootstrap({'a': run}, qrels, [m], ci=1.5)
+
+
+def test_missing_vectors_follow_the_measure_policy(toy):
+    vectors, qrels, run = toy
+    partial = DictEncoder({k: v for k, v in vectors.items() if k != 'd2'})
+    with pytest.raises(ValueError, match=r"1 document\(s\) have no vector, e.g. \['d2'\]"):
+        bootstrap({'sys': run}, qrels, [pf.FD(encoder=partial) @ 3], n_samples=5)
+    dropped = bootstrap({'sys': run}, qrels, [pf.FD(encoder=partial, missing='drop') @ 3], n_samples=20, seed=2)
+    naive = bootstrap_naive(run, qrels, pf.FD(encoder=partial, missing='drop') @ 3, n_samples=20, seed=2)
+    got = dropped.samples['sys'][str(pf.FD(encoder=partial, missing='drop') @ 3)]
+    ok = np.isfinite(naive)
+    np.testing.assert_array_equal(np.isfinite(got), ok)
+    np.testing.assert_allclose(got[ok], naive[ok], rtol=1e-7)
