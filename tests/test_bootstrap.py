@@ -51,7 +51,7 @@ def test_summary_columns_and_interval(toy):
 def test_missing_vectors_follow_the_measure_policy(toy):
     vectors, qrels, run = toy
     partial = DictEncoder({k: v for k, v in vectors.items() if k != 'd2'})
-    with pytest.raises(ValueError, match=r"1 document\(s\) have no vector, e.g. \['d2'\]"):
+    with pytest.raises(ValueError, match=r"have no vector, e.g. \['d2'\]"):
         bootstrap({'sys': run}, qrels, [pf.FD(encoder=partial) @ 3], n_samples=5)
     dropped = bootstrap({'sys': run}, qrels, [pf.FD(encoder=partial, missing='drop') @ 3], n_samples=20, seed=2)
     naive = bootstrap_naive(run, qrels, pf.FD(encoder=partial, missing='drop') @ 3, n_samples=20, seed=2)
