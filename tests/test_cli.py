@@ -163,3 +163,18 @@ def test_dl19_runs_with_precomputed_vectors(capsys):
     assert table.loc['bm25.rank1-7b.top100', 'no_vector'] >= 29
     assert table.loc['bm25.top100', 'no_vector'] == 0
     assert 'Kendall tau(FD@10, nDCG@10) over 19 runs' in captured.err
+
+
+def test_run_pipelines_score_a_directory_in_one_experiment(files, toy):
+    vectors, qrels, run = toy
+    systems = pf.runs.run_pipelines([files / 'runs'])
+    assert list(systems) == ['fwd', 'mid', 'rev']
+    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
+    with pf.default_encoder(DictEncoder(vectors)):
+        table = pt.Experiment(list(systems.values()), topics, qrels, eval_metrics=[pf.FD @ 3, ir_measures.nDCG @ 3],
+                              names=list(systems)).set_index('name')
+    direct = ir_measures.calc_aggregate([pf.FD(encoder=DictEncoder(vectors)) @ 3, ir_measures.nDCG @ 3],
+                                        pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))
+    assert table.loc['fwd', 'FD@3'] == pytest.approx(direct[pf.FD(encoder=DictEncoder(vectors)) @ 3], rel=1e-6)
+    assert table.loc['fwd', 'nDCG@3'] == pytest.approx(direct[ir_measures.nDCG @ 3], rel=1e-6)
+    assert table.loc['rev', 'FD@3'] != table.loc['fwd', 'FD@3']
