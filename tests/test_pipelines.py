@@ -137,3 +137,13 @@ def test_four_pipelines_example_script(tmp_path):
     assert [line.split()[0] for line in lines[1:5]] == ['BM25', 'SPLADE', 'BM25', 'Dense']
     assert 'stand-in' not in out.stdout  # the given paths were used
     assert 'documents it encoded in this run: 1400' in out.stdout
+
+
+def test_colbert_index_repr_empty_frame_and_inspect(tiny, collection):
+    index = pipelines.colbert(collection, tiny['colbert'], num_results=5)
+    assert repr(index) == "ColBERTIndex(ColBERT('tiny-colbert'), <40 docs>, num_results=5)"
+    empty = index(pd.DataFrame({'qid': [], 'query': []}))
+    assert len(empty) == 0 and list(empty.columns) == ['qid', 'query', 'docno', 'score', 'rank']
+    assert pt.inspect.transformer_outputs(index, ['qid', 'query']) == ['qid', 'query', 'docno', 'score', 'rank']
+    res = index(collection.topics.iloc[:1])
+    assert len(res) == 5 and res['rank'].tolist() == [0, 1, 2, 3, 4] and res.score.is_monotonic_decreasing
