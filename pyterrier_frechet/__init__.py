@@ -17,6 +17,7 @@ from . import bundled, runs
 from .bootstrap import bootstrap
 from .correlation import correlations
 from .robustness import encoder_robustness, sparsify
+from .significance import paired_test
 
 _register_provider()
 
@@ -24,5 +25,5 @@ __all__ = [
     'FD', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
     'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
     'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider',
-    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness',
+    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test',
 ]

@@ -90,11 +90,12 @@ class _QueryStats:
         return out
 
 
-def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True) -> np.ndarray:
+def _vectors_of(measure, sets, vec_cache: Dict) -> Dict[str, np.ndarray]:
+    """docno -> vector for both sides of ``sets``, from the measure's encoder, applying its ``missing=`` policy.
+    ``vec_cache`` (per encoder) remembers every lookup, including documents found to have no vector."""
     encoder = measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
     if encoder is None:
         raise ValueError(f'{measure}: FD needs vectors: pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-    sets = fd_sets(measure, qrels_ir, run_ir)
     known = vec_cache.setdefault(id(encoder), {})  # docno -> vector, or None for a document without one
     docnos = sorted({d for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO]})
     unknown = [d for d in docnos if d not in known]
@@ -106,8 +107,13 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
         if measure['missing'] == 'error':
             raise ValueError(f'{measure}: {len(absent)} document(s) have no vector, e.g. {absent[:5]}; '
                              "pass missing='drop' to leave them out")
-        logger.warning('%s: bootstrap leaves out %d document(s) without a vector', measure, len(absent))
-    vec_of = {d: known[d] for d in docnos if known[d] is not None}
+        logger.warning('%s: leaves out %d document(s) without a vector', measure, len(absent))
+    return {d: known[d] for d in docnos if known[d] is not None}
+
+
+def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True) -> np.ndarray:
+    sets = fd_sets(measure, qrels_ir, run_ir)
+    vec_of = _vectors_of(measure, sets, vec_cache)
     all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
     if not all_vecs:
         raise ValueError(f'{measure}: no relevant document has a vector')
