@@ -72,22 +72,42 @@ class _QueryStats:
             i = index[qid]
             self.n[i], self.s[i], self.p[i] = len(x), x.sum(axis=0), (x.T @ x).ravel()
 
-    def stats(self, counts: np.ndarray, shift: np.ndarray) -> List[Optional[GaussianStats]]:
-        """The Gaussian of each sample (rows of ``counts``); None where it has fewer than 2 vectors."""
-        d = len(shift)
-        ns = counts @ self.n
-        sums = counts @ self.s
-        crosses = counts @ self.p  # one matrix product for the whole chunk of samples
-        out = []
-        for n, total, cross in zip(ns, sums, crosses):
-            if n < 2:
-                out.append(None)
-                continue
-            mean_shifted = total / n
-            cov = cross.reshape(d, d) - n * np.outer(mean_shifted, mean_shifted)
-            cov /= n - 1
-            out.append(GaussianStats(mean_shifted + shift, cov, int(n)))
-        return out
+
+def _gaussians(parts: Sequence[_QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> List[Optional[GaussianStats]]:
+    """The Gaussian of each sample: per-query statistics of ``parts`` summed with per-query ``weights`` (one
+    samples × queries matrix per part, so queries can be drawn from different systems); None where a sample
+    has fewer than 2 vectors."""
+    d = len(shift)
+    ns = sum(w @ part.n for part, w in zip(parts, weights))
+    sums = sum(w @ part.s for part, w in zip(parts, weights))
+    crosses = sum(w @ part.p for part, w in zip(parts, weights))  # one matrix product for a chunk of samples
+    out = []
+    for n, total, cross in zip(ns, sums, crosses):
+        if n < 2:
+            out.append(None)
+            continue
+        mean_shifted = total / n
+        cov = cross.reshape(d, d) - n * np.outer(mean_shifted, mean_shifted)
+        cov /= n - 1
+        out.append(GaussianStats(mean_shifted + shift, cov, int(n)))
+    return out
+
+
+def weighted_fds(rel: _QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[_QueryStats],
+                 ret_weights: Sequence[np.ndarray], shift: np.ndarray, pbar=None) -> np.ndarray:
+    """FD per sample (row of the weights) between the weighted relevant set and the weighted retrieved
+    parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors."""
+    out = np.full(len(rel_weights), np.nan)
+    for start in range(0, len(rel_weights), _CHUNK):
+        sl = slice(start, start + _CHUNK)
+        relevant = _gaussians([rel], [rel_weights[sl]], shift)
+        retrieved = _gaussians(ret_parts, [w[sl] for w in ret_weights], shift)
+        for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
+            if s1 is not None and s2 is not None:
+                out[b] = frechet_distance_from_stats(s1, s2)
+        if pbar is not None:
+            pbar.update(len(relevant))
+    return out
 
 
 def _vectors_of(measure, sets, vec_cache: Dict) -> Dict[str, np.ndarray]:
@@ -120,15 +140,8 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
     shift = np.mean(all_vecs, axis=0)
     rel = _QueryStats(sets.relevant, vec_of, queries, shift)
     ret = _QueryStats(sets.retrieved, vec_of, queries, shift)
-    out = np.full(len(counts), np.nan)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
-        for start in range(0, len(counts), _CHUNK):
-            chunk = counts[start:start + _CHUNK]
-            for b, (s1, s2) in enumerate(zip(rel.stats(chunk, shift), ret.stats(chunk, shift)), start):
-                if s1 is not None and s2 is not None:
-                    out[b] = frechet_distance_from_stats(s1, s2)
-            pbar.update(len(chunk))
-    return out
+        return weighted_fds(rel, counts, [ret], [counts], shift, pbar)
 
 
 def _summary_row(system, measure, value, samples, ci) -> dict:

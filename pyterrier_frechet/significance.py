@@ -16,8 +16,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from .bootstrap import _QueryStats, draw_counts, _vectors_of
-from .frechet import GaussianStats, frechet_distance_from_stats
+from .bootstrap import _QueryStats, _vectors_of, draw_counts, weighted_fds
 from .provider import QID, fd_sets
 
 
@@ -30,30 +29,6 @@ class PairedResult(NamedTuple):
     p_bootstrap: float
     p_randomisation: float
     n_queries: int
-
-
-def _fds(rel: _QueryStats, rel_counts, ret_parts, ret_weights, shift, chunk: int = 32) -> np.ndarray:
-    """FD per sample (row) between the relevant set weighted by ``rel_counts`` and the retrieved sets of
-    ``ret_parts`` weighted by ``ret_weights`` (one weight matrix per part), in chunks of samples."""
-    d = len(shift)
-    out = np.full(len(rel_counts), np.nan)
-    for start in range(0, len(rel_counts), chunk):
-        sl = slice(start, start + chunk)
-        sides = [(rel_counts[sl] @ rel.n, rel_counts[sl] @ rel.s, rel_counts[sl] @ rel.p),
-                 (sum(w[sl] @ part.n for part, w in zip(ret_parts, ret_weights)),
-                  sum(w[sl] @ part.s for part, w in zip(ret_parts, ret_weights)),
-                  sum(w[sl] @ part.p for part, w in zip(ret_parts, ret_weights)))]
-        for b in range(len(sides[0][0])):
-            stats = []
-            for n, s, p in sides:
-                if n[b] < 2:
-                    break
-                mean = s[b] / n[b]
-                cov = (p[b].reshape(d, d) - n[b] * np.outer(mean, mean)) / (n[b] - 1)
-                stats.append(GaussianStats(mean + shift, cov, int(n[b])))
-            if len(stats) == 2:
-                out[start + b] = frechet_distance_from_stats(*stats)
-    return out
 
 
 def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
@@ -76,13 +51,13 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     ret_a, ret_b = (_QueryStats(s.retrieved, vec_of, queries, shift) for s in sets)
     ones = np.ones((1, len(queries)))
     zeros = np.zeros((1, len(queries)))
-    fd_a = float(_fds(rel, ones, [ret_a, ret_b], [ones, zeros], shift)[0])
-    fd_b = float(_fds(rel, ones, [ret_a, ret_b], [zeros, ones], shift)[0])
+    fd_a = float(weighted_fds(rel, ones, [ret_a, ret_b], [ones, zeros], shift)[0])
+    fd_b = float(weighted_fds(rel, ones, [ret_a, ret_b], [zeros, ones], shift)[0])
     diff = fd_a - fd_b
 
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
-    boot = (_fds(rel, counts, [ret_a, ret_b], [counts, np.zeros_like(counts)], shift)
-            - _fds(rel, counts, [ret_a, ret_b], [np.zeros_like(counts), counts], shift))
+    boot = (weighted_fds(rel, counts, [ret_a, ret_b], [counts, np.zeros_like(counts)], shift)
+            - weighted_fds(rel, counts, [ret_a, ret_b], [np.zeros_like(counts), counts], shift))
     boot = boot[np.isfinite(boot)]
     alpha = (1 - ci) / 2
     low, high = np.quantile(boot, [alpha, 1 - alpha])
@@ -91,7 +66,7 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     swap = np.random.default_rng(seed + 1).integers(0, 2, size=(n_permutations, len(queries))).astype(np.float64)
     keep = 1.0 - swap
     full = np.ones_like(swap)
-    perm = (_fds(rel, full, [ret_a, ret_b], [keep, swap], shift) - _fds(rel, full, [ret_a, ret_b], [swap, keep], shift))
+    perm = (weighted_fds(rel, full, [ret_a, ret_b], [keep, swap], shift) - weighted_fds(rel, full, [ret_a, ret_b], [swap, keep], shift))
     perm = perm[np.isfinite(perm)]
     p_rand = float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), p_boot, p_rand, len(queries))
