@@ -1,13 +1,14 @@
 """Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
 
-Importing the package registers the ``FD`` measure with ir_measures, so ``pt.Experiment``,
+Importing the package registers the ``FD``, ``DO`` and ``HSA`` measures with ir_measures, so ``pt.Experiment``,
 ``ir_measures.calc_aggregate`` and ``ir_measures.parse_measure('FD@10')`` all know it.
 """
 __version__ = '0.1.0'
 
 from .frechet import GaussianStats, frechet_distance, frechet_distance_from_stats, gaussian_stats
-from .measure import FD
+from .measure import DO, FD, HSA
 from .provider import FrechetProvider, fd_sets, register as _register_provider
+from .histogram_provider import HistogramProvider, register as _register_histogram_provider
 from .qrels import balance_qrels
 from .urr import URRFilter
 from .vectors import VectorStore, default_encoder, get_default_encoder, set_default_encoder
@@ -20,10 +21,11 @@ from .robustness import encoder_robustness, sparsify
 from .significance import paired_test
 
 _register_provider()
+_register_histogram_provider()
 
 __all__ = [
-    'FD', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
+    'FD', 'DO', 'HSA', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
     'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
-    'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider',
+    'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider', 'HistogramProvider',
     'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test',
 ]

@@ -1,16 +1,22 @@
-"""The ``FD`` measure: Fréchet Distance as an ir_measures :class:`~ir_measures.measures.Measure`.
+"""The measures of this package, as ir_measures :class:`~ir_measures.measures.Measure` objects: ``FD``
+(Fréchet Distance) and the histogram measures ``DO`` and ``HSA``.
 
 As in ir_measures, a measure is its parameters, a docstring and a citation; the computation lives in
-:mod:`pyterrier_frechet.provider`, registered with ir_measures when the package is imported.
+:mod:`pyterrier_frechet.provider` (FD) and :mod:`pyterrier_frechet.histogram_provider` (DO, HSA),
+registered with ir_measures when the package is imported.
+
+All three are *set* measures: one number per query set, reported for every query of the qrels so that
+the mean over queries (what ``pt.Experiment`` shows) is exactly that number.
 """
 from ir_measures import measures
 from ir_measures.measures.base import Agg, ParamInfo
 
 
-class FDAgg(Agg):
-    """Aggregates FD's per-query rows: they all carry the one set value, which is returned as is."""
+class SetValueAgg(Agg):
+    """Aggregates a set measure's per-query rows: they all carry the one set value, which is returned as is."""
 
-    def __init__(self):
+    def __init__(self, name: str = 'FD'):
+        self.name = name
         self.values = set()
 
     def add(self, value):
@@ -19,13 +25,35 @@ class FDAgg(Agg):
     def result(self):
         if not self.values:
             return float('nan')
-        if len(self.values) > 1:
-            raise ValueError(f'FD rows of one evaluation carry different values {sorted(self.values)[:3]}: '
-                             'FD is one number per query set and cannot be averaged over evaluations')
+        finite = {v for v in self.values if v == v}  # NaN != NaN: a NaN set value (e.g. HSA undefined) is one value
+        if len(finite) > 1 or (finite and len(finite) < len(self.values)):
+            raise ValueError(f'{self.name} rows of one evaluation carry different values {sorted(self.values)[:3]}: '
+                             f'{self.name} is one number per query set and cannot be averaged over evaluations')
         return next(iter(self.values))
 
 
-class _FD(measures.Measure):
+
+class SetMeasure(measures.Measure):
+    """Base of this package's measures: ``M(10)`` is ``M@10``; bad parameters raise ValueError; set aggregation."""
+
+    def __call__(self, cutoff=None, **kwargs):
+        """``M(10)`` is ``M@10``; keywords set the other parameters, e.g. ``FD(10, rel=2)``."""
+        if cutoff is not None:
+            kwargs['cutoff'] = cutoff
+        return super().__call__(**kwargs)
+
+    def validate_params(self):
+        """As ir_measures does, but a bad parameter raises ValueError (ir_measures uses assert)."""
+        try:
+            super().validate_params()
+        except AssertionError as ex:
+            raise ValueError(f'{self}: {ex}') from ex
+
+    def aggregator(self):
+        return SetValueAgg(self.NAME)
+
+
+class _FD(SetMeasure):
     """
     Fréchet Distance (FD) between the embeddings of the judged-relevant documents of a query set and
     the embeddings of the top-k documents a system retrieved for the same queries. A Gaussian is
@@ -70,22 +98,6 @@ class _FD(measures.Measure):
         'missing': ParamInfo(dtype=str, choices=['error', 'drop'], default='error', desc='documents without a vector: raise (error) or leave out with a logged count (drop)'),
     }
 
-    def __call__(self, cutoff=None, **kwargs):
-        """``FD(10)`` is ``FD@10``; keywords set the other parameters, e.g. ``FD(10, rel=2)``."""
-        if cutoff is not None:
-            kwargs['cutoff'] = cutoff
-        return super().__call__(**kwargs)
-
-    def validate_params(self):
-        """As ir_measures does, but a bad parameter raises ValueError (ir_measures uses assert)."""
-        try:
-            super().validate_params()
-        except AssertionError as ex:
-            raise ValueError(f'{self}: {ex}') from ex
-
-    def aggregator(self):
-        return FDAgg()
-
     def _param_repr(self, v):
         # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
         # also keeps two FD measures with different encoders distinct (ir_measures compares measures by repr).
@@ -94,3 +106,67 @@ class _FD(measures.Measure):
 
 FD = _FD()
 measures.register(FD)
+
+
+_HISTOGRAM_PARAMS = {
+    'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
+    'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+    'bins': ParamInfo(dtype=int, default=10, desc='equally spaced bins over the normalised scores [0, 1]'),
+    'norm': ParamInfo(dtype=str, choices=['minmax', 'rank'], default='minmax',
+                      desc='per-query normalisation: min-max of the scores, or of the ranks (for runs whose scores are not comparable)'),
+    'unjudged': ParamInfo(dtype=str, choices=['skip', 'nonrel'], default='skip',
+                          desc='retrieved documents without a judgment: left out (skip) or counted as non-relevant (nonrel)'),
+}
+
+_HISTOGRAM_DOC = """
+    Scores: each query's ranking (its top ``cutoff``, in trec_eval order) is normalised to [0, 1] on its own —
+    min-max of the scores (``norm='minmax'``), or of the ranks, first = 1 and last = 0 (``norm='rank'``, as the
+    paper does for TREC runs). A query whose scores are all equal (or that has one document, for ranks) has no
+    normalisation and is left out with a logged count. The normalised scores of the judged documents of every
+    query with at least one relevant document are pooled into two histograms over ``bins`` equal bins: relevant
+    (label >= ``rel``) and non-relevant (judged below ``rel``; with ``unjudged='nonrel'``, unjudged retrieved
+    documents too). Only scored (retrieved) documents count. Supported bins B': both histograms non-zero.
+
+    Like FD, one number per query set, reported for every query of the qrels (``pt.Experiment`` shows it as is).
+"""
+
+_HISTOGRAM_CITE = """
+    .. cite:: krstovski2015histogram
+       Kriste Krstovski, David A. Smith and Michael J. Kurtz. 2015. Evaluating Retrieval Models through
+       Histogram Analysis. In Proceedings of SIGIR 2015. https://doi.org/10.1145/2766462.2767815
+"""
+
+
+class _DO(SetMeasure):
+    __doc__ = """
+    Distributional Overlap (DO): Σ over supported bins of log min(h_R, h_NR), Eq. 1 of Krstovski et al. —
+    how much the scores a system gives relevant and non-relevant documents overlap. Lower is better. 0 when
+    no bin holds both. DO sums log counts, so it grows with the number of scored judged documents: compare
+    systems on the same queries, qrels and depth only.
+""" + _HISTOGRAM_DOC + _HISTOGRAM_CITE
+    __name__ = 'DO'
+    NAME = __name__
+    PRETTY_NAME = 'Distributional Overlap'
+    SHORT_DESC = 'Overlap of the histograms of normalised scores of relevant and non-relevant documents (lower is better).'
+    HIGHER_IS_BETTER = False
+    SUPPORTED_PARAMS = dict(_HISTOGRAM_PARAMS)
+
+
+class _HSA(SetMeasure):
+    __doc__ = """
+    Histogram Slope Analysis (HSA): the least-squares slope of log(h_R / h_NR) against the bin centre over the
+    supported bins, Eq. 2 of Krstovski et al. — how steeply the share of relevant documents rises with the
+    score. Higher is better. NaN (with a warning) when fewer than two bins are supported.
+""" + _HISTOGRAM_DOC + _HISTOGRAM_CITE
+    __name__ = 'HSA'
+    NAME = __name__
+    PRETTY_NAME = 'Histogram Slope Analysis'
+    SHORT_DESC = 'Slope of the log ratio of relevant to non-relevant score histograms (higher is better).'
+    HIGHER_IS_BETTER = True
+    SUPPORTED_PARAMS = dict(_HISTOGRAM_PARAMS)
+
+
+DO = _DO()
+HSA = _HSA()
+measures.register(DO)
+measures.register(HSA)

@@ -171,30 +171,53 @@ def _as_str_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{QID: frame[QID].astype(str), DOCNO: frame[DOCNO].astype(str)})
 
 
-class FrechetEvaluator(providers.Evaluator):
+def prepare_qrels(qrels, what: str) -> pd.DataFrame:
+    """Qrels in any form ir_measures reads, as a checked frame with str ids and numeric labels."""
+    qrels = QrelsConverter(qrels).as_pd_dataframe()
+    if len(qrels) == 0:
+        raise ValueError(f'{what}: the qrels are empty')
+    qrels = _as_str_ids(qrels[[QID, DOCNO, LABEL]])
+    check_duplicates(qrels, QID, DOCNO, 'the qrels')
+    return qrels.assign(**{LABEL: pd.to_numeric(qrels[LABEL])})
+
+
+def prepare_run(run, what: str) -> pd.DataFrame:
+    """A run in any form ir_measures reads, as a checked frame with str ids."""
+    run = RunConverter(run).as_pd_dataframe()
+    missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
+    if missing:
+        raise ValueError(f'{what}: the run lacks column(s) {missing} (found {list(run.columns)})')
+    run = _as_str_ids(run)
+    check_duplicates(run, QID, DOCNO, 'the run')
+    return run
+
+
+class SetEvaluator(providers.Evaluator):
+    """Evaluator of set measures: ``compute(measures, qrels, run)`` gives one value per measure, which is
+    reported for every query of the qrels, so that the mean over queries (what pt.Experiment shows) is
+    exactly that number."""
+    WHAT = 'FD'
+
     def __init__(self, measures, qrels):
-        qrels = QrelsConverter(qrels).as_pd_dataframe()
-        if len(qrels) == 0:
-            raise ValueError('FD: the qrels are empty')
-        qrels = _as_str_ids(qrels[[QID, DOCNO, LABEL]])
-        check_duplicates(qrels, QID, DOCNO, 'the qrels')
-        qrels = qrels.assign(**{LABEL: pd.to_numeric(qrels[LABEL])})
+        qrels = prepare_qrels(qrels, self.WHAT)
         super().__init__(measures, sorted(qrels[QID].unique()))
         self.qrels = qrels
 
+    def compute(self, measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
+        raise NotImplementedError
+
     def _iter_calc(self, run) -> Iterator[Metric]:
-        run = RunConverter(run).as_pd_dataframe()
-        missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
-        if missing:
-            raise ValueError(f'FD: the run lacks column(s) {missing} (found {list(run.columns)})')
-        run = _as_str_ids(run)
-        check_duplicates(run, QID, DOCNO, 'the run')
-        values = compute_fd(self.measures, self.qrels, run)
-        # One number per query set, reported for every query of the qrels so that the mean over queries
-        # (what pt.Experiment shows) is exactly that number.
+        values = self.compute(self.measures, self.qrels, prepare_run(run, self.WHAT))
         for measure, value in values.items():
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
+
+
+class FrechetEvaluator(SetEvaluator):
+    WHAT = 'FD'
+
+    def compute(self, measures, qrels, run):
+        return compute_fd(measures, qrels, run)
 
 
 class FrechetProvider(providers.Provider):

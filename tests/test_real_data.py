@@ -5,9 +5,11 @@ independent computation written here from first principles — plain-Python pars
 trec_eval ordering, numpy statistics — to 1e-8 relative.
 """
 import gzip
+import math
 from collections import defaultdict
 from pathlib import Path
 
+import ir_measures
 import numpy as np
 import pyterrier as pt
 import pytest
@@ -75,3 +77,45 @@ def test_fd10_rel2_of_every_dl19_run_equals_first_principles(dl19):
         assert table.loc[name, str(measure)] == pytest.approx(expected, rel=1e-8), name
     for name, ndcg in README_NDCG10.items():
         assert table.loc[name, 'nDCG@10'] == pytest.approx(ndcg, abs=5e-5), name
+
+
+def _first_principles_histograms(run_path, qrels, rel, bins, cutoff):
+    """DO and HSA written from the paper with plain Python: per query, min-max normalise the top ``cutoff``
+    scores, count judged documents into relevant / non-relevant bins, pool over queries, then Eq. 1 and a
+    least-squares slope by np.polyfit (Eq. 2)."""
+    by_query = defaultdict(list)
+    for qid, _, docno, _, score, *_ in _lines(run_path):
+        by_query[qid].append((float(score), docno))
+    h_r, h_nr = [0] * bins, [0] * bins
+    for qid in sorted({q for (q, _), g in qrels.items() if g >= rel}):
+        ranked = sorted(by_query.get(qid, []), reverse=True)[:cutoff]
+        if not ranked:
+            continue
+        hi, lo = ranked[0][0], ranked[-1][0]
+        if hi == lo:
+            continue
+        for score, docno in ranked:
+            if (qid, docno) not in qrels:
+                continue
+            b = min(int((score - lo) / (hi - lo) * bins), bins - 1)
+            if qrels[qid, docno] >= rel:
+                h_r[b] += 1
+            else:
+                h_nr[b] += 1
+    shared = [b for b in range(bins) if h_r[b] and h_nr[b]]
+    do = sum(math.log(min(h_r[b], h_nr[b])) for b in shared)
+    hsa = np.polyfit([(b + 0.5) / bins for b in shared], [math.log(h_r[b] / h_nr[b]) for b in shared], 1)[0]
+    return do, hsa
+
+
+def test_do_and_hsa_of_every_dl19_run_equal_first_principles(dl19):
+    runs = dl19[3]
+    qrels = {(q, d): int(g) for q, _, d, g in _lines(MSMARCO / 'qrels.dl19-passage.txt')}
+    qrels_df = pt.io.read_qrels(str(MSMARCO / 'qrels.dl19-passage.txt'))
+    do, hsa = pf.DO(100, rel=2, bins=10), pf.HSA(100, rel=2, bins=10)
+    for path in runs:
+        run = pt.io.read_results(str(path))
+        values = ir_measures.calc_aggregate([do, hsa], pt.model.to_ir_measures(qrels_df), pt.model.to_ir_measures(run))
+        expected_do, expected_hsa = _first_principles_histograms(path, qrels, 2, 10, 100)
+        assert values[do] == pytest.approx(expected_do, rel=1e-12), path.name
+        assert values[hsa] == pytest.approx(expected_hsa, rel=1e-9), path.name
