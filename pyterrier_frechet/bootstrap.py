@@ -8,6 +8,7 @@ Fast path for FD: per query, the count n_q, sum s_q and cross-product P_q = Σ (
 vectors (c a common shift, for numerical stability) are computed once. A sample with counts w_q then
 has N = Σ w_q n_q, mean c + Σ w_q s_q / N and covariance (Σ w_q P_q − N μ̃μ̃ᵀ)/(N − 1), so no vector
 is gathered again; FD comes from these statistics (:func:`~pyterrier_frechet.frechet_distance_from_stats`).
+Histogram measures (DO, HSA) sum per-query bin counts with the same weights, then apply Eq. 1 / Eq. 2.
 Classical measures use their per-query values, averaged with the same counts.
 
 :func:`bootstrap_naive` is the plain loop (resample queries, rebuild the frames, gather vectors,
@@ -22,7 +23,9 @@ import pandas as pd
 import pyterrier as pt
 
 from .frechet import GaussianStats, frechet_distance_from_stats
-from .measure import _FD
+from .histogram import Histograms
+from .histogram_provider import histogram_value, query_histograms
+from .measure import _DO, _FD, _HSA
 from .provider import DOCNO, QID, fd_sets
 from .vectors import get_default_encoder, lookup_vectors
 
@@ -144,6 +147,19 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
         return weighted_fds(rel, counts, [ret], [counts], shift, pbar)
 
 
+def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
+    """DO / HSA per sample: each query's bin counts weighted by how often the sample drew it."""
+    qh = query_histograms(measure, qrels_ir, run_ir)
+    weights = counts[:, pd.Index(queries).get_indexer(qh.queries)]  # the measure's queries are a subset of the universe
+    rel, nonrel = weights @ qh.relevant, weights @ qh.nonrelevant
+    # a sample that drew no query with a relevant document has no value (the measure raises on such qrels)
+    return np.array([histogram_value(measure, Histograms(r, n, qh.centres)) if drew else np.nan
+                     for r, n, drew in zip(rel, nonrel, weights.sum(axis=1) > 0)])
+
+
+_HISTOGRAM_NAMES = (_DO.NAME, _HSA.NAME)
+
+
 def _summary_row(system, measure, value, samples, ci) -> dict:
     valid = samples[np.isfinite(samples)]
     alpha = (1 - ci) / 2
@@ -160,7 +176,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     Args:
         runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.runs.read_run`.
         qrels: qid, docno, label. The resampled universe is the qrels' queries.
-        measures: ir_measures measures (objects or names); FD measures use the fast path, with vectors
+        measures: ir_measures measures (objects or names); FD, DO and HSA use the fast paths; FD takes vectors
             from their encoder (or the default one; a run's ``doc_vec`` column is not used) and their
             ``missing=`` policy.
         n_samples: bootstrap samples (default 1000, as in the paper).
@@ -176,7 +192,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
     rows, samples = [], {}
     vec_cache: Dict = {}
-    classical = [m for m in measures if m.NAME != _FD.NAME]
+    classical = [m for m in measures if m.NAME != _FD.NAME and m.NAME not in _HISTOGRAM_NAMES]
     for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         run_ir = pt.model.to_ir_measures(run.astype({'qid': str, 'docno': str}))
         samples[name] = {}
@@ -188,6 +204,8 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         for m in measures:
             if m.NAME == _FD.NAME:
                 values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose)
+            elif m.NAME in _HISTOGRAM_NAMES:
+                values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
             else:
                 values = counts @ per_query[str(m)].to_numpy(dtype=np.float64) / len(queries)
             samples[name][str(m)] = values

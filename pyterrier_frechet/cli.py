@@ -19,9 +19,8 @@ from typing import Dict, List, NamedTuple, Optional, Sequence
 import ir_measures
 import pandas as pd
 import pyterrier as pt
-import scipy.stats
 
-from .measure import _FD
+from .measure import _DO, _FD, _HSA
 from .provider import fd_sets
 from .qrels import balance_qrels
 from . import plots
@@ -32,6 +31,8 @@ from .runs import read_run, run_files, run_names
 from .vectors import default_encoder, lookup_vectors
 
 logger = logging.getLogger(__name__)
+
+SET_MEASURES = (_FD.NAME, _DO.NAME, _HSA.NAME)  # one number per query set (reported for every query)
 
 
 class CliError(ValueError):
@@ -129,17 +130,16 @@ def column_label(measure) -> str:
 
 
 def kendall_notes(table: pd.DataFrame, measures) -> List[str]:
-    """Kendall τ-b of every FD column against the first non-FD column, across runs."""
-    fd_cols = [column_label(m) for m in measures if m.NAME == _FD.NAME]
-    ref = [column_label(m) for m in measures if m.NAME != _FD.NAME]
-    if len(table) < 3 or not fd_cols or not ref:
+    """Kendall τ-b of every set measure's column (FD, DO, HSA) against the first other column, across runs,
+    oriented as :func:`~pyterrier_frechet.correlations` does: lower-is-better metrics negated, positive = agreement."""
+    set_cols = [column_label(m) for m in measures if m.NAME in SET_MEASURES]
+    ref = [column_label(m) for m in measures if m.NAME not in SET_MEASURES]
+    if len(table) < 3 or not set_cols or not ref:
         return []
-    notes = []
-    for col in fd_cols:
-        tau, p = scipy.stats.kendalltau(table[col], table[ref[0]])
-        notes.append(f'Kendall tau({col}, {ref[0]}) over {len(table)} runs = {tau:.3f} (p = {p:.2g}); '
-                     'FD is lower-is-better, so agreement shows as a negative tau')
-    return notes
+    corr = correlations(table, [ref[0]] + set_cols, pairs=[(col, ref[0]) for col in set_cols])
+    return [f'Kendall tau({row.a}, {row.b}) over {row.n} runs = {row.kendall_tau:.3f} (p = {row.kendall_p:.2g})'
+            + (f'; {row.oriented} negated (lower is better), so positive tau means agreement' if row.oriented else '')
+            for row in corr.itertuples()]
 
 
 def format_table(table: pd.DataFrame, fmt: str) -> str:

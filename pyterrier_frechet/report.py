@@ -9,7 +9,6 @@ import pandas as pd
 from . import plots
 from .bootstrap import bootstrap
 from .correlation import correlations
-from .measure import _FD
 from .robustness import sparsify, summarise
 from .vectors import default_encoder
 
@@ -22,14 +21,15 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
 def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: int = 0,
                  per_query: Sequence[int] = (1, 5, 10), seeds: Sequence[int] = (0, 1, 2, 3, 4), verbose: bool = True) -> Path:
     """Write ``out/report.md`` (and its CSV tables and PNG/PDF figures) for ``data`` (see :func:`cli.load_data`)."""
-    from .cli import column_label, evaluate_runs  # the CLI's evaluation, with its checks and no_vector counts
+    from .cli import SET_MEASURES, column_label, evaluate_runs, kendall_notes  # the CLI's evaluation and its checks
     out.mkdir(parents=True, exist_ok=True)
     (out / 'figures').mkdir(exist_ok=True)
     labels = [column_label(m) for m in data.measures]
-    fd_labels = [column_label(m) for m in data.measures if m.NAME == _FD.NAME]
-    others = [column_label(m) for m in data.measures if m.NAME != _FD.NAME]
+    set_labels = [column_label(m) for m in data.measures if m.NAME in SET_MEASURES]
+    others = [column_label(m) for m in data.measures if m.NAME not in SET_MEASURES]
+    lower = [label for m, label in zip(data.measures, labels) if not getattr(m, 'HIGHER_IS_BETTER', True)]
     lines = ['# FD evaluation report', '', f'Qrels: `{qrels_path}`; {len(data.runs)} runs; metrics: '
-             + ', '.join(f'`{m}`' for m in labels) + '. FD is lower-is-better.', '']
+             + ', '.join(f'`{m}`' for m in labels) + '.' + (f' Lower is better for {", ".join(lower)}.' if lower else ''), '']
 
     table = evaluate_runs(data.runs, data.qrels, data.measures, data.encoder, verbose=verbose)
     lines += ['## Results', '', _table(table, out, 'results'), '']
@@ -38,8 +38,10 @@ def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: in
         corr = correlations(table, labels)
         lines += ['## Correlations across systems', '',
                   'Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
-                  'coefficient means agreement.', '', _table(corr, out, 'correlations'), '']
-        for fd in fd_labels:
+                  'coefficient means agreement.', '']
+        lines += [f'- {note}' for note in kendall_notes(table, data.measures)]
+        lines += ['', _table(corr, out, 'correlations'), '']
+        for fd in set_labels:
             for ref in others[:1]:
                 name = f'scatter_{plots.slug(fd)}_vs_{plots.slug(ref)}'
                 plots.scatter(table, ref, fd, out / 'figures' / name)

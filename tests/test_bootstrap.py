@@ -1,5 +1,6 @@
 """Bootstrap over queries: the fast path equals the plain loop for the same seed."""
 import numpy as np
+import pandas as pd
 import pytest
 from ir_measures import nDCG, RR
 
@@ -17,7 +18,7 @@ def test_draws_are_seeded_and_consistent():
     assert (draw_counts(5, 20, seed=3) == counts).all() and not (draw_counts(5, 20, seed=4) == counts).all()
 
 
-@pytest.mark.parametrize('measure', [pf.FD @ 3, pf.FD(urr=True) @ 3, pf.FD(rel=2) @ 5, nDCG @ 3, RR @ 3])
+@pytest.mark.parametrize('measure', [pf.FD @ 3, pf.FD(urr=True) @ 3, pf.FD(rel=2) @ 5, nDCG @ 3, RR @ 3, pf.DO(bins=4)])
 def test_fast_bootstrap_equals_plain_loop(toy, measure):
     vectors, qrels, run = toy
     enc = DictEncoder(vectors)
@@ -59,3 +60,22 @@ def test_missing_vectors_follow_the_measure_policy(toy):
     ok = np.isfinite(naive)
     np.testing.assert_array_equal(np.isfinite(got), ok)
     np.testing.assert_allclose(got[ok], naive[ok], rtol=1e-7)
+
+
+@pytest.mark.parametrize('measure', [pf.DO(bins=5), pf.HSA(bins=5), pf.HSA(bins=4, norm='rank', unjudged='nonrel') @ 20])
+def test_fast_histogram_bootstrap_equals_plain_loop(measure):
+    # 12 queries × 30 scored documents with random grades (a third unjudged) and scores that favour higher grades
+    rng = np.random.default_rng(5)
+    run_rows, qrels_rows = [], []
+    for q in range(12):
+        for i in range(30):
+            grade = int(rng.integers(-1, 3))
+            run_rows.append((f'q{q}', f'q{q}d{i}', float(grade + rng.normal(scale=1.5))))
+            if grade >= 0:
+                qrels_rows.append((f'q{q}', f'q{q}d{i}', grade))
+    run = pd.DataFrame(run_rows, columns=['qid', 'docno', 'score'])
+    qrels = pd.DataFrame(qrels_rows, columns=['qid', 'docno', 'label'])
+    fast = bootstrap({'sys': run}, qrels, [measure], n_samples=60, seed=3, verbose=False).samples['sys'][str(measure)]
+    naive = bootstrap_naive(run, qrels, measure, n_samples=60, seed=3)
+    assert np.isfinite(naive).all() and len(np.unique(naive)) > 30  # the samples differ, and every one has a value
+    np.testing.assert_allclose(fast, naive, rtol=1e-12)

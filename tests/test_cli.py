@@ -54,7 +54,11 @@ def test_csv_output_equals_ir_measures(files, toy, capsys):
         for m, col in zip(measures, table.columns):
             assert table.loc[name, col] == pytest.approx(expected[m], rel=1e-6), (name, col)
     assert (table.no_vector == 0).all()
-    assert 'Kendall tau(FD@3, nDCG@3) over 3 runs' in captured.err
+    # the note is oriented like pf.correlations: FD negated, so positive means agreement with nDCG
+    import scipy.stats
+    tau = scipy.stats.kendalltau(-table['FD@3'], table['nDCG@3']).statistic
+    assert f'Kendall tau(FD@3, nDCG@3) over 3 runs = {tau:.3f}' in captured.err
+    assert 'FD@3 negated (lower is better), so positive tau means agreement' in captured.err
 
 
 def test_markdown_latex_and_output_file(files, capsys):
