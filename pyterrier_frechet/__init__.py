@@ -19,6 +19,7 @@ from .bootstrap import bootstrap
 from .correlation import correlations
 from .robustness import encoder_robustness, sparsify
 from .significance import paired_test
+from .pooling import simulate_pools
 
 _register_provider()
 _register_histogram_provider()
@@ -27,5 +28,5 @@ __all__ = [
     'FD', 'DO', 'HSA', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
     'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
     'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider', 'HistogramProvider',
-    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test',
+    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test', 'simulate_pools',
 ]

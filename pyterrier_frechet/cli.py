@@ -1,7 +1,7 @@
-"""The command line: ``python -m pyterrier_frechet demo | eval | bootstrap | correlate | sparsify | report``.
+"""The command line: ``python -m pyterrier_frechet demo | eval | bootstrap | correlate | sparsify | pool-sim | report``.
 
 ``demo`` runs the main job on the bundled collection. ``eval`` scores TREC run files with FD next to any
-ir_measures measure, without writing Python; ``bootstrap``, ``sparsify`` and ``report`` take the same data
+ir_measures measure, without writing Python; ``bootstrap``, ``sparsify``, ``pool-sim`` and ``report`` take the same data
 options, ``correlate`` a results CSV::
 
     python -m pyterrier_frechet eval --qrels QRELS --runs DIR_OR_FILES... (--text JSONL | --vectors PREFIX) \\
@@ -268,6 +268,38 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_pool_sim(args) -> int:
+    from .pooling import read_groups, simulate_pools
+    data = load_data(args)
+    if args.groups:
+        try:
+            groups, types = read_groups(args.groups)
+        except (OSError, ValueError) as ex:
+            raise CliError(f'--groups: {ex}') from ex
+        unlisted = sorted(set(data.runs) - set(groups))
+        if unlisted:
+            raise CliError(f'{args.groups} does not list {len(unlisted)} run(s), e.g. {unlisted[:5]}')
+        groups = {n: groups[n] for n in data.runs}
+        types = {n: types[n] for n in data.runs}
+    else:  # each run its own group, one type
+        groups, types = {n: n for n in data.runs}, {n: 'all' for n in data.runs}
+    pool_types = [None if t == 'any' else t for t in args.pool_type]
+    with default_encoder(data.encoder):
+        result = simulate_pools(data.runs, data.qrels, data.measures, groups, types, pool_types=pool_types,
+                                fraction=args.fraction, depth=args.depth, repeats=args.repeats, seed=args.seed_pool,
+                                unpooled=args.unpooled, verbose=not args.quiet)
+    summary = result.summary.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in result.summary['measure']])
+    if args.pools_output:
+        _write_atomically(args.pools_output, result.pools.to_csv(index=False))
+    share = result.pools.groupby('pool_type', sort=False)['relevant_share'].mean()
+    _emit(args, summary, [f'Kendall tau between each metric with the full qrels (actual) and with depth-{args.depth} pools from '
+                          f'{args.fraction:g} of the groups (estimated), {args.repeats} pools per pool type, seed {args.seed_pool}; '
+                          f'unpooled judgments {"set non-relevant" if args.unpooled == "nonrel" else "removed"}; '
+                          f'tau is NaN for fewer than 3 test systems'] +
+          [f'{t} pools found {v:.1%} of the relevant judgments on average' for t, v in share.items()])
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
     result = run_demo(args.model, args.work_dir, verbose=not args.quiet)
@@ -338,6 +370,23 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument('--plot-dir', help='also write the sparsification figure (PNG and PDF) here')
     _output_args(sp)
     sp.set_defaults(func=cmd_sparsify)
+
+    ps = sub.add_parser('pool-sim', help='pooling-bias simulation (Yilmaz et al. 2020): tau between metrics with full qrels '
+                        'and with depth-k pools from random halves of the run groups, per system type')
+    _data_args(ps)
+    ps.add_argument('--groups', help='TSV: run, group, type per line (# comments), e.g. docs/dl19-run-groups.tsv; '
+                    'default: each run its own group, one type')
+    ps.add_argument('--pool-type', nargs='+', default=['any'],
+                    help='pool from the groups holding a run of this type; several give several pool rows (default any)')
+    ps.add_argument('--fraction', type=float, default=0.5, help='share of the candidate groups pooled (default 0.5)')
+    ps.add_argument('--depth', type=int, default=10, help='pool depth (default 10)')
+    ps.add_argument('--repeats', type=int, default=10, help='pools drawn per pool type (default 10)')
+    ps.add_argument('--seed', dest='seed_pool', type=int, default=0, help='seed of the group draws (default 0)')
+    ps.add_argument('--unpooled', choices=['nonrel', 'unjudged'], default='nonrel',
+                    help='judgments outside the pool: non-relevant (default) or removed (unjudged)')
+    ps.add_argument('--pools-output', help='also write one CSV row per simulated pool (groups, size, relevant found)')
+    _output_args(ps)
+    ps.set_defaults(func=cmd_pool_sim)
 
     rp = sub.add_parser('report', help='eval, correlate, bootstrap and sparsify, written as a markdown report with tables and figures')
     _data_args(rp)

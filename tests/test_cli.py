@@ -1,5 +1,6 @@
 """python -m pyterrier_frechet eval: outputs and every bad input, on toy files (and DL19 in ../shared)."""
 import json
+from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -182,3 +183,30 @@ def test_run_pipelines_score_a_directory_in_one_experiment(files, toy):
     assert table.loc['fwd', 'FD@3'] == pytest.approx(direct[pf.FD(encoder=DictEncoder(vectors)) @ 3], rel=1e-6)
     assert table.loc['fwd', 'nDCG@3'] == pytest.approx(direct[ir_measures.nDCG @ 3], rel=1e-6)
     assert table.loc['rev', 'FD@3'] != table.loc['fwd', 'FD@3']
+
+
+@needs_shared()
+@pytest.mark.shared
+def test_pool_sim_on_dl19_is_reproducible_and_split_by_type(capsys, tmp_path):
+    data = SHARED / 'data' / 'msmarco-passage'
+    groups = Path(__file__).resolve().parents[1] / 'docs' / 'dl19-run-groups.tsv'
+    argv = ['pool-sim', '--qrels', str(data / 'qrels.dl19-passage.txt'), '--runs', str(data / 'runs'),
+            '--vectors', str(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm'), '--metrics', 'nDCG@10', 'FD@10',
+            '--rel', '2', '--missing', 'drop', '--groups', str(groups), '--pool-type', 'traditional', 'neural',
+            '--repeats', '2', '--format', 'csv', '--quiet', '--pools-output', str(tmp_path / 'pools.csv')]
+    assert main(argv) == 0
+    first = capsys.readouterr()
+    table = pd.read_csv(pd.io.common.StringIO(first.out))
+    assert set(table.pool_type) == {'traditional', 'neural'} and set(table.measure) == {'nDCG@10', 'FD(rel=2)@10'}
+    assert set(table.test_type) == {'traditional', 'neural', 'all'}
+    pools = pd.read_csv(tmp_path / 'pools.csv')
+    trad = pools[pools.pool_type == 'traditional']
+    assert set(trad.groups) <= {'bm25', 'bm25-rm3'} and (trad.pooled_runs == 1).all()
+    # traditional pools leave 17 neural test systems (every run but the two lexical ones); a neural pool holds
+    # the 5 RankVicuna runs together whenever it holds one of them
+    neural_rows = table[(table.pool_type == 'traditional') & (table.test_type == 'neural')]
+    assert (neural_rows.n_systems == 17).all()
+    for row in pools[pools.pool_type == 'neural'].itertuples():
+        assert row.pooled_runs == len(row.groups.split()) + (4 if 'rankvicuna-7b' in row.groups.split() else 0)
+    assert main(argv) == 0
+    assert capsys.readouterr().out == first.out  # seeded: the same numbers again

@@ -24,9 +24,14 @@ _SCRIPT = textwrap.dedent('''
     boot = pf.bootstrap(runs, qrels, [m, nDCG @ 10], n_samples=30, seed=seed, verbose=False)
     sparse = pf.sparsify(runs, qrels, [m, nDCG @ 10], per_query=[1, 2], seeds=[seed], verbose=False)
     balanced = pf.balance_qrels(qrels, 2, seed=seed)
+    groups = {n: n for n in runs}
+    types = {'a': 'x', 'b': 'x', 'c': 'y', 'd': 'y'}
+    pools = pf.simulate_pools(runs, qrels, [m, nDCG @ 10], groups, types, fraction=0.5, depth=15, repeats=4, seed=seed,
+                              verbose=False)
     print(repr(np.concatenate([boot.samples[n][str(k)] for n in 'abcd' for k in (m, nDCG @ 10)]).tolist()))
     print(repr(sparse.kendall_tau.tolist()))
     print(repr(balanced.values.tolist()))
+    print(repr(pools.pools.groups.tolist() + pools.taus.kendall_tau.tolist()))
 ''')
 
 
@@ -39,6 +44,6 @@ def _run(seed: int) -> str:
 def test_same_seed_same_numbers_across_processes_different_seed_differs():
     first, second, other = _run(5), _run(5), _run(6)
     assert first == second
-    boot1, sparse1, bal1 = first.splitlines()
-    boot2, sparse2, bal2 = other.splitlines()
-    assert boot1 != boot2 and bal1 != bal2
+    boot1, sparse1, bal1, pool1 = first.splitlines()
+    boot2, sparse2, bal2, pool2 = other.splitlines()
+    assert boot1 != boot2 and bal1 != bal2 and pool1 != pool2
