@@ -302,9 +302,12 @@ def cmd_pool_sim(args) -> int:
 
 def cmd_demo(args) -> int:
     from .demo import run_demo
-    result = run_demo(args.model, args.work_dir, verbose=not args.quiet)
+    result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=args.figures)
     print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
+    for metric, names in result.frontiers.items():
+        print(f'Pareto frontier of {metric} against mrt (not dominated): {", ".join(names)}')
+    print(f'Pareto plots: {", ".join(f for f in result.figures if f.endswith(".png"))}')
     print(f'Documents encoded by this run: {result.n_encoded} (embedding cache: {result.embedder.cache.path})')
     return 0
 
@@ -337,9 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='python -m pyterrier_frechet', description='Fréchet Distance evaluation for IR')
     sub = parser.add_subparsers(dest='command', required=True)
 
-    demo = sub.add_parser('demo', help='BM25 and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10 and mrt')
+    demo = sub.add_parser('demo', help='BM25, BM25 re-ranked by MiniLM and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10, mrt and the Pareto frontier')
     demo.add_argument('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2)')
     demo.add_argument('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet)')
+    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots (default WORK_DIR/figures)')
     demo.add_argument('--quiet', action='store_true', help='no progress bars')
     demo.set_defaults(func=cmd_demo)
 

@@ -283,10 +283,13 @@ class QueryEncoder(pt.Transformer):
         self.embedder = embedder
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
-        pt.validate.query_frame(inp, extra_columns=['query'])
+        pt.validate.columns(inp, includes=['qid', 'query'])  # a query frame, or a result frame to re-rank
         if len(inp) == 0:
             return inp.assign(query_vec=pd.Series([], dtype=object))
-        return inp.assign(query_vec=list(self.embedder.encode(inp['query'].astype(str).tolist())))
+        texts = inp['query'].astype(str)
+        unique = texts.drop_duplicates().tolist()  # a result frame repeats each query once per document
+        vecs = dict(zip(unique, self.embedder.encode(unique)))
+        return inp.assign(query_vec=[vecs[t] for t in texts])
 
     def __repr__(self):
         return f'{self.embedder!r}.query_encoder()'

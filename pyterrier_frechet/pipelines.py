@@ -3,7 +3,8 @@
 - :func:`bm25`: pyterrier-pisa BM25.
 - :func:`splade`: pyterrier-splade learned sparse retrieval (SPLADE doc encoder → PISA impact index).
 - :func:`dense`: pyterrier-dr FlexIndex filled from an :class:`~pyterrier_frechet.Embedder`'s cached vectors
-  (one encoding serves dense retrieval and FD), queried with the same model.
+  (one encoding serves dense retrieval and FD), queried with the same model; :func:`dense_reranker` re-ranks
+  a first stage with the same vectors.
 - :func:`colbert`: ColBERT late interaction (:mod:`pyterrier_frechet.colbert`), as a re-ranker of a first
   stage or as exhaustive MaxSim retrieval over a small collection.
 
@@ -94,8 +95,7 @@ def splade(collection: Collection, work_dir, model: str = DEFAULT_SPLADE, num_re
     return _warm(lambda: encoder.query_encoder() >> index.quantized(num_results=num_results), collection)
 
 
-def dense(collection: Collection, embedder: Embedder, work_dir, num_results: int = 100, verbose: bool = False) -> pt.Transformer:
-    """Dense retrieval with pyterrier-dr: a FlexIndex filled from ``embedder``'s (cached) vectors."""
+def _flex_index(collection: Collection, embedder: Embedder, work_dir, verbose: bool = False):
     import pyterrier_dr
     index = pyterrier_dr.FlexIndex(str(Path(work_dir) / f'{collection.name}.{identity_key(embedder.identity)}.flex'),
                                    verbose=verbose)
@@ -103,7 +103,20 @@ def dense(collection: Collection, embedder: Embedder, work_dir, num_results: int
         docnos = pd.DataFrame({'docno': list(collection.texts)})
         frame = embedder(docnos.assign(text=docnos['docno'].map(collection.texts)))
         index.index(frame[['docno', 'doc_vec']].to_dict(orient='records'))
+    return index
+
+
+def dense(collection: Collection, embedder: Embedder, work_dir, num_results: int = 100, verbose: bool = False) -> pt.Transformer:
+    """Dense retrieval with pyterrier-dr: a FlexIndex filled from ``embedder``'s (cached) vectors."""
+    index = _flex_index(collection, embedder, work_dir, verbose)
     return embedder.query_encoder() >> index.retriever(num_results=num_results)
+
+
+def dense_reranker(collection: Collection, embedder: Embedder, work_dir, verbose: bool = False) -> pt.Transformer:
+    """Re-ranks a first stage (``bm25(...) >> dense_reranker(...)``) by the dot product of ``embedder``'s query and
+    document vectors, read from the same pyterrier-dr FlexIndex as :func:`dense`."""
+    index = _flex_index(collection, embedder, work_dir, verbose)
+    return embedder.query_encoder() >> index.scorer()
 
 
 def colbert(collection: Collection, model: str = None, first_stage: Optional[pt.Transformer] = None,

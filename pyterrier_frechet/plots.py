@@ -1,5 +1,6 @@
 """Paper-ready figures (matplotlib; each saved as PNG and PDF): FD vs a classical metric (Fig. 2),
-bootstrap means with confidence intervals (Fig. 1), and sparsification curves (Table 2 as a plot)."""
+bootstrap means with confidence intervals (Fig. 1), sparsification curves (Table 2 as a plot), and quality
+against cost with the Pareto frontier."""
 import re
 from pathlib import Path
 from typing import List
@@ -79,5 +80,28 @@ def sparsification(summary: pd.DataFrame, path) -> List[str]:
     ax.set_ylabel('Kendall τ with full qrels')
     ax.set_xticks(sorted(summary['per_query'].unique()))
     ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)
+
+
+def pareto(table: pd.DataFrame, metric: str, path, cost: str = 'mrt', log_cost: bool = True) -> List[str]:
+    """Quality against cost per system, the Pareto frontier drawn and its systems marked
+    (:func:`~pyterrier_frechet.cost.pareto_frontier`)."""
+    from .cost import pareto_frontier
+    plt = _pyplot()
+    marked = pareto_frontier(table, metric, cost)
+    front = marked[marked['pareto']].sort_values(cost)
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.scatter(marked[cost], marked[metric], s=18, color='tab:gray', label='dominated')
+    ax.scatter(front[cost], front[metric], s=30, color='tab:red', label='Pareto frontier', zorder=3)
+    ax.step(front[cost], front[metric], where='post', color='tab:red', alpha=0.6)
+    names = marked['name'] if 'name' in marked.columns else marked.index.astype(str)
+    for name, xv, yv in zip(names, marked[cost], marked[metric]):
+        ax.annotate(str(name), (xv, yv), fontsize=6, xytext=(3, 2), textcoords='offset points')
+    if log_cost and (marked[cost] > 0).all():
+        ax.set_xscale('log')
+    ax.set_xlabel(f'{cost} (lower is better' + (', ms per query)' if cost == 'mrt' else ')'))
+    ax.set_ylabel(metric + ('' if higher_is_better(metric) else ' (lower is better)'))
+    ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return _save(fig, path)

@@ -1,4 +1,6 @@
 """The main job (python -m pyterrier_frechet demo) on the bundled Cranfield collection."""
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -25,7 +27,19 @@ def test_demo_with_tiny_model_embeds_once(tmp_path):
     first = run_demo(model, str(tmp_path / 'work'), verbose=False)
     assert first.n_encoded == 1400
     assert list(first.table.columns) == COLUMNS
-    assert first.table.name.tolist() == ['BM25 (PISA)', 'Dense (tiny-bert)']
+    assert first.table.name.tolist() == ['BM25 (PISA)', 'BM25 >> tiny-bert', 'Dense (tiny-bert)']
+    # the re-ranker keeps BM25's documents (same URR pool size per query) but orders them by the encoder
+    assert first.table['nDCG@10'][1] != first.table['nDCG@10'][0]
+    # Pareto frontier against mrt: a system is on it iff no other is at least as fast and as good, and better in one
+    rows = first.table.to_dict('records')
+    for metric, sign in (('FD@10', -1), ('nDCG@10', 1)):
+        dominated = lambda a: any(b['mrt'] <= a['mrt'] and sign * b[metric] >= sign * a[metric]
+                                  and (b['mrt'] < a['mrt'] or b[metric] != a[metric]) for b in rows)
+        expected = [a['name'] for a in rows if not dominated(a)]
+        assert first.frontiers[metric] == expected and expected
+    assert sorted(Path(f).name for f in first.figures) == ['pareto_FD_10_mrt.pdf', 'pareto_FD_10_mrt.png',
+                                                         'pareto_nDCG_10_mrt.pdf', 'pareto_nDCG_10_mrt.png']
+    assert all(Path(f).stat().st_size > 1000 for f in first.figures)
     second = run_demo(model, str(tmp_path / 'work'), verbose=False)
     assert second.n_encoded == 0  # warm cache: nothing is embedded again
     pd.testing.assert_frame_equal(first.table.drop(columns='mrt'), second.table.drop(columns='mrt'))
@@ -51,6 +65,7 @@ def test_cli_demo_prints_table(tmp_path, capsys):
     assert main(['demo', '--model', model, '--work-dir', str(tmp_path / 'w'), '--quiet']) == 0
     out = capsys.readouterr().out
     assert 'FD(urr=True)@10' in out and 'nDCG@10' in out and 'Documents encoded by this run: 1400' in out
+    assert 'Pareto frontier of FD@10 against mrt (not dominated):' in out and 'pareto_FD_10_mrt.png' in out
     assert main(['demo', '--model', model, '--work-dir', str(tmp_path / 'w'), '--quiet']) == 0
     assert 'Documents encoded by this run: 0' in capsys.readouterr().out
     assert main(['demo', '--model', str(tmp_path / 'missing'), '--work-dir', str(tmp_path / 'w')]) == 2
@@ -63,6 +78,6 @@ def test_main_job_with_default_model(tmp_path):
     first = run_demo(None, str(tmp_path), verbose=False)
     assert first.n_encoded == 1400
     table = first.table.set_index('name')
-    assert list(table.index) == ['BM25 (PISA)', 'Dense (all-MiniLM-L6-v2)']
+    assert list(table.index) == ['BM25 (PISA)', 'BM25 >> all-MiniLM-L6-v2', 'Dense (all-MiniLM-L6-v2)']
     assert ((table[['FD@1', 'FD@10', 'FD(urr=True)@10']] > 0).all()).all()
     assert run_demo(None, str(tmp_path), verbose=False).n_encoded == 0

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 import pandas as pd
+import pyterrier as pt
 import pytest
 import torch
 
@@ -124,6 +125,14 @@ def test_query_encoder(models):
     out = emb.query_encoder()(pd.DataFrame({'qid': ['1'], 'query': ['mach number']}))
     np.testing.assert_allclose(out.query_vec[0], _manual(models['bert'], ['mach number'], 'mean')[0], rtol=1e-5, atol=1e-6)
     assert len(emb.query_encoder()(pd.DataFrame({'qid': [], 'query': []}))) == 0
+    # a result frame (to re-rank): every row gets its query's vector, each distinct query encoded once
+    res = pd.DataFrame({'qid': ['1', '1', '2'], 'query': ['mach number', 'mach number', 'shock'], 'docno': ['a', 'b', 'c']})
+    out = emb.query_encoder()(res)
+    expected = _manual(models['bert'], ['mach number', 'shock'], 'mean')
+    np.testing.assert_allclose(np.stack(out.query_vec), expected[[0, 0, 1]], rtol=1e-5, atol=1e-6)
+    assert out.docno.tolist() == ['a', 'b', 'c']
+    with pytest.raises(pt.validate.InputValidationError):
+        emb.query_encoder()(pd.DataFrame({'qid': ['1']}))
 
 
 def test_text_lookup(tmp_path):
