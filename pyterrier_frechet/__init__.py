@@ -1,12 +1,13 @@
 """Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
 
-Importing the package registers the ``FD``, ``DO`` and ``HSA`` measures with ir_measures, so ``pt.Experiment``,
+Importing the package registers the ``FD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO`` and ``HSA``
+measures with ir_measures, so ``pt.Experiment``,
 ``ir_measures.calc_aggregate`` and ``ir_measures.parse_measure('FD@10')`` all know it.
 """
 __version__ = '0.1.0'
 
 from .frechet import GaussianStats, frechet_distance, frechet_distance_from_stats, gaussian_stats
-from .measure import DO, FD, HSA
+from .measure import DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall
 from .provider import FrechetProvider, fd_sets, register as _register_provider
 from .histogram_provider import HistogramProvider, register as _register_histogram_provider
 from .qrels import balance_qrels
@@ -25,7 +26,7 @@ _register_provider()
 _register_histogram_provider()
 
 __all__ = [
-    'FD', 'DO', 'HSA', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
+    'FD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
     'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
     'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider', 'HistogramProvider',
     'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test', 'simulate_pools',

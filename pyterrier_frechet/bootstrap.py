@@ -25,7 +25,7 @@ import pyterrier as pt
 from .frechet import GaussianStats, frechet_distance_from_stats
 from .histogram import Histograms
 from .histogram_provider import histogram_value, query_histograms
-from .measure import _DO, _FD, _HSA
+from .measure import VECTOR_MEASURES, _DO, _FD, _HSA
 from .provider import DOCNO, QID, fd_sets
 from .vectors import get_default_encoder, lookup_vectors
 
@@ -187,6 +187,10 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    unsupported = [str(m) for m in measures if m.NAME in VECTOR_MEASURES and m.NAME != _FD.NAME]
+    if unsupported:
+        raise ValueError(f'the bootstrap has no fast path for {unsupported}: it supports FD, DO, HSA and per-query measures '
+                         '(bootstrap_naive resamples any measure, slowly)')
     qrels_ir = pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str}))
     queries = sorted(qrels_ir[QID].unique())
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)

@@ -20,7 +20,7 @@ import ir_measures
 import pandas as pd
 import pyterrier as pt
 
-from .measure import _DO, _FD, _HSA
+from .measure import SET_MEASURES, VECTOR_MEASURES
 from .provider import fd_sets
 from .qrels import balance_qrels
 from . import plots
@@ -31,8 +31,6 @@ from .runs import read_run, run_files, run_names
 from .vectors import default_encoder, lookup_vectors
 
 logger = logging.getLogger(__name__)
-
-SET_MEASURES = (_FD.NAME, _DO.NAME, _HSA.NAME)  # one number per query set (reported for every query)
 
 
 class CliError(ValueError):
@@ -50,7 +48,7 @@ def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Opti
             raise CliError(f'unknown metric {name!r} ({ex}); use ir_measures names such as nDCG@10, RR(rel=2)@10, FD@10') from ex
         if rel is not None and 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params:
             m = m(rel=rel)
-        if missing is not None and m.NAME == _FD.NAME and 'missing' not in m.params:
+        if missing is not None and m.NAME in VECTOR_MEASURES and 'missing' not in m.params:
             m = m(missing=missing)
         try:
             m.validate_params()
@@ -104,7 +102,7 @@ def evaluate_runs(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, 
     """
     qids = set(qrels['qid'].astype(str))
     topics = pd.DataFrame({'qid': sorted(qids), 'query': ''})
-    fd_measures = [m for m in measures if m.NAME == _FD.NAME]
+    fd_measures = [m for m in measures if m.NAME in VECTOR_MEASURES]
     columns = [str(m) for m in measures]
     labels = {str(m): column_label(m) for m in measures}
     rows = []
@@ -125,8 +123,8 @@ def evaluate_runs(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, 
 
 
 def column_label(measure) -> str:
-    """The measure's name without FD's ``missing=`` policy, which is reported in its own column."""
-    return str(measure(missing='error')) if measure.NAME == _FD.NAME else str(measure)
+    """The measure's name without the ``missing=`` policy of FD and the other vector measures (reported in its own column)."""
+    return str(measure(missing='error')) if measure.NAME in VECTOR_MEASURES else str(measure)
 
 
 def kendall_notes(table: pd.DataFrame, measures) -> List[str]:
@@ -189,7 +187,7 @@ def load_data(args) -> Data:
         runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
     except ValueError as ex:
         raise CliError(str(ex)) from ex
-    needs_vectors = any(m.NAME == _FD.NAME for m in measures)
+    needs_vectors = any(m.NAME in VECTOR_MEASURES for m in measures)
     if needs_vectors and not (args.text or args.vectors):
         raise CliError('FD needs document vectors: pass --vectors PREFIX or --text JSONL')
     if args.missing == 'drop':  # the no_vector column and a closing note replace per-measure warnings

@@ -38,6 +38,7 @@ __all__ = [
     'frechet_distance_from_stats',
     'choose_method',
     'check_vectors',
+    'check_pair',
 ]
 
 Method = Literal['auto', 'cross', 'qr']
@@ -74,7 +75,8 @@ def check_vectors(x, name: str = 'vectors') -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _check_pair(x, y) -> Tuple[np.ndarray, np.ndarray]:
+def check_pair(x, y) -> Tuple[np.ndarray, np.ndarray]:
+    """Both sets checked by :func:`check_vectors`, and of the same dimension."""
     x = check_vectors(x, 'first set')
     y = check_vectors(y, 'second set')
     if x.shape[1] != y.shape[1]:
@@ -159,7 +161,7 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
         ValueError: a set is not 2-D, has fewer than 2 vectors, contains NaN/inf, or the two sets
             have different dimensions; or ``method`` is unknown.
     """
-    x, y = _check_pair(x, y)
+    x, y = check_pair(x, y)
     if method == 'auto':
         method = choose_method(x.shape[0], y.shape[0], x.shape[1])
     if method not in ('cross', 'qr'):

@@ -52,6 +52,22 @@ class SetMeasure(measures.Measure):
     def aggregator(self):
         return SetValueAgg(self.NAME)
 
+    def _param_repr(self, v):
+        # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
+        # also keeps two FD measures with different encoders distinct (ir_measures compares measures by repr).
+        return repr(v)
+
+
+_SET_PARAMS = {
+    'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
+    'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+    'urr': ParamInfo(dtype=bool, default=False, desc='use the first cutoff unjudged documents of each ranking (Unjudged Retrieved Results)'),
+    'per_query': ParamInfo(dtype=int, required=False, desc='keep at most this many relevant documents per query (highest grade first, random within a grade)'),
+    'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing'),
+    'encoder': ParamInfo(default=None, desc='transformer or VectorStore giving doc_vec for a docno; None: the run\'s doc_vec and the default encoder'),
+    'missing': ParamInfo(dtype=str, choices=['error', 'drop'], default='error', desc='documents without a vector: raise (error) or leave out with a logged count (drop)'),
+}
+
 
 class _FD(SetMeasure):
     """
@@ -88,20 +104,8 @@ class _FD(SetMeasure):
     SHORT_DESC = ('Distance between Gaussians fitted to the embeddings of the relevant documents and of '
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
-    SUPPORTED_PARAMS = {
-        'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
-        'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
-        'urr': ParamInfo(dtype=bool, default=False, desc='use the first cutoff unjudged documents of each ranking (Unjudged Retrieved Results)'),
-        'per_query': ParamInfo(dtype=int, required=False, desc='keep at most this many relevant documents per query (highest grade first, random within a grade)'),
-        'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing'),
-        'encoder': ParamInfo(default=None, desc='transformer or VectorStore giving doc_vec for a docno; None: the run\'s doc_vec and the default encoder'),
-        'missing': ParamInfo(dtype=str, choices=['error', 'drop'], default='error', desc='documents without a vector: raise (error) or leave out with a logged count (drop)'),
-    }
+    SUPPORTED_PARAMS = dict(_SET_PARAMS)
 
-    def _param_repr(self, v):
-        # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
-        # also keeps two FD measures with different encoders distinct (ir_measures compares measures by repr).
-        return repr(v)
 
 
 FD = _FD()
@@ -170,3 +174,99 @@ DO = _DO()
 HSA = _HSA()
 measures.register(DO)
 measures.register(HSA)
+
+
+_VECTOR_DOC = """
+    The two sets are FD's (see ``FD``): the judged-relevant documents of the query set, and the top ``cutoff``
+    (or, with ``urr=True``, the first ``cutoff`` unjudged) retrieved documents of each of its queries, with
+    vectors from the run's ``doc_vec`` or the ``encoder``. One number per query set.
+"""
+
+
+class _FDInf(SetMeasure):
+    __doc__ = """
+    FD∞: FD extrapolated to infinitely many samples. Both sets are subsampled (seeded by ``seed``) to
+    ``points`` fractions between ``min_fraction`` and 1, FD is fitted linearly against 1/fraction, and the
+    intercept is reported. Removes most of FD's upward bias from small sets, so FD∞ compares query sets
+    of different sizes more fairly than FD. Lower is better.
+""" + _VECTOR_DOC + """
+    .. cite:: chong2020unbiased
+       Min Jin Chong and David Forsyth. 2020. Effectively Unbiased FID and Inception Score and Where to Find
+       Them. In Proceedings of CVPR 2020. https://arxiv.org/abs/1911.07023
+"""
+    __name__ = 'FDInf'
+    NAME = __name__
+    PRETTY_NAME = 'FD extrapolated to infinitely many samples'
+    SHORT_DESC = 'FD with its small-sample bias extrapolated away (lower is better).'
+    HIGHER_IS_BETTER = False
+    SUPPORTED_PARAMS = {
+        **_SET_PARAMS,
+        'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing and of the subsamples'),
+        'points': ParamInfo(dtype=int, default=10, desc='subsample fractions in the fit'),
+        'min_fraction': ParamInfo(dtype=float, default=0.5, desc='smallest subsample, as a fraction of each set'),
+    }
+
+
+class _KID(SetMeasure):
+    __doc__ = """
+    Kernel distance (KID): the unbiased estimate of the squared maximum mean discrepancy between the two sets
+    under the polynomial kernel (xᵀy/d + 1)^``degree``. Unbiased whatever the set sizes: ≈ 0 (possibly slightly
+    negative) when the retrieved documents are distributed like the relevant ones. Lower is better.
+""" + _VECTOR_DOC + """
+    .. cite:: binkowski2018demystifying
+       Mikołaj Bińkowski, Danica J. Sutherland, Michael Arbel and Arthur Gretton. 2018. Demystifying MMD GANs.
+       In Proceedings of ICLR 2018. https://arxiv.org/abs/1801.01401
+"""
+    __name__ = 'KID'
+    NAME = __name__
+    PRETTY_NAME = 'Kernel distance'
+    SHORT_DESC = 'Unbiased squared MMD between relevant and retrieved embeddings, cubic polynomial kernel (lower is better).'
+    HIGHER_IS_BETTER = False
+    SUPPORTED_PARAMS = {**_SET_PARAMS, 'degree': ParamInfo(dtype=int, default=3, desc='degree of the polynomial kernel')}
+
+
+_KNN_CITE = """
+    .. cite:: kynkaanniemi2019improved
+       Tuomas Kynkäänniemi, Tero Karras, Samuli Laine, Jaakko Lehtinen and Timo Aila. 2019. Improved Precision
+       and Recall Metric for Assessing Generative Models. In Proceedings of NeurIPS 2019. https://arxiv.org/abs/1904.06991
+"""
+
+
+class _KNNPrecision(SetMeasure):
+    __doc__ = """
+    k-NN precision (fidelity): the share of retrieved vectors inside the support of the relevant set, the union
+    of balls around each relevant vector reaching its ``k``-th nearest relevant neighbour. Are the retrieved
+    documents like relevant ones? Higher is better.
+""" + _VECTOR_DOC + _KNN_CITE
+    __name__ = 'KNNPrecision'
+    NAME = __name__
+    PRETTY_NAME = 'k-NN precision'
+    SHORT_DESC = 'Share of retrieved embeddings inside the k-NN support of the relevant ones (higher is better).'
+    HIGHER_IS_BETTER = True
+    SUPPORTED_PARAMS = {**_SET_PARAMS, 'k': ParamInfo(dtype=int, default=3, desc='neighbour whose distance sets each ball')}
+
+
+class _KNNRecall(SetMeasure):
+    __doc__ = """
+    k-NN recall (coverage): the share of relevant vectors inside the support of the retrieved set. Does the
+    system find every kind of relevant document, or only typical ones? Higher is better.
+""" + _VECTOR_DOC + _KNN_CITE
+    __name__ = 'KNNRecall'
+    NAME = __name__
+    PRETTY_NAME = 'k-NN recall'
+    SHORT_DESC = 'Share of relevant embeddings inside the k-NN support of the retrieved ones (higher is better).'
+    HIGHER_IS_BETTER = True
+    SUPPORTED_PARAMS = dict(_KNNPrecision.SUPPORTED_PARAMS)
+
+
+FDInf = _FDInf()
+KID = _KID()
+KNNPrecision = _KNNPrecision()
+KNNRecall = _KNNRecall()
+for _m in (FDInf, KID, KNNPrecision, KNNRecall):
+    measures.register(_m)
+
+#: Measures over the embeddings of FD's two sets (they share FD's parameters and vector sources).
+VECTOR_MEASURES = (_FD.NAME, _FDInf.NAME, _KID.NAME, _KNNPrecision.NAME, _KNNRecall.NAME)
+#: Measures with one value per query set (reported for every query of the qrels).
+SET_MEASURES = VECTOR_MEASURES + (_DO.NAME, _HSA.NAME)

@@ -14,8 +14,11 @@ from ir_measures import Metric, providers
 from ir_measures.providers.base import Any
 from ir_measures.util import QrelsConverter, RunConverter
 
+from .extrapolation import fd_infinity
 from .frechet import frechet_distance
-from .measure import _FD
+from .kid import kernel_distance
+from .manifold import knn_precision_recall
+from .measure import VECTOR_MEASURES, _FD, _FDInf, _KID, _KNNPrecision, _KNNRecall
 from .qrels import balance_qrels
 from .ranking import check_duplicates, top_k
 from .vectors import get_default_encoder, lookup_vectors, stack_vectors
@@ -136,8 +139,25 @@ def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> No
                          f'(max |Δ| = {err:.3g}); the pipeline and the measure must use the same model')
 
 
+def set_statistic(measure, relevant: np.ndarray, retrieved: np.ndarray) -> float:
+    """The value of a vector measure (FD, FDInf, KID, KNNPrecision, KNNRecall) for the two sets of vectors."""
+    name = measure.NAME
+    if name == _FD.NAME:
+        return frechet_distance(relevant, retrieved)
+    if name == _FDInf.NAME:
+        return fd_infinity(relevant, retrieved, points=measure['points'], min_fraction=measure['min_fraction'],
+                           seed=measure['seed']).value
+    if name == _KID.NAME:
+        return kernel_distance(relevant, retrieved, degree=measure['degree'])
+    if name in (_KNNPrecision.NAME, _KNNRecall.NAME):
+        pr = knn_precision_recall(relevant, retrieved, k=measure['k'])
+        return pr.precision if name == _KNNPrecision.NAME else pr.recall
+    raise ValueError(f'unsupported measure {measure}')
+
+
 def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
-    """FD of ``run`` for each measure in ``measures`` (all FD measures), looking up each encoder's vectors once."""
+    """The value of each vector measure in ``measures`` (FD and its companions) for ``run``, looking up each
+    encoder's vectors once."""
     has_doc_vec = 'doc_vec' in run.columns
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), _positive_int(m, 'cutoff') or float('inf'), repr(m)))
@@ -163,7 +183,10 @@ def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object,
         ret_vecs = _set_vectors(measure, 'retrieved', sets.retrieved, vecs)
         if rel_vecs.shape[1] != ret_vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel_vecs.shape[1]}-d but retrieved vectors {ret_vecs.shape[1]}-d')
-        result[measure] = frechet_distance(rel_vecs, ret_vecs)
+        try:
+            result[measure] = set_statistic(measure, rel_vecs, ret_vecs)
+        except ValueError as ex:
+            raise ValueError(f'{measure}: {ex}') from ex
     return result
 
 
@@ -221,15 +244,20 @@ class FrechetEvaluator(SetEvaluator):
 
 
 class FrechetProvider(providers.Provider):
-    """Computes FD (pyterrier_frechet)."""
+    """Computes FD and the other measures over its two sets of embeddings (pyterrier_frechet)."""
     NAME = 'pyterrier_frechet'
+    _SHARED = dict(cutoff=Any(), rel=Any(), urr=Any(), per_query=Any(), seed=Any(), encoder=Any(), missing=Any())
     SUPPORTED_MEASURES = [
-        _FD(cutoff=Any(), rel=Any(), urr=Any(), per_query=Any(), seed=Any(), encoder=Any(), missing=Any()),
+        _FD(**_SHARED),
+        _FDInf(**_SHARED, points=Any(), min_fraction=Any()),
+        _KID(**_SHARED, degree=Any()),
+        _KNNPrecision(**_SHARED, k=Any()),
+        _KNNRecall(**_SHARED, k=Any()),
     ]
 
     def _evaluator(self, measures, qrels) -> providers.Evaluator:
         for measure in measures:
-            if measure.NAME != _FD.NAME:
+            if measure.NAME not in VECTOR_MEASURES:
                 raise ValueError(f'unsupported measure {measure}')
             measure.validate_params()
         return FrechetEvaluator(list(measures), qrels)
