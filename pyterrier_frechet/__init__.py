@@ -19,7 +19,7 @@ from . import bundled, runs
 from .bootstrap import bootstrap
 from .correlation import correlations
 from .robustness import encoder_robustness, sparsify
-from .significance import paired_test
+from .significance import compare_systems, paired_test
 from .pooling import simulate_pools
 
 _register_provider()
@@ -29,5 +29,5 @@ __all__ = [
     'FD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
     'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
     'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider', 'HistogramProvider',
-    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test', 'simulate_pools',
+    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test', 'compare_systems', 'simulate_pools',
 ]

@@ -1,7 +1,7 @@
-"""The command line: ``python -m pyterrier_frechet demo | eval | bootstrap | correlate | sparsify | pool-sim | report``.
+"""The command line: ``python -m pyterrier_frechet demo | eval | bootstrap | compare | correlate | sparsify | pool-sim | report``.
 
 ``demo`` runs the main job on the bundled collection. ``eval`` scores TREC run files with FD next to any
-ir_measures measure, without writing Python; ``bootstrap``, ``sparsify``, ``pool-sim`` and ``report`` take the same data
+ir_measures measure, without writing Python; ``bootstrap``, ``compare``, ``sparsify``, ``pool-sim`` and ``report`` take the same data
 options, ``correlate`` a results CSV::
 
     python -m pyterrier_frechet eval --qrels QRELS --runs DIR_OR_FILES... (--text JSONL | --vectors PREFIX) \\
@@ -266,6 +266,24 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from .significance import compare_systems
+    data = load_data(args)
+    if args.baseline is not None and args.baseline not in data.runs:
+        raise CliError(f'--baseline {args.baseline!r} is not one of the runs: {sorted(data.runs)[:10]}')
+    with default_encoder(data.encoder):
+        table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=args.samples,
+                                seed=args.seed_bootstrap, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
+                                verbose=not args.quiet)
+    table = table.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in table['measure']])
+    n = len(table) // max(1, table['measure'].nunique())
+    _emit(args, table, [f'{n} comparison(s) per measure, {args.samples} paired bootstrap samples (seed {args.seed_bootstrap}), '
+                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons'
+                        + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
+                        + f'; better: the better system where every adjusted p < {args.alpha:g}'])
+    return 0
+
+
 def cmd_pool_sim(args) -> int:
     from .pooling import read_groups, simulate_pools
     data = load_data(args)
@@ -372,6 +390,18 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument('--plot-dir', help='also write the sparsification figure (PNG and PDF) here')
     _output_args(sp)
     sp.set_defaults(func=cmd_sparsify)
+
+    cp = sub.add_parser('compare', help='paired significance tests between runs (all pairs or against --baseline), '
+                        'Holm-corrected: FD, DO, HSA and any ir_measures measure')
+    _data_args(cp)
+    cp.add_argument('--baseline', help='compare every run with this one (default: all pairs)')
+    cp.add_argument('--samples', type=int, default=1000, help='paired bootstrap samples (default 1000)')
+    cp.add_argument('--permutations', type=int, default=0, help='also run FD randomisation tests with this many permutations per pair')
+    cp.add_argument('--seed', dest='seed_bootstrap', type=int, default=0, help='seed of the draws (default 0)')
+    cp.add_argument('--ci', type=float, default=0.95, help='confidence level of the difference (default 0.95)')
+    cp.add_argument('--alpha', type=float, default=0.05, help='level at which a difference is called (default 0.05)')
+    _output_args(cp)
+    cp.set_defaults(func=cmd_compare)
 
     ps = sub.add_parser('pool-sim', help='pooling-bias simulation (Yilmaz et al. 2020): tau between metrics with full qrels '
                         'and with depth-k pools from random halves of the run groups, per system type')

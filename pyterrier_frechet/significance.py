@@ -9,14 +9,19 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
 - **randomisation test**: under the null hypothesis that A and B are exchangeable, swapping the two
   systems' retrieved sets for any subset of queries leaves the distribution of FD_A − FD_B unchanged.
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
-"""
-from typing import NamedTuple
 
+:func:`compare_systems` runs the paired bootstrap for every pair of many systems (or each against a baseline)
+from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure.
+"""
+from typing import Dict, NamedTuple, Optional
+
+import ir_measures
 import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from .bootstrap import _QueryStats, _vectors_of, draw_counts, weighted_fds
+from .bootstrap import _QueryStats, _vectors_of, bootstrap, draw_counts, weighted_fds
+from .measure import _FD
 from .provider import QID, fd_sets
 
 
@@ -31,12 +36,15 @@ class PairedResult(NamedTuple):
     n_queries: int
 
 
-def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
-                n_permutations: int = 1000, seed: int = 0, ci: float = 0.95) -> PairedResult:
-    """Paired bootstrap and randomisation test of FD_A − FD_B for one FD measure on the same queries.
+class _PairStats(NamedTuple):
+    rel: _QueryStats
+    ret_a: _QueryStats
+    ret_b: _QueryStats
+    shift: np.ndarray
+    queries: list
 
-    Vectors come from the measure's encoder (or the default one), with its ``missing=`` policy.
-    """
+
+def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure) -> _PairStats:
     qrels_ir = pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str}))
     runs = [pt.model.to_ir_measures(r.astype({'qid': str, 'docno': str})) for r in (run_a, run_b)]
     queries = sorted(qrels_ir[QID].unique())
@@ -49,6 +57,36 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     shift = np.mean(rel_vecs, axis=0)
     rel = _QueryStats(sets[0].relevant, vec_of, queries, shift)
     ret_a, ret_b = (_QueryStats(s.retrieved, vec_of, queries, shift) for s in sets)
+    return _PairStats(rel, ret_a, ret_b, shift, queries)
+
+
+def _randomisation_p(ps: _PairStats, diff: float, n_permutations: int, seed: int) -> float:
+    """Two-sided randomisation p-value of the observed FD_A − FD_B: swap the systems' retrieved sets per query."""
+    swap = np.random.default_rng(seed + 1).integers(0, 2, size=(n_permutations, len(ps.queries))).astype(np.float64)
+    keep = 1.0 - swap
+    full = np.ones_like(swap)
+    parts = [ps.ret_a, ps.ret_b]
+    perm = (weighted_fds(ps.rel, full, parts, [keep, swap], ps.shift) - weighted_fds(ps.rel, full, parts, [swap, keep], ps.shift))
+    perm = perm[np.isfinite(perm)]
+    return float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
+
+
+def bootstrap_p(diffs: np.ndarray) -> float:
+    """Two-sided paired-bootstrap p-value of a difference: twice the smaller share of samples on either side of 0."""
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) == 0:
+        return float('nan')
+    return float(min(1.0, 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))))
+
+
+def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
+                n_permutations: int = 1000, seed: int = 0, ci: float = 0.95) -> PairedResult:
+    """Paired bootstrap and randomisation test of FD_A − FD_B for one FD measure on the same queries.
+
+    Vectors come from the measure's encoder (or the default one), with its ``missing=`` policy.
+    """
+    ps = _pair_stats(run_a, run_b, qrels, measure)
+    rel, ret_a, ret_b, shift, queries = ps
     ones = np.ones((1, len(queries)))
     zeros = np.zeros((1, len(queries)))
     fd_a = float(weighted_fds(rel, ones, [ret_a, ret_b], [ones, zeros], shift)[0])
@@ -61,12 +99,74 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     boot = boot[np.isfinite(boot)]
     alpha = (1 - ci) / 2
     low, high = np.quantile(boot, [alpha, 1 - alpha])
-    p_boot = float(min(1.0, 2 * min(np.mean(boot <= 0), np.mean(boot >= 0))))
+    p_rand = _randomisation_p(ps, diff, n_permutations, seed)
+    return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))
 
-    swap = np.random.default_rng(seed + 1).integers(0, 2, size=(n_permutations, len(queries))).astype(np.float64)
-    keep = 1.0 - swap
-    full = np.ones_like(swap)
-    perm = (weighted_fds(rel, full, [ret_a, ret_b], [keep, swap], shift) - weighted_fds(rel, full, [ret_a, ret_b], [swap, keep], shift))
-    perm = perm[np.isfinite(perm)]
-    p_rand = float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
-    return PairedResult(fd_a, fd_b, diff, float(low), float(high), p_boot, p_rand, len(queries))
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (controls the family-wise error rate); NaN stays NaN."""
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(len(p), np.nan)
+    ok = np.flatnonzero(np.isfinite(p))
+    m = len(ok)
+    order = ok[np.argsort(p[ok], kind='stable')]
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
+                    n_samples: int = 1000, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
+                    n_permutations: int = 0, verbose: bool = True) -> pd.DataFrame:
+    """Paired comparisons of many systems, every pair (or each against ``baseline``), per measure, with Holm's
+    correction over the comparisons of each measure.
+
+    One :func:`~pyterrier_frechet.bootstrap` serves every pair: its samples use the same query draws for every
+    system, so ``samples[a] − samples[b]`` is the paired bootstrap of the difference (for FD, DO, HSA and any
+    per-query measure). With ``n_permutations > 0``, FD pairs also get the randomisation test of
+    :func:`paired_test` (one pass per pair; slower).
+
+    Returns one row per (measure, a, b): values, difference a − b with its percentile CI, ``p_bootstrap``,
+    ``p_holm``, optionally ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system
+    (orientation-aware) where the Holm-adjusted p is below ``alpha``, else empty.
+    """
+    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    names = list(runs)
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f'baseline {baseline!r} is not among the systems {names[:10]}')
+    if len(names) < 2:
+        raise ValueError(f'comparisons need at least 2 systems, got {len(names)}')
+    pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
+             else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
+    boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose)
+    values = boot.summary.set_index(['name', 'measure'])['value']
+    lo, hi = (1 - ci) / 2, 1 - (1 - ci) / 2
+    frames = []
+    for m in measures:
+        col = str(m)
+        rows = []
+        for a, b in pairs:
+            diffs = boot.samples[a][col] - boot.samples[b][col]
+            finite = diffs[np.isfinite(diffs)]
+            rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
+                         'diff': float(values[a, col] - values[b, col]),
+                         'ci_low': float(np.quantile(finite, lo)) if len(finite) else np.nan,
+                         'ci_high': float(np.quantile(finite, hi)) if len(finite) else np.nan,
+                         'p_bootstrap': bootstrap_p(diffs)})
+        frame = pd.DataFrame(rows)
+        frame['p_holm'] = holm(frame['p_bootstrap'])
+        tests = ['p_holm']
+        if n_permutations > 0 and m.NAME == _FD.NAME:
+            frame['p_randomisation'] = [
+                _randomisation_p(_pair_stats(runs[a], runs[b], qrels, m), d, n_permutations, seed)
+                for a, b, d in pt.tqdm(list(zip(frame['a'], frame['b'], frame['diff'])), desc=f'randomisation {col}',
+                                       unit='pair', disable=not verbose)]
+            frame['p_randomisation_holm'] = holm(frame['p_randomisation'])
+            tests.append('p_randomisation_holm')
+        sign = 1.0 if getattr(m, 'HIGHER_IS_BETTER', True) else -1.0
+        significant = (frame[tests] < alpha).all(axis=1)
+        frame['better'] = np.where(significant, np.where(sign * frame['diff'] > 0, frame['a'], frame['b']), '')
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)

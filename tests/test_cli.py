@@ -210,3 +210,19 @@ def test_pool_sim_on_dl19_is_reproducible_and_split_by_type(capsys, tmp_path):
         assert row.pooled_runs == len(row.groups.split()) + (4 if 'rankvicuna-7b' in row.groups.split() else 0)
     assert main(argv) == 0
     assert capsys.readouterr().out == first.out  # seeded: the same numbers again
+
+
+def test_compare_subcommand_equals_compare_systems(files, capsys):
+    argv = ['compare', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'),
+            '--metrics', 'FD@3', 'nDCG@3', 'DO(bins=4)', '--baseline', 'fwd', '--samples', '100', '--format', 'csv', '--quiet']
+    assert main(argv) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    qrels = pt.io.read_qrels(str(files / 'qrels.txt'))
+    runs = {n: pt.io.read_results(str(files / 'runs' / f'run.toy.{n}.txt')) for n in ('fwd', 'mid', 'rev')}
+    expected = pf.compare_systems(runs, qrels, [pf.FD(encoder=pf.VectorStore(str(files / 'vecs'))) @ 3, ir_measures.nDCG @ 3,
+                                                pf.DO(bins=4)], baseline='fwd', n_samples=100, verbose=False)
+    assert table.measure.tolist() == ['FD@3', 'FD@3', 'nDCG@3', 'nDCG@3', 'DO(bins=4)', 'DO(bins=4)']
+    np.testing.assert_allclose(table[['diff', 'p_bootstrap', 'p_holm']].to_numpy(float),
+                               expected[['diff', 'p_bootstrap', 'p_holm']].to_numpy(float), rtol=1e-6)
+    assert main(argv[:-7] + ['--baseline', 'nope', '--quiet']) == 2
+    assert 'is not one of the runs' in capsys.readouterr().err

@@ -6,6 +6,7 @@ import pyterrier as pt
 import pytest
 
 import pyterrier_frechet as pf
+import pyterrier_frechet.significance
 from pyterrier_frechet.significance import paired_test
 from conftest import DictEncoder
 
@@ -48,3 +49,61 @@ def test_randomisation_test_calibrated_under_the_null():
     rejected = float(np.mean(p < 0.05))
     assert rejected <= 0.08, rejected
     assert p.min() < 0.5 < p.max()  # the p-values do vary across trials
+
+
+def test_holm_by_hand():
+    from pyterrier_frechet.significance import holm
+    # sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → raised to the running max 0.06
+    np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    assert np.isnan(holm([0.2, np.nan])[1]) and holm([0.2, np.nan])[0] == 0.2  # NaN is not counted in the family
+    assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]  # capped at 1
+
+
+def _systems(toy):
+    vectors, qrels, run = toy
+    rng = np.random.default_rng(0)
+    noisy = run.assign(score=run.score + rng.normal(scale=3.0, size=len(run)))
+    return vectors, qrels, {'fwd': run, 'rev': run.assign(score=-run.score), 'noisy': noisy}
+
+
+def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
+    from pyterrier_frechet.bootstrap import draw_counts
+    from pyterrier_frechet.significance import compare_systems
+    vectors, qrels, runs = _systems(toy)
+    fd = pf.FD(encoder=DictEncoder(vectors)) @ 3
+    ndcg = ir_measures.nDCG @ 3
+    table = compare_systems(runs, qrels, [fd, ndcg], n_samples=200, seed=4, n_permutations=99, verbose=False)
+    assert len(table) == 2 * 3 and list(table.a[:3]) == ['fwd', 'fwd', 'rev'] and list(table.b[:3]) == ['rev', 'noisy', 'noisy']
+    row = table[(table.measure == str(fd)) & (table.a == 'fwd') & (table.b == 'rev')].iloc[0]
+    ref = paired_test(runs['fwd'], runs['rev'], qrels, fd, n_samples=200, n_permutations=99, seed=4)
+    assert row['diff'] == pytest.approx(ref.diff, rel=1e-9) and row.p_bootstrap == ref.p_bootstrap
+    assert (row.ci_low, row.ci_high) == pytest.approx((ref.ci_low, ref.ci_high), rel=1e-9)
+    assert row.p_randomisation == ref.p_randomisation
+    # nDCG: the paired bootstrap of a mean difference, written directly from per-query values and the same draws
+    qrels_ir = pt.model.to_ir_measures(qrels)
+    queries = sorted(qrels_ir.query_id.unique())
+    per_q = {}
+    for name in ('fwd', 'noisy'):
+        values = {m.query_id: m.value for m in ir_measures.iter_calc([ndcg], qrels_ir, pt.model.to_ir_measures(runs[name]))}
+        per_q[name] = np.array([values.get(q, 0.0) for q in queries])
+    diffs = draw_counts(len(queries), 200, 4) @ (per_q['fwd'] - per_q['noisy']) / len(queries)
+    row = table[(table.measure == 'nDCG@3') & (table.a == 'fwd') & (table.b == 'noisy')].iloc[0]
+    assert row.p_bootstrap == pytest.approx(min(1.0, 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))))
+    assert (row.ci_low, row.ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-12)
+    holm_expected = pf.significance.holm(table[table.measure == 'nDCG@3'].p_bootstrap)
+    np.testing.assert_allclose(table[table.measure == 'nDCG@3'].p_holm, holm_expected)
+
+
+def test_compare_against_a_baseline_names_the_better_system(toy):
+    from pyterrier_frechet.significance import compare_systems
+    vectors, qrels, runs = _systems(toy)
+    ndcg = ir_measures.nDCG @ 3
+    table = compare_systems(runs, qrels, [ndcg, pf.FD(encoder=DictEncoder(vectors)) @ 3], baseline='rev', n_samples=300,
+                            seed=0, alpha=1.0, verbose=False)
+    assert table.a.unique().tolist() == ['rev'] and sorted(table.b) == ['fwd', 'fwd', 'noisy', 'noisy']
+    for row in table.itertuples():  # alpha = 1: every comparison names the better system by orientation
+        lower_is_better = row.measure.startswith('FD')
+        a_better = row.value_a < row.value_b if lower_is_better else row.value_a > row.value_b
+        assert row.better == (row.a if a_better else row.b)
+    with pytest.raises(ValueError, match='baseline'):
+        compare_systems(runs, qrels, [ndcg], baseline='nope')
