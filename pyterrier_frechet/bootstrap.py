@@ -187,7 +187,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
-    unsupported = [str(m) for m in measures if m.NAME in VECTOR_MEASURES and m.NAME != _FD.NAME]
+    unsupported = [str(m) for m in measures if m.NAME in VECTOR_MEASURES and (m.NAME != _FD.NAME or m['jackknife'])]
     if unsupported:
         raise ValueError(f'the bootstrap has no fast path for {unsupported}: it supports FD, DO, HSA and per-query measures '
                          '(bootstrap_naive resamples any measure, slowly)')

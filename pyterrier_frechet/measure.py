@@ -9,7 +9,7 @@ All three are *set* measures: one number per query set, reported for every query
 the mean over queries (what ``pt.Experiment`` shows) is exactly that number.
 """
 from ir_measures import measures
-from ir_measures.measures.base import Agg, ParamInfo
+from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
 
 
 class SetValueAgg(Agg):
@@ -79,8 +79,11 @@ class _FD(SetMeasure):
     FD is one number per query *set*, not a per-query score. To fit ir_measures and
     ``pt.Experiment``, which average per-query values, the set value is reported for every query
     of the qrels, so the mean over queries *is* the set value. Per-query rows repeat that number;
-    paired tests against a ``baseline`` are therefore meaningless for FD (constant differences:
-    the p-value is NaN).
+    paired tests against a ``baseline`` are therefore meaningless for plain FD (constant differences:
+    the p-value is NaN). ``FD(jackknife=True)`` instead reports, for each query q with relevant documents,
+    the jackknife pseudo-value n·FD − (n−1)·FD₋q (FD₋q: FD without q's documents): their mean is the
+    jackknife bias-corrected FD, and ``pt.Experiment``'s paired t-test against a ``baseline`` on them is
+    Tukey's jackknife test of the FD difference.
 
     Relevant set: the documents judged ``>= rel`` of the queries in the qrels (optionally at most
     ``per_query`` of them per query, highest grade first, random within a grade, ``seed``).
@@ -104,7 +107,14 @@ class _FD(SetMeasure):
     SHORT_DESC = ('Distance between Gaussians fitted to the embeddings of the relevant documents and of '
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
-    SUPPORTED_PARAMS = dict(_SET_PARAMS)
+    SUPPORTED_PARAMS = {
+        **_SET_PARAMS,
+        'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '
+                               'bias-corrected FD; pt.Experiment\'s baseline= t-test on them is the jackknife test)'),
+    }
+
+    def aggregator(self):
+        return MeanAgg() if self['jackknife'] else SetValueAgg(self.NAME)
 
 
 

@@ -92,8 +92,8 @@ class _Vectors:
         return self.vecs[pos], self.found[pos]
 
 
-def _set_vectors(measure, side: str, frame: pd.DataFrame, vectors: Optional[_Vectors]) -> np.ndarray:
-    """The matrix of one side's vectors, applying the measure's missing= policy."""
+def _set_vectors(measure, side: str, frame: pd.DataFrame, vectors: Optional[_Vectors]):
+    """The matrix of one side's vectors, applying the measure's missing= policy, and the query of each row."""
     docnos = frame[DOCNO].to_numpy(dtype=str)
     if 'doc_vec' in frame.columns:
         has = frame['doc_vec'].notna().to_numpy()
@@ -115,7 +115,22 @@ def _set_vectors(measure, side: str, frame: pd.DataFrame, vectors: Optional[_Vec
     if vecs is None or len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {0 if vecs is None else len(vecs)} document(s) with a vector; '
                          'a Gaussian needs at least 2')
-    return vecs
+    return vecs, frame[QID].to_numpy(dtype=str)[found]
+
+
+def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
+                            queries: List[str]) -> Dict[str, float]:
+    """Per-query jackknife pseudo-values of FD: n·FD − (n−1)·FD₋q, FD₋q leaving out query q's relevant and retrieved
+    documents, over the query universe ``queries`` (n of them: every query of the qrels, as the bootstrap resamples;
+    a query without documents in either set has FD₋q = FD, so its pseudo-value is FD). Their mean is the jackknife
+    bias-corrected FD, and a paired t-test on two systems' pseudo-values is Tukey's jackknife test of the FD difference."""
+    n = len(queries)
+    full = frechet_distance(relevant, retrieved)
+    out = {}
+    for q in queries:
+        r, t = relevant[rel_qids != q], retrieved[ret_qids != q]
+        out[q] = n * full - (n - 1) * frechet_distance(r, t) if min(len(r), len(t)) >= 2 else float('nan')
+    return out
 
 
 def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> None:
@@ -179,11 +194,14 @@ def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object,
         vecs = vectors[id(encoder)]
         if has_doc_vec:
             _check_run_vectors(measure, sets, vecs)
-        rel_vecs = _set_vectors(measure, 'relevant', sets.relevant, vecs)
-        ret_vecs = _set_vectors(measure, 'retrieved', sets.retrieved, vecs)
+        rel_vecs, rel_qids = _set_vectors(measure, 'relevant', sets.relevant, vecs)
+        ret_vecs, ret_qids = _set_vectors(measure, 'retrieved', sets.retrieved, vecs)
         if rel_vecs.shape[1] != ret_vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel_vecs.shape[1]}-d but retrieved vectors {ret_vecs.shape[1]}-d')
         try:
+            if measure.NAME == _FD.NAME and measure['jackknife']:
+                result[measure] = jackknife_pseudo_values(rel_vecs, rel_qids, ret_vecs, ret_qids, sorted(qrels[QID].unique()))
+                continue
             result[measure] = set_statistic(measure, rel_vecs, ret_vecs)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
@@ -218,7 +236,7 @@ def prepare_run(run, what: str) -> pd.DataFrame:
 class SetEvaluator(providers.Evaluator):
     """Evaluator of set measures: ``compute(measures, qrels, run)`` gives one value per measure, which is
     reported for every query of the qrels, so that the mean over queries (what pt.Experiment shows) is
-    exactly that number."""
+    exactly that number — or a {query: value} dict, reported as it is."""
     WHAT = 'FD'
 
     def __init__(self, measures, qrels):
@@ -232,6 +250,10 @@ class SetEvaluator(providers.Evaluator):
     def _iter_calc(self, run) -> Iterator[Metric]:
         values = self.compute(self.measures, self.qrels, prepare_run(run, self.WHAT))
         for measure, value in values.items():
+            if isinstance(value, dict):  # per-query values (FD's jackknife pseudo-values)
+                for qid, v in value.items():
+                    yield Metric(query_id=qid, measure=measure, value=v)
+                continue
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
 
@@ -248,7 +270,7 @@ class FrechetProvider(providers.Provider):
     NAME = 'pyterrier_frechet'
     _SHARED = dict(cutoff=Any(), rel=Any(), urr=Any(), per_query=Any(), seed=Any(), encoder=Any(), missing=Any())
     SUPPORTED_MEASURES = [
-        _FD(**_SHARED),
+        _FD(**_SHARED, jackknife=Any()),
         _FDInf(**_SHARED, points=Any(), min_fraction=Any()),
         _KID(**_SHARED, degree=Any()),
         _KNNPrecision(**_SHARED, k=Any()),

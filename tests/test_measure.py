@@ -204,3 +204,29 @@ def test_query_retrieved_but_without_relevant_documents_is_left_out(toy, vec):
     # their rankings does not change FD: they are not in the query set.
     only_12 = run[run.qid.isin(['q1', 'q2'])]
     assert calc(FD @ 3, qrels, run, DictEncoder(vectors)) == calc(FD @ 3, qrels, only_12, DictEncoder(vectors))
+
+
+def test_jackknife_pseudo_values_and_baseline_test(toy, vec):
+    import scipy.stats
+    vectors, qrels, run = toy
+    enc = DictEncoder(vectors)
+    m = FD(encoder=enc, jackknife=True) @ 3
+    full = reference_fd(vec(*REL_1), vec(*TOP_3))
+    # n = 3 qrels queries; leaving q1 out leaves q2's sets, and the reverse; q3 has no relevant document, so
+    # leaving it out changes nothing: its pseudo-value is 3·FD − 2·FD = FD
+    expected = {'q1': 3 * full - 2 * reference_fd(vec('d10', 'd11', 'd12'), vec('d10', 'd11', 'd12')),
+                'q2': 3 * full - 2 * reference_fd(vec('d0', 'd1', 'd3'), vec('d0', 'd1', 'd2')), 'q3': full}
+    rows = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))}
+    assert rows.keys() == expected.keys()
+    for q in expected:
+        assert rows[q] == pytest.approx(expected[q], rel=1e-9, abs=1e-12)
+    agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+    assert agg == pytest.approx(np.mean(list(expected.values())), rel=1e-9)  # the jackknife bias-corrected FD
+    # pt.Experiment's baseline= paired t-test now has per-query differences to test
+    other = run.assign(score=np.where(run.docno.isin(['d2', 'd12']), -1.0, run.score))
+    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})  # the qrels' queries: the same universe as above
+    table = pt.Experiment([pt.Transformer.from_df(run), pt.Transformer.from_df(other)], topics, qrels, eval_metrics=[m],
+                          names=['a', 'b'], baseline=0)
+    rows_b = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(other))}
+    p = scipy.stats.ttest_rel([rows[q] for q in ('q1', 'q2', 'q3')], [rows_b[q] for q in ('q1', 'q2', 'q3')]).pvalue
+    assert np.isfinite(table[f'{m} p-value'][1]) and table[f'{m} p-value'][1] == pytest.approx(p, rel=1e-9)

@@ -82,3 +82,9 @@ def test_bootstrap_refuses_measures_without_a_fast_path(toy):
     vectors, qrels, run = toy
     with pytest.raises(ValueError, match='no fast path'):
         pf.bootstrap({'a': run}, qrels, [pf.KID(encoder=DictEncoder(vectors)) @ 3], n_samples=5)
+
+
+def test_bootstrap_refuses_jackknife_fd(toy):
+    vectors, qrels, run = toy
+    with pytest.raises(ValueError, match='no fast path'):
+        pf.bootstrap({'a': run}, qrels, [pf.FD(encoder=DictEncoder(vectors), jackknife=True) @ 3], n_samples=5)
