@@ -260,8 +260,10 @@ def cmd_sparsify(args) -> int:
 def cmd_report(args) -> int:
     from .report import write_report
     data = load_data(args)
+    if args.baseline is not None and args.baseline not in data.runs:
+        raise CliError(f'--baseline {args.baseline!r} is not one of the runs: {sorted(data.runs)[:10]}')
     path = write_report(data, Path(args.out), args.qrels, samples=args.samples, seed=args.seed_bootstrap,
-                        per_query=args.n, seeds=args.seeds, verbose=not args.quiet)
+                        per_query=args.n, seeds=args.seeds, verbose=not args.quiet, baseline=args.baseline)
     print(f'wrote {path}')
     return 0
 
@@ -420,13 +422,14 @@ def build_parser() -> argparse.ArgumentParser:
     _output_args(ps)
     ps.set_defaults(func=cmd_pool_sim)
 
-    rp = sub.add_parser('report', help='eval, correlate, bootstrap and sparsify, written as a markdown report with tables and figures')
+    rp = sub.add_parser('report', help='eval, correlate, bootstrap, compare and sparsify, written as a markdown report with tables and figures')
     _data_args(rp)
     rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures')
     rp.add_argument('--samples', type=int, default=1000)
     rp.add_argument('--seed', dest='seed_bootstrap', type=int, default=0)
     rp.add_argument('--n', type=int, nargs='+', default=[1, 5, 10])
     rp.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2, 3, 4])
+    rp.add_argument('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')
     rp.set_defaults(func=cmd_report)
     return parser
 

@@ -1,7 +1,7 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
 (markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
 from pathlib import Path
-from typing import Sequence
+from typing import Optional, Sequence
 
 import ir_measures
 import pandas as pd
@@ -11,6 +11,7 @@ from .bootstrap import bootstrap
 from .correlation import correlations
 from .measure import SET_MEASURES, VECTOR_MEASURES
 from .robustness import sparsify, summarise
+from .significance import compare_systems
 from .vectors import default_encoder
 
 
@@ -20,7 +21,8 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
 
 
 def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: int = 0,
-                 per_query: Sequence[int] = (1, 5, 10), seeds: Sequence[int] = (0, 1, 2, 3, 4), verbose: bool = True) -> Path:
+                 per_query: Sequence[int] = (1, 5, 10), seeds: Sequence[int] = (0, 1, 2, 3, 4), verbose: bool = True,
+                 baseline: Optional[str] = None) -> Path:
     """Write ``out/report.md`` (and its CSV tables and PNG/PDF figures) for ``data`` (see :func:`cli.load_data`)."""
     from .cli import column_label, evaluate_runs, kendall_notes  # the CLI's evaluation and its checks
     out.mkdir(parents=True, exist_ok=True)
@@ -62,8 +64,23 @@ def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: in
             plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
             lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
 
+        if len(data.runs) >= 2:
+            pairs = compare_systems(data.runs, data.qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed,
+                                    verbose=verbose, boot=boot)
+            pairs = pairs.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in pairs['measure']])
+            pairs.to_csv(out / 'comparisons.csv', index=False)
+            counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
+                      .agg(comparisons='size', significant='sum').reset_index())
+            what = f'each run against `{baseline}`' if baseline else 'every pair of runs'
+            lines += ['## Paired comparisons', '', f'Paired bootstrap of the difference for {what}, from the samples above; '
+                      "Holm's correction over each measure's comparisons, α = 0.05 (`comparisons.csv` has every row).", '',
+                      _table(counts, out, 'comparisons_summary'), '']
+            if baseline:
+                lines += [pairs.to_markdown(index=False, floatfmt='.4f'), '']
+
         if len(data.runs) >= 3:
-            sparse = summarise(sparsify(data.runs, data.qrels, data.measures, per_query=per_query, seeds=seeds,
+            # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels
+            sparse = summarise(sparsify(data.runs, data.qrels, boot_measures, per_query=per_query, seeds=seeds,
                                        verbose=verbose))
             sparse = sparse.assign(measure=[column_label(ir_measures.parse_measure(m)) for m in sparse['measure']])
             plots.sparsification(sparse, out / 'figures' / 'sparsification')

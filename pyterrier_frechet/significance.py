@@ -119,7 +119,7 @@ def holm(p_values) -> np.ndarray:
 
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
                     n_samples: int = 1000, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
-                    n_permutations: int = 0, verbose: bool = True) -> pd.DataFrame:
+                    n_permutations: int = 0, verbose: bool = True, boot=None) -> pd.DataFrame:
     """Paired comparisons of many systems, every pair (or each against ``baseline``), per measure, with Holm's
     correction over the comparisons of each measure.
 
@@ -130,7 +130,8 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
 
     Returns one row per (measure, a, b): values, difference a − b with its percentile CI, ``p_bootstrap``,
     ``p_holm``, optionally ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system
-    (orientation-aware) where the Holm-adjusted p is below ``alpha``, else empty.
+    (orientation-aware) where the Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
+    :class:`~pyterrier_frechet.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the samples).
     """
     measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
     names = list(runs)
@@ -140,7 +141,8 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
         raise ValueError(f'comparisons need at least 2 systems, got {len(names)}')
     pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
-    boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose)
+    if boot is None:
+        boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose)
     values = boot.summary.set_index(['name', 'measure'])['value']
     lo, hi = (1 - ci) / 2, 1 - (1 - ci) / 2
     frames = []

@@ -108,13 +108,21 @@ def test_cli_bootstrap_correlate_sparsify(files, tmp_path, capsys):
 
 def test_cli_report(files, tmp_path, capsys):
     out = tmp_path / 'report'
-    assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--samples', '30', '--n', '1', '--seeds', '0',
-                 '--out', str(out)]) == 0
+    assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', 'HSA(bins=3)', 'KID@3', 'KNNRecall(k=2)@3',
+                 '--samples', '30', '--n', '1', '--seeds', '0', '--baseline', 'fwd', '--out', str(out)]) == 0
     text = (out / 'report.md').read_text()
-    for section in ('## Results', '## Correlations across systems', '## Bootstrap over queries', '## Sparsified judgments'):
+    for section in ('## Results', '## Correlations across systems', '## Bootstrap over queries', '## Paired comparisons',
+                    '## Sparsified judgments'):
         assert section in text
-    for name in ('results', 'correlations', 'bootstrap', 'sparsification'):
+    for name in ('results', 'correlations', 'bootstrap', 'comparisons', 'comparisons_summary', 'sparsification'):
         assert (out / f'{name}.csv').exists()
+    results = pd.read_csv(out / 'results.csv')
+    assert {'HSA(bins=3)', 'KID@3', 'KNNRecall(k=2)@3'} <= set(results.columns)
+    # KID and k-NN recall have no bootstrap fast path: results and correlations only; the rest is compared with fwd
+    comparisons = pd.read_csv(out / 'comparisons.csv')
+    assert set(comparisons.measure) == {'FD@3', 'nDCG@3', 'HSA(bins=3)'} and set(comparisons.a) == {'fwd'}
+    assert 'Kendall tau(KID@3, nDCG@3) over 3 runs' in text  # set measures' tau against the first classical measure
     import re
     figures = re.findall(r'\(figures/([^)]+\.png)\)', text)
-    assert len(figures) == 4 and all((out / 'figures' / f).exists() and (out / 'figures' / f).with_suffix('.pdf').exists() for f in figures)
+    assert len(figures) == 4 + 4 and all((out / 'figures' / f).exists() and (out / 'figures' / f).with_suffix('.pdf').exists()
+                                         for f in figures)
