@@ -15,7 +15,7 @@ from .urr import URRFilter
 from .vectors import VectorStore, default_encoder, get_default_encoder, set_default_encoder
 from .text import TextLookup
 from .embedder import Embedder, DEFAULT_MODEL
-from . import bundled, runs
+from . import bundled, cost, plots, runs
 from .bootstrap import bootstrap
 from .correlation import correlations
 from .robustness import encoder_robustness, sparsify
