@@ -59,21 +59,41 @@ def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List
 
 
 class _QueryStats:
-    """Per-query count, sum and cross-product of one side's vectors (shifted by ``shift``)."""
+    """Per-query count, sum and cross-product of one side's vectors (shifted by ``shift``); the symmetric
+    cross-products are stored packed (upper triangle, d(d+1)/2 numbers), which halves memory and the flops
+    of re-weighting — 4.1 GB for 6,980 queries at d = 384 (MS MARCO dev) instead of 8.2 GB. They are
+    formed by batched matrix products over blocks of queries (each padded with zero rows to the block's
+    largest query), not one small product per query."""
+
+    _BLOCK = 256  # queries per batched product
 
     def __init__(self, frame: pd.DataFrame, vec_of: Dict[str, np.ndarray], queries: List[str], shift: np.ndarray):
         d = len(shift)
-        index = {q: i for i, q in enumerate(queries)}
+        upper = np.flatnonzero(np.triu(np.ones((d, d), dtype=bool)))  # packed positions in a flattened d×d
         self.n = np.zeros(len(queries))
         self.s = np.zeros((len(queries), d))
-        self.p = np.zeros((len(queries), d * d))
-        for qid, group in frame.groupby(QID, sort=False):
-            vecs = [vec_of[doc] for doc in group[DOCNO] if doc in vec_of]
-            if not vecs:
+        self.p = np.zeros((len(queries), len(upper)))
+        keep = frame[DOCNO].isin(vec_of.keys()).to_numpy() if len(frame) else np.zeros(0, dtype=bool)
+        qidx = pd.Index(queries).get_indexer(frame[QID].to_numpy()[keep])
+        if not len(qidx):
+            return
+        order = np.argsort(qidx, kind='stable')
+        qidx = qidx[order]
+        x = np.asarray([vec_of[doc] for doc in frame[DOCNO].to_numpy()[keep][order]], dtype=np.float64) - shift
+        self.n[:] = np.bincount(qidx, minlength=len(queries))
+        starts = np.concatenate([[0], np.cumsum(self.n, dtype=np.int64)])
+        present = self.n > 0
+        self.s[present] = np.add.reduceat(x, starts[:-1][present], axis=0)  # rows are sorted by query
+        slot = np.arange(len(qidx)) - starts[qidx]  # a row's position within its query
+        for b in range(0, len(queries), self._BLOCK):
+            block = slice(b, min(b + self._BLOCK, len(queries)))
+            rows = slice(starts[block.start], starts[block.stop])
+            width = int(self.n[block].max())
+            if width == 0:
                 continue
-            x = np.asarray(vecs, dtype=np.float64) - shift
-            i = index[qid]
-            self.n[i], self.s[i], self.p[i] = len(x), x.sum(axis=0), (x.T @ x).ravel()
+            padded = np.zeros((block.stop - block.start, width, d))
+            padded[qidx[rows] - b, slot[rows]] = x[rows]
+            self.p[block] = (padded.transpose(0, 2, 1) @ padded).reshape(len(padded), d * d)[:, upper]
 
 
 def _gaussians(parts: Sequence[_QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> List[Optional[GaussianStats]]:
@@ -81,6 +101,7 @@ def _gaussians(parts: Sequence[_QueryStats], weights: Sequence[np.ndarray], shif
     samples × queries matrix per part, so queries can be drawn from different systems); None where a sample
     has fewer than 2 vectors."""
     d = len(shift)
+    upper = np.triu_indices(d)  # the packing of _QueryStats.p (row-major upper triangle)
     ns = sum(w @ part.n for part, w in zip(parts, weights))
     sums = sum(w @ part.s for part, w in zip(parts, weights))
     crosses = sum(w @ part.p for part, w in zip(parts, weights))  # one matrix product for a chunk of samples
@@ -90,7 +111,10 @@ def _gaussians(parts: Sequence[_QueryStats], weights: Sequence[np.ndarray], shif
             out.append(None)
             continue
         mean_shifted = total / n
-        cov = cross.reshape(d, d) - n * np.outer(mean_shifted, mean_shifted)
+        cov = np.empty((d, d))
+        cov[upper] = cross
+        cov.T[upper] = cross  # the packed upper triangle, mirrored
+        cov -= n * np.outer(mean_shifted, mean_shifted)
         cov /= n - 1
         out.append(GaussianStats(mean_shifted + shift, cov, int(n)))
     return out

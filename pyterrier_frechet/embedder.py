@@ -3,7 +3,7 @@ import hashlib
 import logging
 import os
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -71,6 +71,11 @@ class Embedder(pt.Transformer):
         max_length: truncate texts to this many tokens (default: the model's own limit).
         batch_size: texts per forward pass.
         device: ``'cpu'``, ``'cuda'``, …; default: CUDA when available.
+        devices: encode on several devices or processes at once with sentence-transformers' multi-process
+            pool, e.g. ``['cuda:0', 'cuda:1']`` for two GPUs or ``['cpu'] * 4`` for four CPU processes
+            (sentence-transformers models only). Vectors equal single-process encoding; the pool starts
+            on first use and stops with :meth:`close` (or at exit). Not part of the repr or the cache
+            identity: the vectors are the same.
         text_field: the column holding the text.
         texts: where to find the text of documents that arrive without it (docnos only, e.g. from the
             ``FD`` measure or a run): a dict docno → text, a :class:`~pyterrier_frechet.TextLookup`, a
@@ -85,8 +90,8 @@ class Embedder(pt.Transformer):
 
     def __init__(self, model_name: Optional[str] = None, *, revision: Optional[str] = None, pooling: str = 'auto',
                  normalize: bool = False, max_length: Optional[int] = None, batch_size: int = 32,
-                 device: Optional[str] = None, text_field: str = 'text', texts=None, cache_dir='default',
-                 verbose: bool = True):
+                 device: Optional[str] = None, devices: Optional[Sequence[str]] = None, text_field: str = 'text',
+                 texts=None, cache_dir='default', verbose: bool = True):
         if pooling not in ('auto', 'mean', 'cls'):
             raise ValueError(f"pooling must be 'auto', 'mean' or 'cls', got {pooling!r}")
         if batch_size < 1:
@@ -104,6 +109,15 @@ class Embedder(pt.Transformer):
         self.n_encoded = 0
         self.texts = _text_source(texts)
         self.kind = 'sentence-transformers' if pooling == 'auto' and os.path.exists(os.path.join(self.path, 'modules.json')) else 'transformers'
+        if devices is not None:
+            devices = [str(d) for d in devices]
+            if not devices:
+                raise ValueError('devices must name at least one device, e.g. ["cpu", "cpu"]')
+            if self.kind != 'sentence-transformers':
+                raise ValueError(f'devices= (a multi-process pool) needs a sentence-transformers model; {self.path} is '
+                                 f'encoded with plain transformers (pooling={pooling!r})')
+        self.devices = devices
+        self._pool = None
         self._model = None
         self._tokenizer = None
         self.identity = {
@@ -145,8 +159,10 @@ class Embedder(pt.Transformer):
         """Encode ``texts`` with the model (no cache): a float32 matrix, one row per text."""
         self._load()
         if self.kind == 'sentence-transformers':
+            if self.devices is not None and self._pool is None:
+                self._pool = self._model.start_multi_process_pool(target_devices=self.devices)
             vecs = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
-                                      show_progress_bar=False, normalize_embeddings=self.normalize)
+                                      show_progress_bar=False, normalize_embeddings=self.normalize, pool=self._pool)
         else:
             vecs = self._encode_transformers(list(texts))
         return np.asarray(vecs, dtype=np.float32)
@@ -174,6 +190,12 @@ class Embedder(pt.Transformer):
                     vec = torch.nn.functional.normalize(vec, dim=-1)
                 out[idx] = vec.float().cpu().numpy()
         return out
+
+    def close(self) -> None:
+        """Stop the multi-process pool, if one was started (``devices=``)."""
+        if self._pool is not None:
+            self._model.stop_multi_process_pool(self._pool)
+            self._pool = None
 
     # -- the transformer and the lookup protocol ---------------------------------------------------------
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:

@@ -59,7 +59,7 @@ def test_missing_vectors_follow_the_measure_policy(toy):
     got = dropped.samples['sys'][str(pf.FD(encoder=partial, missing='drop') @ 3)]
     ok = np.isfinite(naive)
     np.testing.assert_array_equal(np.isfinite(got), ok)
-    np.testing.assert_allclose(got[ok], naive[ok], rtol=1e-7)
+    np.testing.assert_allclose(got[ok], naive[ok], rtol=1e-7, atol=1e-12)  # some samples have FD 0 (identical sets): round-off
 
 
 @pytest.mark.parametrize('measure', [pf.DO(bins=5), pf.HSA(bins=5), pf.HSA(bins=4, norm='rank', unjudged='nonrel') @ 20])

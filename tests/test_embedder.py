@@ -77,6 +77,29 @@ def test_sentence_transformers_model(models):
     assert repr(pf.Embedder(models['bert'], pooling='cls', max_length=8, cache_dir=None)) == "Embedder('tiny-bert', pooling='cls', max_length=8)"
 
 
+def test_two_local_worker_processes_equal_single_process_encoding(models, tmp_path):
+    # issue 8: scale-out through sentence-transformers' multi-process pool, writing into the same cache
+    texts = [' '.join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(3 + i % 5)) for i in range(40)]
+    docs = pd.DataFrame({'docno': [f'd{i}' for i in range(40)], 'text': texts})
+    single = np.stack(pf.Embedder(models['st'], cache_dir=None, verbose=False)(docs).doc_vec)
+    pooled = pf.Embedder(models['st'], devices=['cpu', 'cpu'], batch_size=4, cache_dir=tmp_path, verbose=False)
+    try:
+        out = np.stack(pooled(docs).doc_vec)
+        assert pooled._pool is not None and len(pooled._pool['processes']) == 2
+    finally:
+        pooled.close()
+    assert pooled._pool is None and pooled.n_encoded == 40
+    np.testing.assert_allclose(out, single, rtol=1e-5, atol=1e-6)
+    # the pool wrote into the ordinary cache: a single-process Embedder reads the same vectors, encoding none
+    reader = pf.Embedder(models['st'], cache_dir=tmp_path, verbose=False)
+    np.testing.assert_array_equal(np.stack(reader(docs[['docno']]).doc_vec), out)
+    assert reader.n_encoded == 0 and repr(pooled) == repr(reader)
+    with pytest.raises(ValueError, match='sentence-transformers model'):
+        pf.Embedder(models['bert'], devices=['cpu', 'cpu'], cache_dir=None)
+    with pytest.raises(ValueError, match='at least one device'):
+        pf.Embedder(models['st'], devices=[], cache_dir=None)
+
+
 def test_cache_embeds_once_per_model_ever(models, tmp_path):
     first = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
     v1 = np.stack(first(DOCS).doc_vec)

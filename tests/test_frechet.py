@@ -8,7 +8,7 @@ from pyterrier_frechet.frechet import (
     GaussianStats, choose_method, frechet_distance, frechet_distance_from_stats, gaussian_stats,
 )
 
-METHODS = ['cross', 'qr', 'auto']
+METHODS = ['cross', 'qr', 'gram', 'auto']
 
 
 @pytest.mark.parametrize('n1,n2,d', [(5, 7, 3), (3, 4, 6), (10, 12, 4), (6, 9, 8), (2, 2, 5), (4, 30, 5), (40, 25, 3)])
@@ -61,11 +61,34 @@ def test_invariant_under_shared_rotation(method):
 
 def test_routes_agree_and_auto_picks_by_shape():
     assert choose_method(43, 430, 384) == 'cross'  # the usual IR case: fewer vectors than dimensions
-    assert choose_method(5000, 5000, 384) == 'qr'
+    assert choose_method(5000, 5000, 384) == 'gram'
     assert choose_method(50, 5000, 768) == 'cross'
     rng = np.random.default_rng(5)
     x, y = rng.normal(size=(300, 20)), rng.normal(size=(200, 20)) + 0.1
     assert frechet_distance(x, y, 'cross') == pytest.approx(frechet_distance(x, y, 'qr'), rel=1e-12)
+    assert frechet_distance(x, y, 'gram') == pytest.approx(frechet_distance(x, y, 'qr'), rel=1e-12)
+
+
+@pytest.mark.parametrize('kind', ['duplicates', 'low_rank', 'ill_conditioned'])
+def test_gram_route_falls_back_to_qr_where_cholesky_would_cost_digits(kind, monkeypatch):
+    # n > d, but the Gram matrix X̃ᵀX̃ is singular (duplicated rows, low rank) or nearly so (one direction
+    # 1e-7 times the others: condition 1e14). A Cholesky factor would lose digits there; the route
+    # must notice and take the Householder QR, matching the 50-digit reference.
+    rng = np.random.default_rng(6)
+    if kind == 'duplicates':
+        x = rng.normal(size=(4, 6))[rng.integers(0, 4, size=40)]
+    elif kind == 'low_rank':
+        x = rng.normal(size=(40, 2)) @ rng.normal(size=(2, 6))
+    else:
+        x = rng.normal(size=(40, 6)) * np.array([1, 1, 1, 1, 1, 1e-7])
+    y = rng.normal(size=(30, 6)) * 0.8 + 0.2
+    import numpy.linalg
+    calls = []
+    qr = numpy.linalg.qr
+    monkeypatch.setattr(numpy.linalg, 'qr', lambda a, mode='reduced': calls.append(a.shape) or qr(a, mode=mode))
+    fd = frechet_distance(x, y, 'gram')
+    assert calls == [(40, 6)]  # the bad set went through QR; the well-conditioned one (30×6) did not
+    assert fd == pytest.approx(mp_frechet(x, y, dps=50), rel=1e-10)
 
 
 def test_symmetric_and_nonnegative():

@@ -66,6 +66,7 @@ def test_finite_nonnegative_symmetric_and_routes_agree(xy):
     assert np.isfinite(fd) and fd >= 0
     assert abs(frechet_distance(y, x) - fd) <= tol
     assert abs(frechet_distance(x, y, 'cross') - frechet_distance(x, y, 'qr')) <= tol
+    assert abs(frechet_distance(x, y, 'gram') - frechet_distance(x, y, 'qr')) <= tol
 
 
 @given(pair())
