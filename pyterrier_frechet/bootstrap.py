@@ -121,9 +121,14 @@ def _gaussians(parts: Sequence[_QueryStats], weights: Sequence[np.ndarray], shif
 
 
 def weighted_fds(rel: _QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[_QueryStats],
-                 ret_weights: Sequence[np.ndarray], shift: np.ndarray, pbar=None) -> np.ndarray:
+                 ret_weights: Sequence[np.ndarray], shift: np.ndarray, pbar=None, backend: str = 'numpy',
+                 device: Optional[str] = None) -> np.ndarray:
     """FD per sample (row of the weights) between the weighted relevant set and the weighted retrieved
-    parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors."""
+    parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors. ``backend='torch'``
+    computes the same on ``device`` (:mod:`pyterrier_frechet.torch_backend`)."""
+    if backend == 'torch':
+        from .torch_backend import weighted_fds_torch
+        return weighted_fds_torch(rel, rel_weights, ret_parts, ret_weights, shift, device=device, pbar=pbar)
     out = np.full(len(rel_weights), np.nan)
     for start in range(0, len(rel_weights), _CHUNK):
         sl = slice(start, start + _CHUNK)
@@ -158,7 +163,8 @@ def _vectors_of(measure, sets, vec_cache: Dict) -> Dict[str, np.ndarray]:
     return {d: known[d] for d in docnos if known[d] is not None}
 
 
-def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True) -> np.ndarray:
+def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True,
+                backend: str = 'numpy', device: Optional[str] = None) -> np.ndarray:
     sets = fd_sets(measure, qrels_ir, run_ir)
     vec_of = _vectors_of(measure, sets, vec_cache)
     all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
@@ -168,7 +174,7 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
     rel = _QueryStats(sets.relevant, vec_of, queries, shift)
     ret = _QueryStats(sets.retrieved, vec_of, queries, shift)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
-        return weighted_fds(rel, counts, [ret], [counts], shift, pbar)
+        return weighted_fds(rel, counts, [ret], [counts], shift, pbar, backend=backend, device=device)
 
 
 def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
@@ -194,7 +200,7 @@ def _summary_row(system, measure, value, samples, ci) -> dict:
 
 
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
-              ci: float = 0.95, verbose: bool = True) -> BootstrapResult:
+              ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -207,9 +213,14 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         seed: the draws are ``numpy.random.default_rng(seed)``; the same draws serve every system.
         ci: confidence level of the percentile interval (default 0.95).
         verbose: progress bars.
+        backend: ``'numpy'`` or ``'torch'`` (FD's per-sample statistics batched on ``device``; equal to numpy
+            to 1e-8 relative).
+        device: for ``backend='torch'``: ``'cuda'``, ``'cpu'``, …; default: CUDA when available.
     """
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
+    if backend not in ('numpy', 'torch'):
+        raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
     unsupported = [str(m) for m in measures if m.NAME in VECTOR_MEASURES and (m.NAME != _FD.NAME or m['jackknife'])]
     if unsupported:
@@ -231,7 +242,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             per_query = per_query.reindex(queries)
         for m in measures:
             if m.NAME == _FD.NAME:
-                values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose)
+                values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device)
             elif m.NAME in _HISTOGRAM_NAMES:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
             else:

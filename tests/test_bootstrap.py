@@ -79,3 +79,33 @@ def test_fast_histogram_bootstrap_equals_plain_loop(measure):
     naive = bootstrap_naive(run, qrels, measure, n_samples=60, seed=3)
     assert np.isfinite(naive).all() and len(np.unique(naive)) > 30  # the samples differ, and every one has a value
     np.testing.assert_allclose(fast, naive, rtol=1e-12)
+
+
+@pytest.mark.parametrize('d', [3, 40, 100])  # covariances: both definite / relevant singular / both singular
+def test_torch_backend_equals_numpy(d):
+    # issue 8: the optional torch backend (CPU here; a GPU when present) equals the numpy path to 1e-8
+    rng = np.random.default_rng(d)
+    queries = [f'q{i}' for i in range(30)]
+    qrels = pd.DataFrame({'qid': np.repeat(queries, 2), 'docno': [f'r{i}' for i in range(60)], 'label': 1})
+    run = pd.DataFrame({'qid': np.repeat(queries, 4), 'docno': [f'd{i}' for i in range(120)],
+                        'score': np.tile([4.0, 3.0, 2.0, 1.0], 30)})
+    m = pf.FD(encoder=DictEncoder({doc: rng.normal(size=d) for doc in [*qrels.docno, *run.docno]})) @ 4
+    expected = bootstrap({'s': run}, qrels, [m], n_samples=100, seed=3, verbose=False).samples['s'][str(m)]
+    got = bootstrap({'s': run}, qrels, [m], n_samples=100, seed=3, verbose=False, backend='torch', device='cpu').samples['s'][str(m)]
+    assert np.isfinite(expected).all()
+    np.testing.assert_allclose(got, expected, rtol=1e-8)
+    with pytest.raises(ValueError, match='backend'):
+        bootstrap({'s': run}, qrels, [m], backend='jax')
+
+
+def test_torch_backend_on_tiny_ill_conditioned_sets(toy):
+    # 2-6 vectors in 6-d, resampled with duplicates: covariances singular or nearly so, where any route from
+    # covariances loses about half the digits (square roots of eigenvalues near 0). Both backends stay within
+    # 1e-7 of the exact values from the vectors (the plain loop).
+    vectors, qrels, run = toy
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 4
+    got = bootstrap({'s': run}, qrels, [m], n_samples=60, seed=3, verbose=False, backend='torch', device='cpu').samples['s'][str(m)]
+    naive = bootstrap_naive(run, qrels, m, n_samples=60, seed=3)
+    assert np.isfinite(naive).sum() >= 30
+    np.testing.assert_array_equal(np.isfinite(got), np.isfinite(naive))
+    np.testing.assert_allclose(got[np.isfinite(got)], naive[np.isfinite(naive)], rtol=1e-7, atol=1e-12)
