@@ -17,7 +17,7 @@ from .vectors import default_encoder
 
 def _table(df: pd.DataFrame, out: Path, name: str) -> str:
     df.to_csv(out / f'{name}.csv', index=False)
-    return df.to_markdown(index=False, floatfmt='.4f')
+    return df.to_markdown(index=False, floatfmt='.4g')
 
 
 def write_report(data, out: Path, qrels_path: str, samples: int = 1000, seed: int = 0,
