@@ -294,3 +294,25 @@ def test_two_processes_write_and_read_one_cache(tmp_path):
     stored = cache.get([f'doc{j}' for j in range(4000)])
     for j in range(0, 4000, 37):
         np.testing.assert_array_equal(stored[f'doc{j}'], np.random.default_rng(j).normal(size=64).astype(np.float32))
+
+
+def test_ray_two_local_workers_equal_single_process_encoding(models, tmp_path):
+    # issue 8: scale-out on Ray (a local 2-CPU Ray here), writing into the Embedder's own cache
+    ray = pytest.importorskip('ray')  # an optional dependency; the test extra installs it, so CI runs this
+    from pyterrier_frechet.distributed import encode_with_ray
+    texts = [' '.join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(2 + i % 6)) for i in range(30)]
+    docs = pd.DataFrame({'docno': [f'd{i}' for i in range(30)], 'text': texts})
+    single = np.stack(pf.Embedder(models['st'], cache_dir=None, verbose=False)(docs).doc_vec)
+    emb = pf.Embedder(models['st'], cache_dir=tmp_path, verbose=False)
+    emb(docs.iloc[:10])  # a job interrupted after 10 documents, encoded in this process
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert encode_with_ray(emb, docs, num_workers=2, chunk_size=4, verbose=False) == 20  # resumes: 10 cached
+        assert encode_with_ray(emb, docs, num_workers=2, verbose=False) == 0
+    finally:
+        ray.shutdown()
+    reader = pf.Embedder(models['st'], cache_dir=tmp_path, verbose=False)
+    np.testing.assert_allclose(np.stack(reader(docs[['docno']]).doc_vec), single, rtol=1e-5, atol=1e-6)
+    assert reader.n_encoded == 0 and emb.n_encoded == 30
+    with pytest.raises(ValueError, match='no cache'):
+        encode_with_ray(pf.Embedder(models['st'], cache_dir=None), docs)
