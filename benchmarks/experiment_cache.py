@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import ir_measures
 import numpy as np
 import pandas as pd
 import pyterrier as pt
@@ -27,7 +28,7 @@ from pyterrier_frechet.runs import run_pipelines
 
 def experiment(pipelines, topics, qrels, encoder):
     measures = [pf.FD(encoder=encoder, missing='drop') @ 1, pf.FD(encoder=encoder, missing='drop') @ 10,
-                pf.FD(encoder=encoder, missing='drop', urr=True) @ 10, 'nDCG@10']
+                pf.FD(encoder=encoder, missing='drop', urr=True) @ 10, ir_measures.nDCG @ 10]
     t0 = time.perf_counter()
     table = pt.Experiment(list(pipelines.values()), topics, qrels, eval_metrics=measures, names=list(pipelines))
     return table, time.perf_counter() - t0

@@ -249,6 +249,9 @@ class Embedder(pt.Transformer):
         return out[inverse], found[inverse]
 
     def _encode_and_store(self, docnos: np.ndarray, texts: List[str], vectors: Dict[str, np.ndarray]) -> None:
+        # longest first, as sentence-transformers orders one call: chunks of similar lengths pad less
+        order = np.argsort([-len(t) for t in texts], kind='stable')
+        docnos, texts = np.asarray(docnos)[order], [texts[i] for i in order]
         with pt.tqdm(total=len(texts), desc=f'{self!r} encoding', unit='doc', disable=not self.verbose) as pbar:
             for start in range(0, len(texts), _CHUNK):
                 chunk_docnos = docnos[start:start + _CHUNK]

@@ -49,6 +49,9 @@ __all__ = [
     'choose_method',
     'check_vectors',
     'check_pair',
+    'ReducedSet',
+    'reduce_set',
+    'frechet_distance_reduced',
 ]
 
 Method = Literal['auto', 'cross', 'qr', 'gram']
@@ -220,17 +223,41 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
         raise ValueError(f"method must be 'auto', 'cross', 'qr' or 'gram', got {method!r}")
     n1, n2 = x.shape[0], y.shape[0]
     mu1, mu2 = x.mean(axis=0), y.mean(axis=0)
-    diff = mu1 - mu2
-    mean_sq = float(diff @ diff)
     if method == 'cross':
         xc, yc = _deflate(x - mu1), _deflate(y - mu2)
     else:
         xc, yc = _factor(x - mu1, method == 'gram'), _factor(y - mu2, method == 'gram')
+    return frechet_distance_reduced(ReducedSet(mu1, xc, n1), ReducedSet(mu2, yc, n2))
+
+
+class ReducedSet(NamedTuple):
+    """A set of vectors reduced once for FD: its mean, a factor F with FᵀF = X̃ᵀX̃ (at most min(n−1, d)
+    rows for a set reduced by :func:`reduce_set`) and its size n."""
+    mean: np.ndarray
+    factor: np.ndarray
+    n: int
+
+
+def reduce_set(x) -> ReducedSet:
+    """Reduce a set of vectors (n×d) to what FD needs from it, to compare it with many other sets: the
+    factor is X̃ deflated to n−1 rows when n ≤ d, else the d×d ``"gram"`` factor (Cholesky of X̃ᵀX̃, or
+    Householder QR when that is ill conditioned). ``frechet_distance_reduced(reduce_set(x), reduce_set(y))``
+    equals ``frechet_distance(x, y)`` up to round-off."""
+    x = check_vectors(x)
+    mean = x.mean(axis=0)
+    return ReducedSet(mean, _factor(x - mean, gram=True), x.shape[0])
+
+
+def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
+    """Fréchet distance between two sets given as :class:`ReducedSet` (see :func:`reduce_set`)."""
+    if a.mean.shape != b.mean.shape:
+        raise ValueError(f'dimension mismatch: the first set has {a.mean.shape[0]}-d vectors, the second {b.mean.shape[0]}-d')
+    diff = a.mean - b.mean
     # traces from the same factors as the cross term (FᵀF = X̃ᵀX̃), so that identical sets cancel exactly
-    tr1 = float(np.einsum('ij,ij->', xc, xc)) / (n1 - 1)
-    tr2 = float(np.einsum('ij,ij->', yc, yc)) / (n2 - 1)
-    tr_sqrt = _nuclear_norm(xc @ yc.T) / np.sqrt((n1 - 1) * (n2 - 1))
-    return _finish(mean_sq, tr1, tr2, tr_sqrt)
+    tr1 = float(np.einsum('ij,ij->', a.factor, a.factor)) / (a.n - 1)
+    tr2 = float(np.einsum('ij,ij->', b.factor, b.factor)) / (b.n - 1)
+    tr_sqrt = _nuclear_norm(a.factor @ b.factor.T) / np.sqrt((a.n - 1) * (b.n - 1))
+    return _finish(float(diff @ diff), tr1, tr2, tr_sqrt)
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:

@@ -4,8 +4,10 @@ Registered into ``ir_measures.DefaultPipeline`` when :mod:`pyterrier_frechet` is
 ``ir_measures.calc_aggregate``, ``ir_measures.iter_calc``, ``ir_measures.evaluator`` and
 ``pt.Experiment`` all compute FD beside the classical measures.
 """
+import hashlib
 import logging
-from typing import Dict, Iterator, List, NamedTuple, Optional
+from collections import OrderedDict
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import ir_measures
 import numpy as np
@@ -15,7 +17,7 @@ from ir_measures.providers.base import Any
 from ir_measures.util import QrelsConverter, RunConverter
 
 from .extrapolation import fd_infinity
-from .frechet import frechet_distance
+from .frechet import ReducedSet, frechet_distance, frechet_distance_reduced, reduce_set
 from .kid import kernel_distance
 from .manifold import knn_precision_recall
 from .measure import VECTOR_MEASURES, _FD, _FDInf, _KID, _KNNPrecision, _KNNRecall
@@ -154,11 +156,30 @@ def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> No
                          f'(max |Δ| = {err:.3g}); the pipeline and the measure must use the same model')
 
 
+_REDUCED: 'OrderedDict[Tuple[str, Tuple[int, ...]], ReducedSet]' = OrderedDict()
+_REDUCED_MAX = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
+
+
+def _reduced_relevant(vectors: np.ndarray) -> ReducedSet:
+    """:func:`reduce_set` of ``vectors``, remembered by a hash of their bytes (least recently used first out)."""
+    arr = np.ascontiguousarray(vectors)
+    key = (hashlib.sha1(arr.view(np.uint8).ravel()).hexdigest() + arr.dtype.str, arr.shape)
+    if key in _REDUCED:
+        _REDUCED.move_to_end(key)
+        return _REDUCED[key]
+    reduced = reduce_set(arr)
+    _REDUCED[key] = reduced
+    if len(_REDUCED) > _REDUCED_MAX:
+        _REDUCED.popitem(last=False)
+    return reduced
+
+
 def set_statistic(measure, relevant: np.ndarray, retrieved: np.ndarray) -> float:
     """The value of a vector measure (FD, FDInf, KID, KNNPrecision, KNNRecall) for the two sets of vectors."""
     name = measure.NAME
     if name == _FD.NAME:
-        return frechet_distance(relevant, retrieved)
+        # the relevant set is the same for every run evaluated on the same qrels: reduce it once
+        return frechet_distance_reduced(_reduced_relevant(relevant), reduce_set(retrieved))
     if name == _FDInf.NAME:
         return fd_infinity(relevant, retrieved, points=measure['points'], min_fraction=measure['min_fraction'],
                            seed=measure['seed']).value

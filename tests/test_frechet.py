@@ -152,3 +152,18 @@ def test_from_stats_cholesky_and_singular_fallback():
     # Σ₁ singular (3 vectors in 5-d): Cholesky fails and the eigendecomposition route answers
     xs = x[:3]
     assert frechet_distance_from_stats(gaussian_stats(xs), gaussian_stats(y)) == pytest.approx(mp_frechet(xs, y, dps=50), rel=1e-8)
+
+
+@pytest.mark.parametrize('n1,n2,d', [(5, 7, 3), (40, 30, 6), (4, 30, 5), (12, 9, 20), (60, 8, 10)])
+def test_reduced_sets_equal_the_direct_route(n1, n2, d):
+    # a set reduced once (as the provider does for the relevant set) gives the same FD as the direct call,
+    # including a rank-deficient large set (duplicated rows: the Gram factor falls back to QR)
+    rng = np.random.default_rng(n1 + n2 + d)
+    x = rng.normal(size=(max(2, n1 // 4), d))[rng.integers(0, max(2, n1 // 4), size=n1)] + 0.5
+    y = rng.normal(size=(n2, d)) * rng.uniform(0.5, 2, size=d)
+    from pyterrier_frechet import frechet_distance_reduced, reduce_set
+    got = frechet_distance_reduced(reduce_set(x), reduce_set(y))
+    assert got == pytest.approx(mp_frechet(x, y, dps=50), rel=1e-10, abs=1e-12)
+    assert reduce_set(x).factor.shape[0] == min(n1 - 1, d)
+    with pytest.raises(ValueError, match='dimension mismatch'):
+        frechet_distance_reduced(reduce_set(x), reduce_set(np.ones((3, d + 1)) * np.arange(3)[:, None]))

@@ -230,3 +230,25 @@ def test_jackknife_pseudo_values_and_baseline_test(toy, vec):
     rows_b = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(other))}
     p = scipy.stats.ttest_rel([rows[q] for q in ('q1', 'q2', 'q3')], [rows_b[q] for q in ('q1', 'q2', 'q3')]).pvalue
     assert np.isfinite(table[f'{m} p-value'][1]) and table[f'{m} p-value'][1] == pytest.approx(p, rel=1e-9)
+
+
+def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
+    # pt.Experiment over many systems shares one relevant set: the provider reduces it once (remembered
+    # by a hash of its vectors), and the values equal the direct computation
+    import ir_measures
+    import pyterrier as pt
+    from pyterrier_frechet import provider
+    from pyterrier_frechet.frechet import frechet_distance
+    vectors, qrels, run = toy
+    provider._REDUCED.clear()
+    calls = []
+    real = provider.reduce_set
+    monkeypatch.setattr(provider, 'reduce_set', lambda x: calls.append(len(x)) or real(x))
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 5
+    runs = [run, run.assign(score=-run.score), run[run.qid != 'q2']]
+    values = [ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r))[m] for r in runs]
+    rel = np.stack([vectors[d] for d in qrels[qrels.label >= 1].docno])
+    assert calls[0] == len(rel) and calls.count(len(rel)) == 1 and len(calls) == 4  # relevant once, 3 retrieved
+    for r, value in zip(runs, values):  # the retrieved documents as the provider selects them (tested elsewhere)
+        top = provider.fd_sets(m, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r)).retrieved
+        assert value == pytest.approx(frechet_distance(rel, np.stack([vectors[d] for d in top.doc_id])), rel=1e-10)
