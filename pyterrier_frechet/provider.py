@@ -156,30 +156,38 @@ def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> No
                          f'(max |Δ| = {err:.3g}); the pipeline and the measure must use the same model')
 
 
-_REDUCED: 'OrderedDict[Tuple[str, Tuple[int, ...]], ReducedSet]' = OrderedDict()
+_REDUCED: 'OrderedDict[tuple, Tuple[float, ReducedSet]]' = OrderedDict()
 _REDUCED_MAX = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
 
 
-def _reduced_relevant(vectors: np.ndarray) -> ReducedSet:
-    """:func:`reduce_set` of ``vectors``, remembered by a hash of their bytes (least recently used first out)."""
+def _reduced_relevant(vectors: np.ndarray, key: Optional[tuple] = None) -> ReducedSet:
+    """:func:`reduce_set` of ``vectors``, remembered under ``key`` (the encoder and the relevant docnos; without
+    one, a hash of the vectors' bytes), least recently used first out. A remembered entry is served only if
+    the vectors' shape and sum match too."""
     arr = np.ascontiguousarray(vectors)
-    key = (hashlib.sha1(arr.view(np.uint8).ravel()).hexdigest() + arr.dtype.str, arr.shape)
-    if key in _REDUCED:
+    if key is None:
+        key = (hashlib.sha1(arr.view(np.uint8).ravel()).hexdigest(),)
+    key = key + (arr.shape,)
+    checksum = float(arr.sum(dtype=np.float64))
+    hit = _REDUCED.get(key)
+    if hit is not None and hit[0] == checksum:
         _REDUCED.move_to_end(key)
-        return _REDUCED[key]
+        return hit[1]
     reduced = reduce_set(arr)
-    _REDUCED[key] = reduced
+    _REDUCED[key] = (checksum, reduced)
+    _REDUCED.move_to_end(key)
     if len(_REDUCED) > _REDUCED_MAX:
         _REDUCED.popitem(last=False)
     return reduced
 
 
-def set_statistic(measure, relevant: np.ndarray, retrieved: np.ndarray) -> float:
-    """The value of a vector measure (FD, FDInf, KID, KNNPrecision, KNNRecall) for the two sets of vectors."""
+def set_statistic(measure, relevant: np.ndarray, retrieved: np.ndarray, relevant_key: Optional[tuple] = None) -> float:
+    """The value of a vector measure (FD, FDInf, KID, KNNPrecision, KNNRecall) for the two sets of vectors.
+    ``relevant_key`` names the relevant set (encoder and docnos) so FD can reuse its reduction across runs."""
     name = measure.NAME
     if name == _FD.NAME:
         # the relevant set is the same for every run evaluated on the same qrels: reduce it once
-        return frechet_distance_reduced(_reduced_relevant(relevant), reduce_set(retrieved))
+        return frechet_distance_reduced(_reduced_relevant(relevant, relevant_key), reduce_set(retrieved))
     if name == _FDInf.NAME:
         return fd_infinity(relevant, retrieved, points=measure['points'], min_fraction=measure['min_fraction'],
                            seed=measure['seed']).value
@@ -223,7 +231,8 @@ def compute_fd(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object,
             if measure.NAME == _FD.NAME and measure['jackknife']:
                 result[measure] = jackknife_pseudo_values(rel_vecs, rel_qids, ret_vecs, ret_qids, sorted(qrels[QID].unique()))
                 continue
-            result[measure] = set_statistic(measure, rel_vecs, ret_vecs)
+            key = (id(encoder), hashlib.sha1('\n'.join(sets.relevant[DOCNO].astype(str)).encode()).hexdigest())
+            result[measure] = set_statistic(measure, rel_vecs, ret_vecs, key)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
     return result
