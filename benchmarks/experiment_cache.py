@@ -10,7 +10,6 @@ instead of encoding, for a quick warm measurement; the cold timing is then not a
 """
 import argparse
 import logging
-import resource
 import subprocess
 import sys
 import tempfile
@@ -68,15 +67,20 @@ def main():
         print(f'cold and warm tables equal: {same}')
         print(table_warm[['name', *cols]].to_string(index=False, float_format=lambda v: f'{v:.4f}'))
 
-    # peak memory of the CLI over the run directory (a fresh process; its own maximum resident set size)
-    cmd = [sys.executable, '-m', 'pyterrier_frechet', 'eval', '--qrels', str(data / 'qrels.dl19-passage.txt'),
-           '--runs', str(data / 'runs'), '--vectors', str(vectors), '--metrics', 'FD@1', 'FD@10', 'FD(urr=True)@10',
-           'nDCG@10', '--missing', 'drop', '--quiet']
+    # peak memory of the CLI over the run directory: VmHWM of the child's own address space, read at its end
+    # (getrusage's ru_maxrss would include this large parent, which the child was forked from: Linux keeps
+    # that maximum across exec)
+    code = ('import re, sys; from pyterrier_frechet.cli import main; rc = main(sys.argv[1:]); '
+            'print(re.search(r"VmHWM:\\s+(\\d+)", open("/proc/self/status").read()).group(1), file=sys.stderr); '
+            'sys.exit(rc)')
+    args_ = ['eval', '--qrels', str(data / 'qrels.dl19-passage.txt'), '--runs', str(data / 'runs'),
+             '--vectors', str(vectors), '--metrics', 'FD@1', 'FD@10', 'FD(urr=True)@10', 'nDCG@10',
+             '--missing', 'drop', '--quiet']
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    out = subprocess.run([sys.executable, '-c', code, *args_], check=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    peak = int(out.stderr.strip().splitlines()[-1]) / 1024
     print(f'CLI eval of the run directory: {time.perf_counter() - t0:.1f} s, peak RSS {peak:.0f} MiB')
-
 
 if __name__ == '__main__':
     main()

@@ -11,7 +11,10 @@ module adds what evaluation needs:
 - **chunked, transactional writes**: vectors are committed in small chunks as they are encoded, in
   SQLite transactions, so a process killed mid-write loses at most the chunk in flight and never
   leaves a partial vector; ``INSERT OR IGNORE`` lets two processes fill the same cache;
-- **batched reads** under SQLite's limit on query parameters.
+- **batched reads** under SQLite's limit on query parameters, remembered in memory (up to ``memo_size``
+  vectors per cache object), so an evaluation that asks for the same documents again — the relevant
+  set of every run in a pt.Experiment — reads SQLite once. Only what was read back is remembered, so a
+  vector another process stored first (``INSERT OR IGNORE`` keeps the first) is served as stored.
 """
 import fcntl
 import hashlib
@@ -52,7 +55,9 @@ def _slug(name: str) -> str:
 class EmbeddingCache:
     """Vectors of one encoder, keyed by docno, under ``root/<model>-<identity hash>/``."""
 
-    def __init__(self, root, identity: Dict[str, object]):
+    def __init__(self, root, identity: Dict[str, object], memo_size: int = 200_000):
+        self.memo_size = memo_size
+        self._memo: Dict[str, np.ndarray] = {}
         self.identity = json.loads(json.dumps(identity, sort_keys=True))  # as stored in encoder.json
         self.path = Path(root) / identity_key(self.identity)
         self.path.mkdir(parents=True, exist_ok=True)
@@ -82,8 +87,9 @@ class EmbeddingCache:
 
     def get(self, docnos: Sequence[str]) -> Dict[str, np.ndarray]:
         """The cached vectors among ``docnos`` (a dict; absent docnos are misses)."""
-        found = {}
         docnos = [str(d) for d in docnos]  # plain str keys, as pyterrier-caching writes them
+        found = {d: self._memo[d] for d in docnos if d in self._memo}
+        docnos = [d for d in docnos if d not in found]
         with closing(self.db.cursor()) as cursor:
             for start in range(0, len(docnos), _READ_CHUNK):
                 keys = [pickle.dumps((d,), protocol=PICKLE_PROTOCOL) for d in docnos[start:start + _READ_CHUNK]]
@@ -92,6 +98,8 @@ class EmbeddingCache:
                 for key, value in cursor.fetchall():
                     (docno,), (vec,) = pickle.loads(key), pickle.loads(value)
                     found[docno] = vec
+                    if len(self._memo) < self.memo_size:
+                        self._memo[docno] = vec
         return found
 
     def put(self, docnos: Sequence[str], vectors: np.ndarray) -> None:

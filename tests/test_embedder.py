@@ -120,6 +120,25 @@ def test_cache_embeds_once_per_model_ever(models, tmp_path):
         second(pd.DataFrame({'docno': ['a', 'zzz']}))
 
 
+def test_cache_remembers_what_it_read(tmp_path):
+    # a second get of the same docnos is served from memory (rows deleted behind its back stay visible to
+    # it, not to a new cache object); memo_size bounds what is remembered; put alone remembers nothing
+    import sqlite3
+    identity = {'name': 'm', 'hash': 'x'}
+    cache = EmbeddingCache(tmp_path, identity, memo_size=2)
+    cache.put(['a', 'b', 'c'], np.eye(3, dtype=np.float32))
+    assert cache._memo == {}
+    first = cache.get(['a', 'b', 'c'])
+    assert sorted(first) == ['a', 'b', 'c'] and len(cache._memo) == 2
+    with sqlite3.connect(str(cache.path / 'kv' / 'db.sqlite3')) as db:
+        db.execute('DELETE FROM cache')
+    again = cache.get(['a', 'b', 'c'])
+    assert sorted(again) == sorted(cache._memo) and len(again) == 2
+    for d in again:
+        np.testing.assert_array_equal(again[d], first[d])
+    assert EmbeddingCache(tmp_path, identity).get(['a', 'b', 'c']) == {}
+
+
 def test_cache_refuses_another_encoder(models, tmp_path):
     emb = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
     meta = emb.cache.path / 'encoder.json'
