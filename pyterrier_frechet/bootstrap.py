@@ -75,6 +75,8 @@ class _QueryStats:
         self.p = np.zeros((len(queries), len(upper)))
         keep = frame[DOCNO].isin(vec_of.keys()).to_numpy() if len(frame) else np.zeros(0, dtype=bool)
         qidx = pd.Index(queries).get_indexer(frame[QID].to_numpy()[keep])
+        if (qidx < 0).any():  # pragma: no cover - the callers' sets only hold queries of the universe
+            raise ValueError(f'{int((qidx < 0).sum())} row(s) belong to queries outside the resampled ones')
         if not len(qidx):
             return
         order = np.argsort(qidx, kind='stable')

@@ -11,7 +11,7 @@ For two sets of vectors X (n₁×d) and Y (n₂×d) with means μ₁, μ₂ and 
 The last term is computed without ``scipy.linalg.sqrtm(Σ₁Σ₂)`` (the route of pytorch-fid, clean-fid
 and frechet-ir), which is slow, returns complex numbers for a real answer and loses digits when the
 covariances are singular — as they always are in IR, where a query set gives fewer vectors than the
-encoder has dimensions. Two exact, symmetric routes are used instead:
+encoder has dimensions. Exact, symmetric routes are used instead:
 
 ``"cross"``
     Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖X̃ Ỹᵀ‖_* / √((n₁−1)(n₂−1)), the nuclear norm (sum of singular values)
@@ -23,7 +23,7 @@ encoder has dimensions. Two exact, symmetric routes are used instead:
 ``"qr"``
     The same nuclear norm after replacing each set that has more vectors than dimensions by the d×d
     triangular factor R of its centred data (X̃ = QR, so X̃ᵀX̃ = RᵀR and ‖X̃Ỹᵀ‖_* = ‖R₁R₂ᵀ‖_*).
-    Cheaper when the sets are large; equally exact, since no eigenvalue is square-rooted.
+    Cheaper when the sets are large; equally exact (the nuclear norm is taken as for "cross").
 ``"gram"``
     The ``"qr"`` route with R from the Cholesky factor of the Gram matrix X̃ᵀX̃ (one ``syrk``, about
     half the flops of a Householder QR, and BLAS-3 throughout) whenever that Gram matrix is well
