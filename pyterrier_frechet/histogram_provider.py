@@ -9,15 +9,13 @@ import logging
 import warnings
 from typing import Dict, List, NamedTuple
 
-import ir_measures
 import numpy as np
 import pandas as pd
-from ir_measures import providers
 from ir_measures.providers.base import Any
 
 from .histogram import Histograms, distributional_overlap, histogram_slope
 from .measure import _DO, _HSA
-from .provider import DOCNO, LABEL, QID, SCORE, SetEvaluator, _positive_int
+from .provider import DOCNO, LABEL, QID, SCORE, SetEvaluator, SetProvider, _positive_int
 from .ranking import top_k
 
 logger = logging.getLogger(__name__)
@@ -118,31 +116,17 @@ class HistogramEvaluator(SetEvaluator):
         return compute_histogram_measures(measures, qrels, run)
 
 
-class HistogramProvider(providers.Provider):
+class HistogramProvider(SetProvider):
     """Computes DO and HSA (pyterrier_frechet)."""
     NAME = 'pyterrier_frechet_histogram'
     SUPPORTED_MEASURES = [
         _DO(cutoff=Any(), rel=Any(), bins=Any(), norm=Any(), unjudged=Any()),
         _HSA(cutoff=Any(), rel=Any(), bins=Any(), norm=Any(), unjudged=Any()),
     ]
-
-    def _evaluator(self, measures, qrels) -> providers.Evaluator:
-        for measure in measures:
-            if measure.NAME not in (_DO.NAME, _HSA.NAME):
-                raise ValueError(f'unsupported measure {measure}')
-            measure.validate_params()
-        return HistogramEvaluator(list(measures), qrels)
-
-    def run_inputs(self, measures):
-        return [QID, DOCNO, SCORE]
+    MEASURE_NAMES = (_DO.NAME, _HSA.NAME)
+    EVALUATOR = HistogramEvaluator
 
 
 def register() -> HistogramProvider:
     """Register the provider with ir_measures (idempotent); returns it."""
-    if HistogramProvider.NAME in providers.registry:
-        provider = providers.registry[HistogramProvider.NAME]
-    else:
-        provider = providers.register(HistogramProvider())
-    if provider not in ir_measures.DefaultPipeline.providers:
-        ir_measures.DefaultPipeline.providers.insert(0, provider)
-    return provider
+    return HistogramProvider.install()

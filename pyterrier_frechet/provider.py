@@ -160,13 +160,10 @@ _REDUCED: 'OrderedDict[tuple, Tuple[float, ReducedSet]]' = OrderedDict()
 _REDUCED_MAX = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
 
 
-def _reduced_relevant(vectors: np.ndarray, key: Optional[tuple] = None) -> ReducedSet:
-    """:func:`reduce_set` of ``vectors``, remembered under ``key`` (the encoder and the relevant docnos; without
-    one, a hash of the vectors' bytes), least recently used first out. A remembered entry is served only if
-    the vectors' shape and sum match too."""
+def _reduced_relevant(vectors: np.ndarray, key: tuple) -> ReducedSet:
+    """:func:`reduce_set` of ``vectors``, remembered under ``key`` (the encoder and the relevant docnos), least
+    recently used first out. A remembered entry is served only if the vectors' shape and sum match too."""
     arr = np.ascontiguousarray(vectors)
-    if key is None:
-        key = (hashlib.sha1(arr.view(np.uint8).ravel()).hexdigest(),)
     key = key + (arr.shape,)
     checksum = float(arr.sum(dtype=np.float64))
     hit = _REDUCED.get(key)
@@ -187,7 +184,8 @@ def set_statistic(measure, relevant: np.ndarray, retrieved: np.ndarray, relevant
     name = measure.NAME
     if name == _FD.NAME:
         # the relevant set is the same for every run evaluated on the same qrels: reduce it once
-        return frechet_distance_reduced(_reduced_relevant(relevant, relevant_key), reduce_set(retrieved))
+        rel = reduce_set(relevant) if relevant_key is None else _reduced_relevant(relevant, relevant_key)
+        return frechet_distance_reduced(rel, reduce_set(retrieved))
     if name == _FDInf.NAME:
         return fd_infinity(relevant, retrieved, points=measure['points'], min_fraction=measure['min_fraction'],
                            seed=measure['seed']).value
@@ -275,7 +273,8 @@ class SetEvaluator(providers.Evaluator):
         self.qrels = qrels
 
     def compute(self, measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
-        raise NotImplementedError
+        """The values of ``measures`` for ``run``; each subclass computes its own measures."""
+        raise NotImplementedError(f'{type(self).__name__} does not define compute()')
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         values = self.compute(self.measures, self.qrels, prepare_run(run, self.WHAT))
@@ -295,7 +294,35 @@ class FrechetEvaluator(SetEvaluator):
         return compute_fd(measures, qrels, run)
 
 
-class FrechetProvider(providers.Provider):
+class SetProvider(providers.Provider):
+    """An ir_measures provider of set measures: checks the measures it is given, evaluates them with
+    ``EVALUATOR`` and registers itself (:meth:`install`) ahead of ir_measures' own providers."""
+    MEASURE_NAMES: tuple = ()
+    EVALUATOR = SetEvaluator
+
+    def _evaluator(self, measures, qrels) -> providers.Evaluator:
+        for measure in measures:
+            if measure.NAME not in self.MEASURE_NAMES:
+                raise ValueError(f'unsupported measure {measure}')
+            measure.validate_params()
+        return self.EVALUATOR(list(measures), qrels)
+
+    def run_inputs(self, measures):
+        return [QID, DOCNO, SCORE]
+
+    @classmethod
+    def install(cls) -> 'SetProvider':
+        """Register the provider with ir_measures and put it first in the default pipeline (idempotent)."""
+        if cls.NAME in providers.registry:
+            provider = providers.registry[cls.NAME]
+        else:
+            provider = providers.register(cls())
+        if provider not in ir_measures.DefaultPipeline.providers:
+            ir_measures.DefaultPipeline.providers.insert(0, provider)
+        return provider
+
+
+class FrechetProvider(SetProvider):
     """Computes FD and the other measures over its two sets of embeddings (pyterrier_frechet)."""
     NAME = 'pyterrier_frechet'
     _SHARED = dict(cutoff=Any(), rel=Any(), urr=Any(), per_query=Any(), seed=Any(), encoder=Any(), missing=Any())
@@ -306,24 +333,10 @@ class FrechetProvider(providers.Provider):
         _KNNPrecision(**_SHARED, k=Any()),
         _KNNRecall(**_SHARED, k=Any()),
     ]
-
-    def _evaluator(self, measures, qrels) -> providers.Evaluator:
-        for measure in measures:
-            if measure.NAME not in VECTOR_MEASURES:
-                raise ValueError(f'unsupported measure {measure}')
-            measure.validate_params()
-        return FrechetEvaluator(list(measures), qrels)
-
-    def run_inputs(self, measures):
-        return [QID, DOCNO, SCORE]
+    MEASURE_NAMES = tuple(VECTOR_MEASURES)
+    EVALUATOR = FrechetEvaluator
 
 
 def register() -> FrechetProvider:
     """Register the provider with ir_measures (idempotent); returns it."""
-    if FrechetProvider.NAME in providers.registry:
-        provider = providers.registry[FrechetProvider.NAME]
-    else:
-        provider = providers.register(FrechetProvider())
-    if provider not in ir_measures.DefaultPipeline.providers:
-        ir_measures.DefaultPipeline.providers.insert(0, provider)
-    return provider
+    return FrechetProvider.install()
