@@ -19,7 +19,7 @@ import pyterrier as pt
 import scipy.linalg
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.bootstrap import bootstrap, bootstrap_naive
+from pyterrier_frechet.analyses.bootstrap import bootstrap, bootstrap_naive
 
 
 def main():

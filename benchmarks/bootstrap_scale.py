@@ -1,7 +1,7 @@
 """Benchmark: the FD bootstrap at MS MARCO dev scale (6,980 queries × 10 retrieved, d = 384), synthetic
 vectors, all measured in this run:
 
-- the fast path (``pyterrier_frechet.bootstrap``: per-query packed cross-products re-weighted per chunk of
+- the fast path (``pyterrier_frechet.analyses.bootstrap``: per-query packed cross-products re-weighted per chunk of
   samples by one matrix product) over --samples samples;
 - the naive loop (``bootstrap_naive``: rebuild the frames, gather vectors, recompute) on the first
   --naive-samples of the same samples, with the largest relative difference on those samples;
@@ -27,7 +27,7 @@ import pandas as pd
 import scipy.linalg
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.bootstrap import bootstrap, bootstrap_naive, draw_counts
+from pyterrier_frechet.analyses.bootstrap import bootstrap, bootstrap_naive, draw_counts
 
 
 def synthetic(n_queries: int, depth: int, d: int, seed: int):

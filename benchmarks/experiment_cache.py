@@ -22,7 +22,7 @@ import pandas as pd
 import pyterrier as pt
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.runs import run_pipelines
+from pyterrier_frechet.data.runs import run_pipelines
 
 
 def experiment(pipelines, topics, qrels, encoder):

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.linalg
 
 from pyterrier_frechet import frechet_distance
-from pyterrier_frechet.frechet import choose_method
+from pyterrier_frechet.core.frechet import choose_method
 
 
 def make_set(n, d, basis, rng):

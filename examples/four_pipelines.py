@@ -5,7 +5,7 @@ FD@1, FD@10, FD(urr=True)@10, nDCG@10, RR@10 and mean response time.
                                       [--colbert-first-stage] [--work-dir DIR]
 
 Each pipeline uses its real library: pyterrier-pisa (BM25), pyterrier-splade + PISA (SPLADE),
-pyterrier_frechet.colbert (ColBERT MaxSim, re-ranking BM25's top 100, or exhaustive with
+pyterrier_frechet.pipelines.late_interaction (ColBERT MaxSim, re-ranking BM25's top 100, or exhaustive with
 --colbert-first-stage), pyterrier-dr (dense, all-MiniLM-L6-v2 by default, which ships with the package).
 SPLADE and ColBERT default to their usual hub checkpoints (naver/splade-cocondenser-ensembledistil,
 colbert-ir/colbertv2.0). Where those cannot be downloaded (as on machines without hub access) and no
@@ -21,8 +21,8 @@ from ir_measures import RR, nDCG
 
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD, pipelines, tiny
-from pyterrier_frechet.cache import default_cache_root
-from pyterrier_frechet.colbert import DEFAULT_COLBERT
+from pyterrier_frechet.vectors.cache import default_cache_root
+from pyterrier_frechet.pipelines.late_interaction import DEFAULT_COLBERT
 
 logger = logging.getLogger('four_pipelines')
 

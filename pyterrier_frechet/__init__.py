@@ -1,35 +1,79 @@
 """Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
 
 Importing the package registers the ``FD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO`` and ``HSA``
-measures with ir_measures, so ``pt.Experiment``,
-``ir_measures.calc_aggregate`` and ``ir_measures.parse_measure('FD@10')`` all know it.
+measures and their provider with ir_measures, so ``pt.Experiment``, ``ir_measures.calc_aggregate`` and
+``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
+analyses) is loaded when first used, so the import stays cheap.
+
+The layers, one folder each (see the README's layout section and ``docs/CONTRIBUTING.md``):
+``core`` (pure numpy/scipy) → ``measures`` (definitions and capabilities) → ``evaluation`` (provider, the one
+evaluation path) → ``vectors`` / ``pipelines`` / ``data`` → ``analyses`` → ``cli``.
 """
+import importlib
+
 __version__ = '0.1.0'
 
-from .frechet import (GaussianStats, ReducedSet, frechet_distance, frechet_distance_from_stats, frechet_distance_reduced,
-                      gaussian_stats, reduce_set)
-from .measure import DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall
-from .provider import FrechetProvider, fd_sets, register as _register_provider
-from .histogram_provider import HistogramProvider, register as _register_histogram_provider
-from .qrels import balance_qrels
-from .urr import URRFilter
-from .vectors import VectorStore, default_encoder, get_default_encoder, set_default_encoder
-from .text import TextLookup
-from .embedder import Embedder, DEFAULT_MODEL
-from . import bundled, cost, distributed, plots, runs
-from .bootstrap import bootstrap
-from .correlation import correlations
-from .robustness import encoder_robustness, sparsify
-from .significance import compare_systems, paired_test
-from .pooling import simulate_pools
+from .measures import DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall  # noqa: E402
+from .evaluation.provider import SetMeasureProvider, register as _register_provider  # noqa: E402
 
 _register_provider()
-_register_histogram_provider()
 
-__all__ = [
-    'FD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'Embedder', 'DEFAULT_MODEL', 'TextLookup', 'VectorStore', 'URRFilter',
-    'frechet_distance', 'frechet_distance_from_stats', 'gaussian_stats', 'GaussianStats',
-    'reduce_set', 'frechet_distance_reduced', 'ReducedSet',
-    'balance_qrels', 'fd_sets', 'set_default_encoder', 'get_default_encoder', 'default_encoder', 'FrechetProvider', 'HistogramProvider',
-    'bootstrap', 'correlations', 'sparsify', 'encoder_robustness', 'paired_test', 'compare_systems', 'simulate_pools',
-]
+#: Deprecated names of the provider (there is one provider for every measure of the package).
+FrechetProvider = HistogramProvider = SetMeasureProvider
+
+# public name -> (module, attribute or None for the module itself), imported on first access
+_LAZY = {
+    'frechet_distance': ('core.frechet', 'frechet_distance'),
+    'frechet_distance_from_stats': ('core.frechet', 'frechet_distance_from_stats'),
+    'frechet_distance_reduced': ('core.frechet', 'frechet_distance_reduced'),
+    'gaussian_stats': ('core.frechet', 'gaussian_stats'),
+    'GaussianStats': ('core.frechet', 'GaussianStats'),
+    'reduce_set': ('core.frechet', 'reduce_set'),
+    'ReducedSet': ('core.frechet', 'ReducedSet'),
+    'evaluate': ('evaluation.evaluate', 'evaluate'),
+    'fd_sets': ('evaluation.vector_sets', 'fd_sets'),
+    'balance_qrels': ('evaluation.qrels', 'balance_qrels'),
+    'URRFilter': ('pipelines.urr', 'URRFilter'),
+    'VectorStore': ('vectors.sources', 'VectorStore'),
+    'default_encoder': ('vectors.sources', 'default_encoder'),
+    'get_default_encoder': ('vectors.sources', 'get_default_encoder'),
+    'set_default_encoder': ('vectors.sources', 'set_default_encoder'),
+    'TextLookup': ('vectors.text', 'TextLookup'),
+    'Embedder': ('vectors.embedder', 'Embedder'),
+    'DEFAULT_MODEL': ('vectors.embedder', 'DEFAULT_MODEL'),
+    'bootstrap': ('analyses.bootstrap', 'bootstrap'),
+    'correlations': ('analyses.correlation', 'correlations'),
+    'sparsify': ('analyses.robustness', 'sparsify'),
+    'encoder_robustness': ('analyses.robustness', 'encoder_robustness'),
+    'paired_test': ('analyses.significance', 'paired_test'),
+    'compare_systems': ('analyses.significance', 'compare_systems'),
+    'simulate_pools': ('analyses.pooling', 'simulate_pools'),
+    'write_report': ('analyses.report', 'write_report'),
+    # modules, as pf.plots.pareto(...), pf.runs.run_pipelines(...), ...
+    'bundled': ('data.bundled', None),
+    'runs': ('data.runs', None),
+    'cost': ('analyses.cost', None),
+    'plots': ('analyses.plots', None),
+    'distributed': ('vectors.distributed', None),
+    'pipelines': ('pipelines', None),
+    'tiny': ('pipelines.tiny', None),
+}
+
+
+def __getattr__(name):
+    try:
+        module, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f'module {__name__!r} has no attribute {name!r}') from None
+    value = importlib.import_module(f'{__name__}.{module}')
+    if attr is not None:
+        value = getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = ['FD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasureProvider', *_LAZY]

@@ -9,13 +9,14 @@ import pandas as pd
 import pyterrier as pt
 from ir_measures import RR, nDCG
 
-from .bundled import cranfield
-from . import pipelines, plots
-from .cost import pareto_frontier
-from .cache import default_cache_root
-from .embedder import Embedder
-from .measure import FD
-from .vectors import default_encoder
+from .data.bundled import cranfield
+from . import pipelines
+from .analyses import plots
+from .analyses.cost import pareto_frontier
+from .vectors.cache import default_cache_root
+from .vectors.embedder import Embedder
+from .measures.definitions import FD
+from .vectors.sources import default_encoder
 
 logger = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from ir_measures import P
 import pyterrier_frechet as pf
 from pyterrier_frechet import plots
 from pyterrier_frechet.cli import main
-from pyterrier_frechet.correlation import correlations, higher_is_better
-from pyterrier_frechet.robustness import sparsify, summarise
+from pyterrier_frechet.analyses.correlation import correlations, higher_is_better
+from pyterrier_frechet.analyses.robustness import sparsify, summarise
 from conftest import DictEncoder
 from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
 

@@ -47,14 +47,14 @@ def test_csv_output_equals_ir_measures(files, toy, capsys):
     captured = capsys.readouterr()
     table = pd.read_csv(pd.io.common.StringIO(captured.out)).set_index('name')
     assert list(table.index) == ['fwd', 'mid', 'rev']  # file names without the shared 'run.toy.' prefix
-    assert list(table.columns) == ['FD@3', 'FD(urr=True)@3', 'nDCG@3', 'RR(rel=2)@3', 'no_vector']
+    assert list(table.columns) == ['FD@3', 'FD(urr=True)@3', 'nDCG@3', 'RR(rel=2)@3', 'no_vector_relevant', 'no_vector_retrieved']
     enc = DictEncoder(vectors)
     measures = [pf.FD(encoder=enc) @ 3, pf.FD(encoder=enc, urr=True) @ 3, ir_measures.nDCG @ 3, ir_measures.RR(rel=2) @ 3]
     for name, scores in (('fwd', run), ('rev', run.assign(score=-run.score))):
         expected = ir_measures.calc_aggregate(measures, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(scores))
         for m, col in zip(measures, table.columns):
             assert table.loc[name, col] == pytest.approx(expected[m], rel=1e-6), (name, col)
-    assert (table.no_vector == 0).all()
+    assert (table.no_vector_relevant == 0).all() and (table.no_vector_retrieved == 0).all()
     # the note is oriented like pf.correlations: FD negated, so positive means agreement with nDCG
     import scipy.stats
     tau = scipy.stats.kendalltau(-table['FD@3'], table['nDCG@3']).statistic
@@ -87,20 +87,27 @@ def test_rel_and_per_query_apply_to_measures(files, toy, capsys):
     assert table.loc['fwd', 'nDCG@3'] == pytest.approx(expected[ir_measures.nDCG @ 3], rel=1e-6)
 
 
-def test_missing_vectors_error_then_drop_with_counts(files, capsys):
+def test_missing_vectors_error_then_drop_with_counts(files, toy, capsys):
+    # d1 is relevant (q1, label 1) and in fwd's top 3; d2 is judged non-relevant and in fwd's top 3
+    vectors, qrels, run = toy
     ids = (files / 'vecs.ids.txt').read_text().split()
-    keep = [i for i, d in enumerate(ids) if d != 'd2']
+    keep = [i for i, d in enumerate(ids) if d not in ('d1', 'd2')]
     np.save(files / 'vecs.npy', np.load(files / 'vecs.npy')[keep])
     (files / 'vecs.ids.txt').write_text('\n'.join(ids[i] for i in keep) + '\n')
     assert _eval(files) == 2
     err = capsys.readouterr().err
-    assert "error: run 'fwd'" in err and "have no vector, e.g. ['d2']" in err
+    assert "error: run 'fwd'" in err and "relevant document(s) have no vector, e.g. ['d1']" in err
     assert _eval(files, '--missing', 'drop', '--format', 'csv') == 0
     captured = capsys.readouterr()
     table = pd.read_csv(pd.io.common.StringIO(captured.out)).set_index('name')
-    assert table.loc['fwd', 'no_vector'] == 1 and table.loc['rev', 'no_vector'] == 0  # rev's top 3 are d9 d8 d7, ...
+    # both sides counted: the relevant d1 for every run, the retrieved d1 and d2 for fwd only (rev's top 3 are d9 d8 d7, ...)
+    assert table.loc['fwd', 'no_vector_relevant'] == 1 and table.loc['fwd', 'no_vector_retrieved'] == 2
+    assert table.loc['rev', 'no_vector_relevant'] == 1 and table.loc['rev', 'no_vector_retrieved'] == 0
     assert list(table.columns[:1]) == ['FD@3']  # the policy is not part of the column name
-    assert 'without a vector were left out' in captured.err
+    assert 'documents without a vector were left out: 1 relevant' in captured.err
+    vec = lambda *ds: np.stack([vectors[d] for d in ds])
+    expected = reference_fd(vec('d0', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd10', 'd11', 'd12'))
+    assert table.loc['fwd', 'FD@3'] == pytest.approx(expected, rel=1e-5)  # float32 vectors on file
 
 
 @pytest.mark.parametrize('setup,args,message', [
@@ -165,8 +172,9 @@ def test_dl19_runs_with_precomputed_vectors(capsys):
     for name, ndcg in {'bm25.top100': 0.5058, 'tasb.top100': 0.7210, 'splade-pp-ed.top100': 0.7308, 'colbertv2.top500': 0.7320}.items():
         assert table.loc[name, 'nDCG@10'] == pytest.approx(ndcg, abs=5e-5)
     # rank1-7b: 29 of its 430 top-10 passages have no vector (../shared/embeddings/README.md); URR adds deeper ones
-    assert table.loc['bm25.rank1-7b.top100', 'no_vector'] >= 29
-    assert table.loc['bm25.top100', 'no_vector'] == 0
+    assert table.loc['bm25.rank1-7b.top100', 'no_vector_retrieved'] >= 29
+    assert table.loc['bm25.top100', 'no_vector_retrieved'] == 0
+    assert (table['no_vector_relevant'] == table['no_vector_relevant'].iloc[0]).all()  # one qrels: the same for every run
     assert 'Kendall tau(FD@10, nDCG@10) over 19 runs' in captured.err
 
 

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 
 from pyterrier_frechet import plots
-from pyterrier_frechet.cost import pareto_frontier
+from pyterrier_frechet.analyses.cost import pareto_frontier
 
 TABLE = pd.DataFrame({
     'name': ['fast-bad', 'mid', 'slow-good', 'slow-worse', 'tie-mid'],

@@ -15,8 +15,8 @@ import pytest
 import torch
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.cache import EmbeddingCache
-from pyterrier_frechet.tiny import WORDS, tiny_encoder
+from pyterrier_frechet.vectors.cache import EmbeddingCache
+from pyterrier_frechet.pipelines.tiny import WORDS, tiny_encoder
 from conftest import SHARED, needs_shared
 
 DOCS = pd.DataFrame({
@@ -197,7 +197,7 @@ def test_text_lookup(tmp_path):
 
 _WRITER = textwrap.dedent('''
     import sys, numpy as np
-    from pyterrier_frechet.cache import EmbeddingCache
+    from pyterrier_frechet.vectors.cache import EmbeddingCache
     cache = EmbeddingCache(sys.argv[1], {'name': 'fake', 'hash': 'abc'})
     i = 0
     while True:  # endless chunked writes until killed
@@ -293,7 +293,7 @@ def test_fd_with_embedder_encoder_drops_docs_without_text(models, toy):
 
 _OVERLAPPING_WRITER = textwrap.dedent('''
     import sys, numpy as np
-    from pyterrier_frechet.cache import EmbeddingCache
+    from pyterrier_frechet.vectors.cache import EmbeddingCache
     cache = EmbeddingCache(sys.argv[1], {'name': 'fake', 'hash': 'abc'})
     start = int(sys.argv[2])
     for i in range(start, start + 3000, 50):  # chunks overlapping the other writer's range
@@ -318,7 +318,7 @@ def test_two_processes_write_and_read_one_cache(tmp_path):
 def test_ray_two_local_workers_equal_single_process_encoding(models, tmp_path):
     # issue 8: scale-out on Ray (a local 2-CPU Ray here), writing into the Embedder's own cache
     import ray  # an optional dependency of the package; the test extra installs it
-    from pyterrier_frechet.distributed import encode_with_ray
+    from pyterrier_frechet.vectors.distributed import encode_with_ray
     texts = [' '.join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(2 + i % 6)) for i in range(30)]
     docs = pd.DataFrame({'docno': [f'd{i}' for i in range(30)], 'text': texts})
     single = np.stack(pf.Embedder(models['st'], cache_dir=None, verbose=False)(docs).doc_vec)

@@ -4,7 +4,7 @@ import pytest
 import scipy.stats
 
 from conftest import reference_fd as mp_frechet
-from pyterrier_frechet.frechet import (
+from pyterrier_frechet.core.frechet import (
     GaussianStats, choose_method, frechet_distance, frechet_distance_from_stats, gaussian_stats,
 )
 

@@ -10,7 +10,7 @@ import pyterrier as pt
 import pytest
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.histogram import (Histograms, distributional_overlap, histogram_slope, histograms,
+from pyterrier_frechet.core.histogram import (Histograms, distributional_overlap, histogram_slope, histograms,
                                          minmax_normalise, rank_normalise)
 
 
@@ -159,7 +159,7 @@ def test_declarations():
     assert ir_measures.parse_measure('DO(bins=20)@100') == pf.DO(100, bins=20)
     assert repr(pf.HSA(norm='rank')) == "HSA(norm='rank')"
     assert pf.DO.HIGHER_IS_BETTER is False and pf.HSA.HIGHER_IS_BETTER is True
-    from pyterrier_frechet.correlation import higher_is_better
+    from pyterrier_frechet.analyses.correlation import higher_is_better
     assert not higher_is_better('DO@100') and higher_is_better('HSA@100')
 
 

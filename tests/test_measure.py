@@ -83,7 +83,7 @@ def test_vector_store_encoder(toy, vec, tmp_path):
     np.save(tmp_path / 'toy.npy', np.stack([vectors[i] for i in ids]).astype(np.float32))
     (tmp_path / 'toy.ids.txt').write_text('\n'.join(ids) + '\n')
     store = pf.VectorStore(str(tmp_path / 'toy'))
-    assert repr(store) == "VectorStore('toy')"
+    assert repr(store) == f"VectorStore({str(tmp_path / 'toy')!r})"  # the prefix as given: two folders print apart
     expected = reference_fd(vec(*REL_1).astype(np.float32), vec(*TOP_3).astype(np.float32))
     assert calc(FD @ 3, qrels, run, store) == pytest.approx(expected, rel=1e-9)
     with pytest.raises(ValueError, match='no vector for 1 of 2'):
@@ -237,18 +237,21 @@ def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
     # by a hash of its vectors), and the values equal the direct computation
     import ir_measures
     import pyterrier as pt
-    from pyterrier_frechet import provider
-    from pyterrier_frechet.frechet import frechet_distance
+    from pyterrier_frechet.core import frechet as core_frechet, reduced_memo
+    from pyterrier_frechet.core.frechet import frechet_distance
+    from pyterrier_frechet.evaluation.vector_sets import fd_sets
     vectors, qrels, run = toy
-    provider._REDUCED.clear()
+    reduced_memo.clear()
     calls = []
-    real = provider.reduce_set
-    monkeypatch.setattr(provider, 'reduce_set', lambda x: calls.append(len(x)) or real(x))
+    real = core_frechet.reduce_set
+    counting = lambda x: calls.append(len(x)) or real(x)
+    monkeypatch.setattr(core_frechet, 'reduce_set', counting)  # the retrieved side
+    monkeypatch.setattr(reduced_memo, 'reduce_set', counting)  # the remembered relevant side
     m = pf.FD(encoder=DictEncoder(vectors)) @ 5
     runs = [run, run.assign(score=-run.score), run[run.qid != 'q2']]
     values = [ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r))[m] for r in runs]
     rel = np.stack([vectors[d] for d in qrels[qrels.label >= 1].docno])
     assert calls[0] == len(rel) and calls.count(len(rel)) == 1 and len(calls) == 4  # relevant once, 3 retrieved
     for r, value in zip(runs, values):  # the retrieved documents as the provider selects them (tested elsewhere)
-        top = provider.fd_sets(m, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r)).retrieved
+        top = fd_sets(m, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r)).retrieved
         assert value == pytest.approx(frechet_distance(rel, np.stack([vectors[d] for d in top.doc_id])), rel=1e-10)

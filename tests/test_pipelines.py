@@ -9,10 +9,10 @@ import torch
 
 import pyterrier_frechet as pf
 from pyterrier_frechet import pipelines
-from pyterrier_frechet.bundled import Collection
-from pyterrier_frechet.colbert import ColBERT, maxsim
+from pyterrier_frechet.data.bundled import Collection
+from pyterrier_frechet.pipelines.late_interaction import ColBERT, maxsim
 
-from pyterrier_frechet.tiny import WORDS, tiny_colbert, tiny_encoder, tiny_masked_lm
+from pyterrier_frechet.pipelines.tiny import WORDS, tiny_colbert, tiny_encoder, tiny_masked_lm
 
 
 @pytest.fixture(scope='module')

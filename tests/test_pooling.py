@@ -9,7 +9,7 @@ import scipy.stats
 from ir_measures import nDCG, P
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.pooling import depth_pool, pooled_qrels, read_groups
+from pyterrier_frechet.analyses.pooling import depth_pool, pooled_qrels, read_groups
 
 
 def _run(rows):

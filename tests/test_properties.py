@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import reference_fd
-from pyterrier_frechet.frechet import frechet_distance, gaussian_stats
+from pyterrier_frechet.core.frechet import frechet_distance, gaussian_stats
 
 settings.register_profile('ci', max_examples=150, derandomize=True, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])

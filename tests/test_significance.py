@@ -6,8 +6,8 @@ import pyterrier as pt
 import pytest
 
 import pyterrier_frechet as pf
-import pyterrier_frechet.significance
-from pyterrier_frechet.significance import paired_test
+import pyterrier_frechet.analyses.significance
+from pyterrier_frechet.analyses.significance import paired_test
 from conftest import DictEncoder
 
 
@@ -52,7 +52,7 @@ def test_randomisation_test_calibrated_under_the_null():
 
 
 def test_holm_by_hand():
-    from pyterrier_frechet.significance import holm
+    from pyterrier_frechet.analyses.significance import holm
     # sorted: 0.005·4 = 0.02, 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → raised to the running max 0.06
     np.testing.assert_allclose(holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
     assert np.isnan(holm([0.2, np.nan])[1]) and holm([0.2, np.nan])[0] == 0.2  # NaN is not counted in the family
@@ -67,8 +67,8 @@ def _systems(toy):
 
 
 def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
-    from pyterrier_frechet.bootstrap import draw_counts
-    from pyterrier_frechet.significance import compare_systems
+    from pyterrier_frechet.analyses.bootstrap import draw_counts
+    from pyterrier_frechet.analyses.significance import compare_systems
     vectors, qrels, runs = _systems(toy)
     fd = pf.FD(encoder=DictEncoder(vectors)) @ 3
     ndcg = ir_measures.nDCG @ 3
@@ -90,12 +90,12 @@ def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
     row = table[(table.measure == 'nDCG@3') & (table.a == 'fwd') & (table.b == 'noisy')].iloc[0]
     assert row.p_bootstrap == pytest.approx(min(1.0, 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))))
     assert (row.ci_low, row.ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-12)
-    holm_expected = pf.significance.holm(table[table.measure == 'nDCG@3'].p_bootstrap)
+    holm_expected = pf.analyses.significance.holm(table[table.measure == 'nDCG@3'].p_bootstrap)
     np.testing.assert_allclose(table[table.measure == 'nDCG@3'].p_holm, holm_expected)
 
 
 def test_compare_against_a_baseline_names_the_better_system(toy):
-    from pyterrier_frechet.significance import compare_systems
+    from pyterrier_frechet.analyses.significance import compare_systems
     vectors, qrels, runs = _systems(toy)
     ndcg = ir_measures.nDCG @ 3
     table = compare_systems(runs, qrels, [ndcg, pf.FD(encoder=DictEncoder(vectors)) @ 3], baseline='rev', n_samples=300,

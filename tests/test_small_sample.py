@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from pyterrier_frechet.extrapolation import fd_infinity
-from pyterrier_frechet.frechet import frechet_distance
-from pyterrier_frechet.kid import kernel_distance
-from pyterrier_frechet.manifold import knn_precision_recall
+from pyterrier_frechet.core.extrapolation import fd_infinity
+from pyterrier_frechet.core.frechet import frechet_distance
+from pyterrier_frechet.core.kid import kernel_distance
+from pyterrier_frechet.core.knn import knn_precision_recall
 
 
 def _kid_loops(x, y, degree=3):

@@ -8,7 +8,7 @@ import pytest
 from ir_measures import nDCG
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.extrapolation import fd_infinity
+from pyterrier_frechet.core.extrapolation import fd_infinity
 from conftest import DictEncoder
 from test_measure import REL_1, TOP_3, URR_3, calc
 from test_small_sample import _kid_loops

@@ -5,7 +5,7 @@
 - :func:`dense`: pyterrier-dr FlexIndex filled from an :class:`~pyterrier_frechet.Embedder`'s cached vectors
   (one encoding serves dense retrieval and FD), queried with the same model; :func:`dense_reranker` re-ranks
   a first stage with the same vectors.
-- :func:`colbert`: ColBERT late interaction (:mod:`pyterrier_frechet.colbert`), as a re-ranker of a first
+- :func:`colbert`: ColBERT late interaction (:mod:`pyterrier_frechet.pipelines.late_interaction`), as a re-ranker of a first
   stage or as exhaustive MaxSim retrieval over a small collection.
 
 Index directories are named from the collection and the model identity, so a second run reuses them.
@@ -21,9 +21,9 @@ from typing import Callable, Optional
 import pandas as pd
 import pyterrier as pt
 
-from .bundled import Collection
-from .cache import identity_key
-from .embedder import Embedder, _hash_dir, resolve_model_path
+from ..data.bundled import Collection
+from ..vectors.cache import identity_key
+from ..vectors.embedder import Embedder, _hash_dir, resolve_model_path
 
 logger = logging.getLogger(__name__)
 
@@ -123,8 +123,8 @@ def colbert(collection: Collection, model: str = None, first_stage: Optional[pt.
             num_results: int = 100, verbose: bool = False) -> pt.Transformer:
     """ColBERT: re-ranks ``first_stage`` (text looked up from the collection) or, without one, retrieves
     by exhaustive MaxSim over the collection's token vectors (feasible on CPU for small collections)."""
-    from .colbert import DEFAULT_COLBERT, ColBERT, ColBERTIndex
-    from .text import TextLookup
+    from .late_interaction import DEFAULT_COLBERT, ColBERT, ColBERTIndex
+    from ..vectors.text import TextLookup
     checkpoint = ColBERT(model or DEFAULT_COLBERT)
     if first_stage is None:
         return ColBERTIndex(checkpoint, collection.texts, num_results=num_results, verbose=verbose)

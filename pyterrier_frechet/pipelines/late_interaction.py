@@ -38,7 +38,7 @@ class ColBERT:
     def __init__(self, model_name: str = DEFAULT_COLBERT, device: Optional[str] = None, batch_size: int = 32):
         import torch
         from transformers import AutoTokenizer, BertModel
-        from .embedder import resolve_model_path
+        from ..vectors.embedder import resolve_model_path
         self.model_name = model_name
         self.path = resolve_model_path(model_name)
         meta_path = os.path.join(self.path, 'artifact.metadata')

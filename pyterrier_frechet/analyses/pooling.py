@@ -12,14 +12,14 @@ run outside the pool is a test system, scored with the full qrels ("actual") and
 import logging
 from typing import Dict, NamedTuple, Optional, Sequence
 
-import ir_measures
 import numpy as np
 import pandas as pd
 import pyterrier as pt
 import scipy.stats
 
-from .ranking import top_k
-from .robustness import evaluate
+from ..evaluation.ranking import top_k
+from ..evaluation.evaluate import evaluate, parse_measures
+from ..measures.base import column_label
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def _tau(actual: pd.Series, estimated: pd.Series) -> float:
 def simulate_pools(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, groups: Dict[str, str],
                    types: Dict[str, str], pool_types: Sequence[Optional[str]] = (None,), fraction: float = 0.5,
                    depth: int = 10, repeats: int = 10, seed: int = 0, unpooled: str = 'nonrel',
-                   verbose: bool = True) -> PoolSimResult:
+                   verbose: bool = True, encoder=None) -> PoolSimResult:
     """Simulate depth-``depth`` pools from random halves of the run groups, ``repeats`` times per pool type.
 
     Args:
@@ -83,8 +83,9 @@ def simulate_pools(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures,
         repeats: pools drawn per pool type; group draws come from ``numpy.random.default_rng(seed)`` (one
             stream per pool type, so adding a pool type does not change another's draws).
         unpooled: ``'nonrel'`` or ``'unjudged'`` (see the module docstring).
+        encoder: the vector source of vector measures that name none.
     """
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    measures = parse_measures(measures)
     if not 0 < fraction <= 1:
         raise ValueError(f'fraction must be in (0, 1], got {fraction}')
     if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
@@ -95,7 +96,7 @@ def simulate_pools(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures,
     _check_labels(runs, groups, types)
     names = sorted(runs)
     group_names = sorted({groups[n] for n in names})
-    actual = evaluate({n: runs[n] for n in names}, qrels, measures).set_index('name')
+    actual = evaluate({n: runs[n] for n in names}, qrels, measures, encoder).set_index('name')
     n_relevant = int((qrels['label'] > 0).sum())
     tau_rows, pool_rows = [], []
     for p, pool_type in enumerate(pool_types):
@@ -117,11 +118,11 @@ def simulate_pools(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures,
             pool_rows.append({'pool_type': label, 'repeat': r, 'groups': ' '.join(picked), 'pooled_runs': len(pooled),
                               'pool_size': len(pool), 'relevant_found': found, 'relevant_share': found / max(n_relevant, 1)})
             try:
-                estimated = evaluate({n: runs[n] for n in tests}, sim, measures).set_index('name')
+                estimated = evaluate({n: runs[n] for n in tests}, sim, measures, encoder).set_index('name')
             except ValueError as ex:
                 raise ValueError(f'pool {r} ({label}: {picked}): {ex}') from ex
             for m in measures:
-                col = str(m)
+                col = column_label(m)
                 for test_type in sorted({types[n] for n in tests}) + [ALL]:
                     members = [n for n in tests if test_type == ALL or types[n] == test_type]
                     tau_rows.append({'pool_type': label, 'repeat': r, 'measure': col, 'test_type': test_type,

@@ -6,10 +6,15 @@ systems are better. The ``oriented`` column of the result says which metrics wer
 """
 from typing import Iterable, Optional, Sequence
 
+from typing import List
+
 import ir_measures
 import numpy as np
 import pandas as pd
 import scipy.stats
+
+from ..evaluation.evaluate import NO_VECTOR_COLUMNS
+from ..measures.base import column_label, higher_is_better as _measure_higher_is_better, is_set_measure
 
 _LOWER_IS_BETTER_NAMES = {'mrt'}
 
@@ -20,9 +25,9 @@ def higher_is_better(metric: str) -> bool:
         return False
     try:
         measure = ir_measures.parse_measure(metric)
-    except (NameError, ValueError, SyntaxError):
+    except (NameError, ValueError, SyntaxError, KeyError):
         return True
-    return bool(getattr(measure, 'HIGHER_IS_BETTER', True))
+    return _measure_higher_is_better(measure)
 
 
 def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, pairs: Optional[Iterable] = None) -> pd.DataFrame:
@@ -35,7 +40,8 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
         pairs: restrict to these (a, b) pairs.
     """
     if metrics is None:
-        metrics = [c for c in table.columns if c != 'name' and pd.api.types.is_numeric_dtype(table[c])]
+        metrics = [c for c in table.columns
+                   if c != 'name' and c not in NO_VECTOR_COLUMNS and pd.api.types.is_numeric_dtype(table[c])]
     if len(table) < 3:
         raise ValueError(f'correlations need at least 3 systems, got {len(table)}')
     missing = [m for m in metrics if m not in table.columns]
@@ -57,3 +63,16 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
                      'pearson': float(r.statistic), 'pearson_p': float(r.pvalue),
                      'oriented': ','.join(m for m in (a, b) if sign[m] < 0)})
     return pd.DataFrame(rows)
+
+
+def agreement_notes(table: pd.DataFrame, measures) -> List[str]:
+    """Kendall τ-b of every set measure's column (FD, DO, HSA, ...) against the first other measure's column, across
+    runs, oriented as :func:`correlations` does (lower-is-better metrics negated, positive = agreement); one line each."""
+    set_cols = [column_label(m) for m in measures if is_set_measure(m)]
+    ref = [column_label(m) for m in measures if not is_set_measure(m)]
+    if len(table) < 3 or not set_cols or not ref:
+        return []
+    corr = correlations(table, [ref[0]] + set_cols, pairs=[(col, ref[0]) for col in set_cols])
+    return [f'Kendall tau({row.a}, {row.b}) over {row.n} runs = {row.kendall_tau:.3f} (p = {row.kendall_p:.2g})'
+            + (f'; {row.oriented} negated (lower is better), so positive tau means agreement' if row.oriented else '')
+            for row in corr.itertuples()]

@@ -50,6 +50,21 @@ def run_names(files: List[Path]) -> List[str]:
     return names
 
 
+def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
+    """Read a TREC qrels file (``qid iter docno label``) with ``pt.io.read_qrels``; ValueError naming the file if it is
+    missing, unreadable or empty."""
+    path = str(path)
+    if not os.path.isfile(path):
+        raise ValueError(f'qrels file {path!r} does not exist')
+    try:
+        qrels = pt.io.read_qrels(path)
+    except Exception as ex:
+        raise ValueError(f'{path}: cannot be read as TREC qrels (qid iter docno label): {ex}') from ex
+    if len(qrels) == 0:
+        raise ValueError(f'{path}: the qrels are empty')
+    return qrels
+
+
 def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
     """Read a TREC run file (``qid Q0 docno rank score tag``, gzip allowed) with ``pt.io.read_results``.
 

@@ -16,11 +16,12 @@ def slug(text: str) -> str:
     return re.sub(r'[^A-Za-z0-9]+', '_', text).strip('_')
 
 
-def _pyplot():
-    import matplotlib
-    matplotlib.use('Agg')  # files only, no display needed
-    import matplotlib.pyplot as plt
-    return plt
+def _figure(figsize):
+    """A figure and its axes, made without pyplot: no backend is chosen or changed (a notebook's stays as it is),
+    and nothing is registered with pyplot's figure manager."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots()
 
 
 def _save(fig, path) -> List[str]:
@@ -31,15 +32,13 @@ def _save(fig, path) -> List[str]:
         target = path.with_suffix(ext)
         fig.savefig(target, dpi=200, bbox_inches='tight')
         out.append(str(target))
-    _pyplot().close(fig)
     return out
 
 
 def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
     """One labelled point per system, y against x, Kendall τ-b (orientation-aware) in the title."""
-    plt = _pyplot()
     corr = correlations(table, [x, y]).iloc[0]
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig, ax = _figure((6, 4.5))
     ax.scatter(table[x], table[y], s=18, color='tab:blue')
     for name, xv, yv in zip(table['name'], table[x], table[y]):
         ax.annotate(str(name), (xv, yv), fontsize=6, xytext=(3, 2), textcoords='offset points')
@@ -53,11 +52,10 @@ def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
 
 def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
     """Bootstrap mean and CI per system for one measure (rows of a bootstrap summary), best first."""
-    plt = _pyplot()
     rows = summary[summary['measure'] == measure].sort_values('mean', ascending=not higher_is_better(measure))
     if len(rows) == 0:
         raise ValueError(f'no bootstrap rows for {measure}')
-    fig, ax = plt.subplots(figsize=(6, 0.25 * len(rows) + 1.2))
+    fig, ax = _figure((6, 0.25 * len(rows) + 1.2))
     ypos = np.arange(len(rows))
     ax.errorbar(rows['mean'], ypos, xerr=[rows['mean'] - rows['low'], rows['high'] - rows['mean']], fmt='o', ms=3, capsize=2)
     ax.scatter(rows['value'], ypos, marker='x', color='tab:red', s=14, label='full query set', zorder=3)
@@ -71,8 +69,7 @@ def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
 
 def sparsification(summary: pd.DataFrame, path) -> List[str]:
     """Kendall τ (full vs sparsified qrels) against the number of relevant documents kept per query."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+    fig, ax = _figure((5, 3.5))
     for measure, rows in summary.groupby('measure'):
         rows = rows.sort_values('per_query')
         ax.errorbar(rows['per_query'], rows['mean'], yerr=rows['std'].fillna(0), marker='o', capsize=3, label=measure)
@@ -88,10 +85,9 @@ def pareto(table: pd.DataFrame, metric: str, path, cost: str = 'mrt', log_cost: 
     """Quality against cost per system, the Pareto frontier drawn and its systems marked
     (:func:`~pyterrier_frechet.cost.pareto_frontier`)."""
     from .cost import pareto_frontier
-    plt = _pyplot()
     marked = pareto_frontier(table, metric, cost)
     front = marked[marked['pareto']].sort_values(cost)
-    fig, ax = plt.subplots(figsize=(6, 4.5))
+    fig, ax = _figure((6, 4.5))
     ax.scatter(marked[cost], marked[metric], s=18, color='tab:gray', label='dominated')
     ax.scatter(front[cost], front[metric], s=30, color='tab:red', label='Pareto frontier', zorder=3)
     ax.step(front[cost], front[metric], where='post', color='tab:red', alpha=0.6)

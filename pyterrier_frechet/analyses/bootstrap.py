@@ -4,12 +4,13 @@ Each sample draws |Q| queries with replacement (``numpy.random.default_rng(seed)
 every system and measure, so samples are paired across systems). A query drawn k times contributes
 its relevant and retrieved documents k times.
 
-Fast path for FD: per query, the count n_q, sum s_q and cross-product P_q = Σ (x−c)(x−c)ᵀ of its
-vectors (c a common shift, for numerical stability) are computed once. A sample with counts w_q then
-has N = Σ w_q n_q, mean c + Σ w_q s_q / N and covariance (Σ w_q P_q − N μ̃μ̃ᵀ)/(N − 1), so no vector
-is gathered again; FD comes from these statistics (:func:`~pyterrier_frechet.frechet_distance_from_stats`).
-Histogram measures (DO, HSA) sum per-query bin counts with the same weights, then apply Eq. 1 / Eq. 2.
-Classical measures use their per-query values, averaged with the same counts.
+Each measure says how it is resampled (:func:`~pyterrier_frechet.measures.base.bootstrap_path`):
+
+- ``'gaussian'`` (FD): per-query counts, sums and cross-products re-weighted by the draws
+  (:mod:`pyterrier_frechet.core.weighted`), so no vector is gathered again;
+- ``'histogram'`` (DO, HSA): per-query bin counts summed with the same weights, then the measure's statistic;
+- ``'per_query'`` (nDCG, RR, any measure of another package): per-query values averaged with the same counts;
+- ``None`` (FDInf, KID, k-NN, FD's jackknife): refused with a ValueError before any work.
 
 :func:`bootstrap_naive` is the plain loop (resample queries, rebuild the frames, gather vectors,
 recompute through ir_measures), kept as the reference the fast path is tested and benchmarked against.
@@ -22,17 +23,16 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from .frechet import GaussianStats, frechet_distance_from_stats
-from .histogram import Histograms
-from .histogram_provider import histogram_value, query_histograms
-from .measure import VECTOR_MEASURES, _DO, _FD, _HSA
-from .provider import DOCNO, QID, fd_sets
-from .vectors import get_default_encoder, lookup_vectors
+from ..core.histogram import Histograms
+from ..core.weighted import QueryStats, weighted_fds as _weighted_fds_numpy
+from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
+from ..evaluation.frames import DOCNO, QID, to_ir_measures
+from ..evaluation.histograms import query_histograms
+from ..evaluation.vector_sets import fd_sets, measure_encoder
+from ..measures.base import GAUSSIAN, HISTOGRAM, PER_QUERY, bootstrap_path, column_label
+from ..vectors.sources import encoder_key, lookup_vectors, using_encoder
 
 logger = logging.getLogger(__name__)
-
-_CHUNK = 32  # bootstrap samples whose weighted sums are formed in one matrix product
-
 
 class BootstrapResult(NamedTuple):
     summary: pd.DataFrame  # one row per (system, measure): value, mean, std, low, high, n_valid
@@ -58,99 +58,35 @@ def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List
     return [[queries[i] for i in row] for row in draws]
 
 
-class _QueryStats:
-    """Per-query count, sum and cross-product of one side's vectors (shifted by ``shift``); the symmetric
-    cross-products are stored packed (upper triangle, d(d+1)/2 numbers), which halves memory and the flops
-    of re-weighting — 4.1 GB for 6,980 queries at d = 384 (MS MARCO dev) instead of 8.2 GB. They are
-    formed by batched matrix products over blocks of queries (each padded with zero rows to the block's
-    largest query), not one small product per query."""
-
-    _BLOCK = 256  # queries per batched product
-
-    def __init__(self, frame: pd.DataFrame, vec_of: Dict[str, np.ndarray], queries: List[str], shift: np.ndarray):
-        d = len(shift)
-        upper = np.flatnonzero(np.triu(np.ones((d, d), dtype=bool)))  # packed positions in a flattened d×d
-        self.n = np.zeros(len(queries))
-        self.s = np.zeros((len(queries), d))
-        self.p = np.zeros((len(queries), len(upper)))
-        keep = frame[DOCNO].isin(vec_of.keys()).to_numpy() if len(frame) else np.zeros(0, dtype=bool)
-        qidx = pd.Index(queries).get_indexer(frame[QID].to_numpy()[keep])
-        if (qidx < 0).any():  # pragma: no cover - the callers' sets only hold queries of the universe
-            raise ValueError(f'{int((qidx < 0).sum())} row(s) belong to queries outside the resampled ones')
-        if not len(qidx):
-            return
-        order = np.argsort(qidx, kind='stable')
-        qidx = qidx[order]
-        x = np.asarray([vec_of[doc] for doc in frame[DOCNO].to_numpy()[keep][order]], dtype=np.float64) - shift
-        self.n[:] = np.bincount(qidx, minlength=len(queries))
-        starts = np.concatenate([[0], np.cumsum(self.n, dtype=np.int64)])
-        present = self.n > 0
-        self.s[present] = np.add.reduceat(x, starts[:-1][present], axis=0)  # rows are sorted by query
-        slot = np.arange(len(qidx)) - starts[qidx]  # a row's position within its query
-        for b in range(0, len(queries), self._BLOCK):
-            block = slice(b, min(b + self._BLOCK, len(queries)))
-            rows = slice(starts[block.start], starts[block.stop])
-            width = int(self.n[block].max())
-            if width == 0:
-                continue
-            padded = np.zeros((block.stop - block.start, width, d))
-            padded[qidx[rows] - b, slot[rows]] = x[rows]
-            self.p[block] = (padded.transpose(0, 2, 1) @ padded).reshape(len(padded), d * d)[:, upper]
+def query_stats(frame: pd.DataFrame, vec_of: Dict[str, np.ndarray], queries: List[str], shift: np.ndarray) -> QueryStats:
+    """:class:`~pyterrier_frechet.core.weighted.QueryStats` of one side's (query_id, doc_id) frame, over the query
+    universe ``queries``; documents absent from ``vec_of`` (no vector, dropped) are left out."""
+    keep = frame[DOCNO].isin(vec_of.keys()).to_numpy() if len(frame) else np.zeros(0, dtype=bool)
+    qidx = pd.Index(queries).get_indexer(frame[QID].to_numpy()[keep])
+    docs = frame[DOCNO].to_numpy()[keep]
+    x = np.asarray([vec_of[doc] for doc in docs], dtype=np.float64).reshape(len(docs), len(shift))
+    return QueryStats(qidx, x, len(queries), shift)
 
 
-def _gaussians(parts: Sequence[_QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> List[Optional[GaussianStats]]:
-    """The Gaussian of each sample: per-query statistics of ``parts`` summed with per-query ``weights`` (one
-    samples × queries matrix per part, so queries can be drawn from different systems); None where a sample
-    has fewer than 2 vectors."""
-    d = len(shift)
-    upper = np.triu_indices(d)  # the packing of _QueryStats.p (row-major upper triangle)
-    ns = sum(w @ part.n for part, w in zip(parts, weights))
-    sums = sum(w @ part.s for part, w in zip(parts, weights))
-    crosses = sum(w @ part.p for part, w in zip(parts, weights))  # one matrix product for a chunk of samples
-    out = []
-    for n, total, cross in zip(ns, sums, crosses):
-        if n < 2:
-            out.append(None)
-            continue
-        mean_shifted = total / n
-        cov = np.empty((d, d))
-        cov[upper] = cross
-        cov.T[upper] = cross  # the packed upper triangle, mirrored
-        cov -= n * np.outer(mean_shifted, mean_shifted)
-        cov /= n - 1
-        out.append(GaussianStats(mean_shifted + shift, cov, int(n)))
-    return out
-
-
-def weighted_fds(rel: _QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[_QueryStats],
+def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
                  ret_weights: Sequence[np.ndarray], shift: np.ndarray, pbar=None, backend: str = 'numpy',
                  device: Optional[str] = None) -> np.ndarray:
-    """FD per sample (row of the weights) between the weighted relevant set and the weighted retrieved
-    parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors. ``backend='torch'``
-    computes the same on ``device`` (:mod:`pyterrier_frechet.torch_backend`)."""
+    """FD per sample (row of the weights) between the weighted relevant set and the weighted retrieved parts
+    (:func:`pyterrier_frechet.core.weighted.weighted_fds`); ``backend='torch'`` computes the same on ``device``
+    (:mod:`.torch_backend`)."""
     if backend == 'torch':
         from .torch_backend import weighted_fds_torch
         return weighted_fds_torch(rel, rel_weights, ret_parts, ret_weights, shift, device=device, pbar=pbar)
-    out = np.full(len(rel_weights), np.nan)
-    for start in range(0, len(rel_weights), _CHUNK):
-        sl = slice(start, start + _CHUNK)
-        relevant = _gaussians([rel], [rel_weights[sl]], shift)
-        retrieved = _gaussians(ret_parts, [w[sl] for w in ret_weights], shift)
-        for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
-            if s1 is not None and s2 is not None:
-                out[b] = frechet_distance_from_stats(s1, s2)
-        if pbar is not None:
-            pbar.update(len(relevant))
-    return out
+    return _weighted_fds_numpy(rel, rel_weights, ret_parts, ret_weights, shift, pbar=pbar)
 
 
 def _vectors_of(measure, sets, vec_cache: Dict) -> Dict[str, np.ndarray]:
     """docno -> vector for both sides of ``sets``, from the measure's encoder, applying its ``missing=`` policy.
     ``vec_cache`` (per encoder) remembers every lookup, including documents found to have no vector."""
-    encoder = measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
+    encoder = measure_encoder(measure)
     if encoder is None:
         raise ValueError(f'{measure}: FD needs vectors: pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-    known = vec_cache.setdefault(id(encoder), {})  # docno -> vector, or None for a document without one
+    known = vec_cache.setdefault(encoder_key(encoder), {})  # docno -> vector, or None for a document without one
     docnos = sorted({d for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO]})
     unknown = [d for d in docnos if d not in known]
     if unknown:
@@ -173,8 +109,8 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
     if not all_vecs:
         raise ValueError(f'{measure}: no relevant document has a vector')
     shift = np.mean(all_vecs, axis=0)
-    rel = _QueryStats(sets.relevant, vec_of, queries, shift)
-    ret = _QueryStats(sets.retrieved, vec_of, queries, shift)
+    rel = query_stats(sets.relevant, vec_of, queries, shift)
+    ret = query_stats(sets.retrieved, vec_of, queries, shift)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
         return weighted_fds(rel, counts, [ret], [counts], shift, pbar, backend=backend, device=device)
 
@@ -185,11 +121,8 @@ def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray
     weights = counts[:, pd.Index(queries).get_indexer(qh.queries)]  # the measure's queries are a subset of the universe
     rel, nonrel = weights @ qh.relevant, weights @ qh.nonrelevant
     # a sample that drew no query with a relevant document has no value (the measure raises on such qrels)
-    return np.array([histogram_value(measure, Histograms(r, n, qh.centres)) if drew else np.nan
+    return np.array([measure.statistic(Histograms(r, n, qh.centres)) if drew else np.nan
                      for r, n, drew in zip(rel, nonrel, weights.sum(axis=1) > 0)])
-
-
-_HISTOGRAM_NAMES = (_DO.NAME, _HSA.NAME)
 
 
 def _summary_row(system, measure, value, samples, ci) -> dict:
@@ -201,8 +134,22 @@ def _summary_row(system, measure, value, samples, ci) -> dict:
             'n_valid': int(len(valid))}
 
 
+def check_bootstrappable(measures) -> None:
+    """ValueError naming every measure the bootstrap cannot resample exactly — raised before any work."""
+    unsupported = [str(m) for m in measures if bootstrap_path(m) is None]
+    if unsupported:
+        raise ValueError(f'the bootstrap has no fast path for {unsupported}: it supports FD, DO, HSA and per-query measures '
+                         '(bootstrap_naive resamples any measure, slowly); leave these out of the bootstrap')
+
+
+def bootstrappable(measures) -> list:
+    """The measures the bootstrap can resample (the others are left to the point estimates)."""
+    return [m for m in measures if bootstrap_path(m) is not None]
+
+
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
-              ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None) -> BootstrapResult:
+              ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
+              encoder=None) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -218,39 +165,45 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         backend: ``'numpy'`` or ``'torch'`` (FD's per-sample statistics batched on ``device``; equal to numpy
             to 1e-8 relative).
         device: for ``backend='torch'``: ``'cuda'``, ``'cpu'``, …; default: CUDA when available.
+        encoder: the vector source of vector measures that name none (default: the one set by
+            :func:`~pyterrier_frechet.set_default_encoder`).
     """
+    with using_encoder(encoder):
+        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device)
+
+
+def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device) -> BootstrapResult:
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     if backend not in ('numpy', 'torch'):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
-    unsupported = [str(m) for m in measures if m.NAME in VECTOR_MEASURES and (m.NAME != _FD.NAME or m['jackknife'])]
-    if unsupported:
-        raise ValueError(f'the bootstrap has no fast path for {unsupported}: it supports FD, DO, HSA and per-query measures '
-                         '(bootstrap_naive resamples any measure, slowly)')
-    qrels_ir = pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str}))
+    measures = parse_measures(measures)
+    check_bootstrappable(measures)
+    check_labels_distinct(measures)
+    qrels_ir = to_ir_measures(qrels)
     queries = sorted(qrels_ir[QID].unique())
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
     rows, samples = [], {}
     vec_cache: Dict = {}
-    classical = [m for m in measures if m.NAME != _FD.NAME and m.NAME not in _HISTOGRAM_NAMES]
+    classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
     for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
-        run_ir = pt.model.to_ir_measures(run.astype({'qid': str, 'docno': str}))
+        run_ir = to_ir_measures(run)
         samples[name] = {}
-        full = ir_measures.calc_aggregate(measures, qrels_ir, run_ir)
+        full = evaluate({name: run}, qrels, measures).iloc[0]  # the point estimates, as every entry point computes them
         if classical:
             per_query = pd.DataFrame([(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(classical, qrels_ir, run_ir)],
                                      columns=['qid', 'measure', 'value']).pivot(index='qid', columns='measure', values='value')
             per_query = per_query.reindex(queries)
         for m in measures:
-            if m.NAME == _FD.NAME:
+            path = bootstrap_path(m)
+            if path == GAUSSIAN:
                 values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device)
-            elif m.NAME in _HISTOGRAM_NAMES:
+            elif path == HISTOGRAM:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
             else:
                 values = counts @ per_query[str(m)].to_numpy(dtype=np.float64) / len(queries)
-            samples[name][str(m)] = values
-            rows.append(_summary_row(name, str(m), float(full[m]), values, ci))
+            samples[name][column_label(m)] = values
+            rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci))
     return BootstrapResult(pd.DataFrame(rows), samples, queries)
 
 

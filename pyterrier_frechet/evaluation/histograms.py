@@ -1,4 +1,4 @@
-"""The ir_measures provider that computes :data:`~pyterrier_frechet.DO` and :data:`~pyterrier_frechet.HSA`.
+"""The inputs of the histogram measures (:data:`~pyterrier_frechet.DO`, :data:`~pyterrier_frechet.HSA`).
 
 Per query, the (cut) ranking is normalised to [0, 1] and its judged documents are counted into relevant and
 non-relevant histograms (:func:`query_histograms`); the set's histograms are the sums over queries, from
@@ -11,11 +11,10 @@ from typing import Dict, List, NamedTuple
 
 import numpy as np
 import pandas as pd
-from ir_measures.providers.base import Any
 
-from .histogram import Histograms, distributional_overlap, histogram_slope
-from .measure import _DO, _HSA
-from .provider import DOCNO, LABEL, QID, SCORE, SetEvaluator, SetProvider, _positive_int
+from ..core.histogram import Histograms
+from ..measures.base import HISTOGRAM_PARAMS
+from .frames import DOCNO, LABEL, QID, SCORE
 from .ranking import top_k
 
 logger = logging.getLogger(__name__)
@@ -36,21 +35,14 @@ class QueryHistograms(NamedTuple):
         return Histograms(w @ self.relevant, w @ self.nonrelevant, self.centres)
 
 
-def histogram_value(measure, h: Histograms) -> float:
-    """DO or HSA of the set histograms ``h``."""
-    if measure.NAME == _DO.NAME:
-        return distributional_overlap(h)
-    return histogram_slope(h)
-
-
 def query_histograms(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> QueryHistograms:
     """Per-query histograms of the normalised scores of the judged documents a run scored (see ``DO``'s docstring).
 
     ``qrels`` and ``run`` use ir_measures column names with str ids. The queries are those of the qrels with
     at least one document judged ``>= rel``, in sorted order.
     """
-    cutoff = _positive_int(measure, 'cutoff')
-    bins = _positive_int(measure, 'bins')
+    cutoff = measure.positive_int('cutoff')
+    bins = measure.positive_int('bins')
     if bins is None or bins < 2:
         raise ValueError(f'{measure}: bins must be an integer >= 2, got {measure["bins"]!r}')
     rel = measure['rel']
@@ -98,35 +90,12 @@ def compute_histogram_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame)
     """DO / HSA of ``run`` for each measure (the histograms are built once per distinct parameter set)."""
     result, built = {}, {}
     for measure in sorted(measures, key=repr):
-        key = tuple(measure[p] for p in ('cutoff', 'rel', 'bins', 'norm', 'unjudged'))
+        key = tuple(measure[p] for p in HISTOGRAM_PARAMS)  # measures differing in no input parameter share histograms
         if key not in built:
             built[key] = query_histograms(measure, qrels, run).total()
-        value = histogram_value(measure, built[key])
+        value = measure.statistic(built[key])
         if np.isnan(value):
             warnings.warn(f'{measure} is NaN: fewer than two bins hold both relevant and non-relevant scores '
                           f'(relevant per bin {built[key].relevant.tolist()}, non-relevant {built[key].nonrelevant.tolist()})')
         result[measure] = value
     return result
-
-
-class HistogramEvaluator(SetEvaluator):
-    WHAT = 'DO/HSA'
-
-    def compute(self, measures, qrels, run):
-        return compute_histogram_measures(measures, qrels, run)
-
-
-class HistogramProvider(SetProvider):
-    """Computes DO and HSA (pyterrier_frechet)."""
-    NAME = 'pyterrier_frechet_histogram'
-    SUPPORTED_MEASURES = [
-        _DO(cutoff=Any(), rel=Any(), bins=Any(), norm=Any(), unjudged=Any()),
-        _HSA(cutoff=Any(), rel=Any(), bins=Any(), norm=Any(), unjudged=Any()),
-    ]
-    MEASURE_NAMES = (_DO.NAME, _HSA.NAME)
-    EVALUATOR = HistogramEvaluator
-
-
-def register() -> HistogramProvider:
-    """Register the provider with ir_measures (idempotent); returns it."""
-    return HistogramProvider.install()

@@ -15,14 +15,17 @@ from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's co
 """
 from typing import Dict, NamedTuple, Optional
 
-import ir_measures
 import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from .bootstrap import _QueryStats, _vectors_of, bootstrap, draw_counts, weighted_fds
-from .measure import _FD
-from .provider import QID, fd_sets
+from ..core.weighted import QueryStats
+from ..evaluation.evaluate import parse_measures
+from ..evaluation.frames import DOCNO, QID, to_ir_measures
+from ..evaluation.vector_sets import fd_sets
+from ..measures.base import GAUSSIAN, bootstrap_path, column_label, higher_is_better
+from ..vectors.sources import using_encoder
+from .bootstrap import _vectors_of, bootstrap, draw_counts, query_stats, weighted_fds
 
 
 class PairedResult(NamedTuple):
@@ -37,26 +40,28 @@ class PairedResult(NamedTuple):
 
 
 class _PairStats(NamedTuple):
-    rel: _QueryStats
-    ret_a: _QueryStats
-    ret_b: _QueryStats
+    rel: QueryStats
+    ret_a: QueryStats
+    ret_b: QueryStats
     shift: np.ndarray
     queries: list
 
 
 def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure) -> _PairStats:
-    qrels_ir = pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str}))
-    runs = [pt.model.to_ir_measures(r.astype({'qid': str, 'docno': str})) for r in (run_a, run_b)]
+    if bootstrap_path(measure) != GAUSSIAN:
+        raise ValueError(f'{measure}: the paired FD tests need a measure with the Gaussian fast path (FD without jackknife)')
+    qrels_ir = to_ir_measures(qrels)
+    runs = [to_ir_measures(r) for r in (run_a, run_b)]
     queries = sorted(qrels_ir[QID].unique())
     sets = [fd_sets(measure, qrels_ir, r) for r in runs]
     vec_cache: dict = {}
     vec_of = {}
     for s in sets:
         vec_of.update(_vectors_of(measure, s, vec_cache))
-    rel_vecs = [vec_of[d] for d in sets[0].relevant['doc_id'] if d in vec_of]
+    rel_vecs = [vec_of[d] for d in sets[0].relevant[DOCNO] if d in vec_of]
     shift = np.mean(rel_vecs, axis=0)
-    rel = _QueryStats(sets[0].relevant, vec_of, queries, shift)
-    ret_a, ret_b = (_QueryStats(s.retrieved, vec_of, queries, shift) for s in sets)
+    rel = query_stats(sets[0].relevant, vec_of, queries, shift)
+    ret_a, ret_b = (query_stats(s.retrieved, vec_of, queries, shift) for s in sets)
     return _PairStats(rel, ret_a, ret_b, shift, queries)
 
 
@@ -119,7 +124,7 @@ def holm(p_values) -> np.ndarray:
 
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
                     n_samples: int = 1000, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
-                    n_permutations: int = 0, verbose: bool = True, boot=None) -> pd.DataFrame:
+                    n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None) -> pd.DataFrame:
     """Paired comparisons of many systems, every pair (or each against ``baseline``), per measure, with Holm's
     correction over the comparisons of each measure.
 
@@ -131,9 +136,15 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     Returns one row per (measure, a, b): values, difference a − b with its percentile CI, ``p_bootstrap``,
     ``p_holm``, optionally ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system
     (orientation-aware) where the Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
-    :class:`~pyterrier_frechet.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the samples).
+    :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the
+    samples). ``encoder``: the vector source of vector measures that name none.
     """
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    with using_encoder(encoder):
+        return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot)
+
+
+def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot) -> pd.DataFrame:
+    measures = parse_measures(measures)
     names = list(runs)
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not among the systems {names[:10]}')
@@ -147,7 +158,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     lo, hi = (1 - ci) / 2, 1 - (1 - ci) / 2
     frames = []
     for m in measures:
-        col = str(m)
+        col = column_label(m)
         rows = []
         for a, b in pairs:
             diffs = boot.samples[a][col] - boot.samples[b][col]
@@ -160,14 +171,14 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
         frame = pd.DataFrame(rows)
         frame['p_holm'] = holm(frame['p_bootstrap'])
         tests = ['p_holm']
-        if n_permutations > 0 and m.NAME == _FD.NAME:
+        if n_permutations > 0 and bootstrap_path(m) == GAUSSIAN:
             frame['p_randomisation'] = [
                 _randomisation_p(_pair_stats(runs[a], runs[b], qrels, m), d, n_permutations, seed)
                 for a, b, d in pt.tqdm(list(zip(frame['a'], frame['b'], frame['diff'])), desc=f'randomisation {col}',
                                        unit='pair', disable=not verbose)]
             frame['p_randomisation_holm'] = holm(frame['p_randomisation'])
             tests.append('p_randomisation_holm')
-        sign = 1.0 if getattr(m, 'HIGHER_IS_BETTER', True) else -1.0
+        sign = 1.0 if higher_is_better(m) else -1.0
         significant = (frame[tests] < alpha).all(axis=1)
         frame['better'] = np.where(significant, np.where(sign * frame['diff'] > 0, frame['a'], frame['b']), '')
         frames.append(frame)

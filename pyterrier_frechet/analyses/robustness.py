@@ -6,47 +6,40 @@ each metric's ranking of the systems is compared with its ranking under the full
 """
 from typing import Dict, Sequence
 
-import ir_measures
 import pandas as pd
 import pyterrier as pt
 import scipy.stats
 
+from ..evaluation.evaluate import evaluate, parse_measures
+from ..evaluation.qrels import balance_qrels
+from ..measures.base import column_label
+from ..measures.definitions import FD
 from .correlation import correlations
-from .measure import _FD
-from .qrels import balance_qrels
-
-
-def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures) -> pd.DataFrame:
-    """Systems × measures (``name`` column first) through ir_measures, one run at a time."""
-    qrels_ir = pt.model.to_ir_measures(qrels.astype({'qid': str, 'docno': str}))
-    rows = []
-    for name, run in runs.items():
-        values = ir_measures.calc_aggregate(measures, qrels_ir, pt.model.to_ir_measures(run.astype({'qid': str, 'docno': str})))
-        rows.append({'name': name, **{str(m): float(values[m]) for m in measures}})
-    return pd.DataFrame(rows)
 
 
 def sparsify(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, per_query: Sequence[int] = (1, 5, 10),
-             seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1, verbose: bool = True) -> pd.DataFrame:
+             seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1, verbose: bool = True, encoder=None) -> pd.DataFrame:
     """τ(metric with full qrels, metric with qrels balanced to n relevant per query), per n and seed.
 
     ``rel`` is the label from which a judgment counts as relevant *for balancing* (default 1: every
-    positive grade, as nDCG sees them), independent of the thresholds the measures use.
+    positive grade, as nDCG sees them), independent of the thresholds the measures use. ``encoder``: the vector
+    source of vector measures that name none.
 
     Returns a long frame: measure, per_query, seed, kendall_tau, kendall_p. :func:`summarise` gives the
     mean and spread over seeds.
     """
-    measures = [ir_measures.parse_measure(m) if isinstance(m, str) else m for m in measures]
+    measures = parse_measures(measures)
     if len(runs) < 3:
         raise ValueError(f'sparsification needs at least 3 systems, got {len(runs)}')
-    full = evaluate(runs, qrels, measures)
+    full = evaluate(runs, qrels, measures, encoder)
     rows = []
     for n in pt.tqdm(list(per_query), desc='sparsify', unit='n', disable=not verbose or len(per_query) * len(seeds) < 4):
         for seed in seeds:
-            sparse = evaluate(runs, balance_qrels(qrels, n, rel=rel, seed=seed), measures)
+            sparse = evaluate(runs, balance_qrels(qrels, n, rel=rel, seed=seed), measures, encoder)
             for m in measures:
-                tau = scipy.stats.kendalltau(full[str(m)], sparse[str(m)])
-                rows.append({'measure': str(m), 'per_query': n, 'seed': seed,
+                label = column_label(m)
+                tau = scipy.stats.kendalltau(full[label], sparse[label])
+                rows.append({'measure': label, 'per_query': n, 'seed': seed,
                              'kendall_tau': float(tau.statistic), 'kendall_p': float(tau.pvalue)})
     return pd.DataFrame(rows)
 
@@ -67,15 +60,14 @@ def encoder_robustness(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, encod
     Returns ``(table, agreement)``: systems × one column per encoder label, and the pairwise
     :func:`~pyterrier_frechet.correlation.correlations` of those columns (Kendall τ-b first).
     """
-    from .measure import FD
     measure = FD @ 10 if measure is None else measure
-    if measure.NAME != _FD.NAME:
+    if not isinstance(measure, type(FD)):
         raise ValueError(f'encoder robustness compares FD measures, got {measure}')
     if len(encoders) < 2:
         raise ValueError('name at least two encoders to compare')
     columns = []
     for label, encoder in encoders.items():
         m = measure(encoder=encoder)
-        columns.append(evaluate(runs, qrels, [m]).set_index('name')[str(m)].rename(f'{measure(encoder=None)} [{label}]'))
+        columns.append(evaluate(runs, qrels, [m]).set_index('name')[column_label(m)].rename(f'{column_label(measure(encoder=None))} [{label}]'))
     table = pd.concat(columns, axis=1).reset_index()
     return table, correlations(table)

@@ -42,6 +42,12 @@ def default_encoder(encoder):
         set_default_encoder(previous)
 
 
+def using_encoder(encoder):
+    """:func:`default_encoder` for ``encoder``, or nothing at all when it is None (the current default stays):
+    how every analysis applies its ``encoder=`` argument."""
+    return default_encoder(encoder) if encoder is not None else contextlib.nullcontext()
+
+
 def get_default_encoder():
     """The encoder set by :func:`set_default_encoder`, or None."""
     return _default_encoder
@@ -101,8 +107,28 @@ class VectorStore(pt.Transformer):
             raise ValueError(f'{self!r}: no vector for {len(missing)} of {len(inp)} docno(s), e.g. {missing.iloc[:5].tolist()}')
         return inp.assign(doc_vec=list(vecs))
 
+    def vector_identity(self) -> tuple:
+        """What these vectors are: the files' absolute paths, sizes and modification times."""
+        stats = [os.stat(p) for p in (f'{self.prefix}.npy', f'{self.prefix}.ids.txt')]
+        return ('VectorStore', os.path.abspath(self.prefix)) + tuple((st.st_size, st.st_mtime_ns) for st in stats)
+
     def __repr__(self):
-        return f'VectorStore({self.name!r})'
+        # the prefix as given, so two stores in different folders print (and so name their FD columns) differently
+        return f'VectorStore({self.prefix!r})'
+
+
+def encoder_key(encoder) -> tuple:
+    """A stable identity of an encoder, for grouping lookups and memoising work on its vectors (never ``id()``).
+
+    An object that can say what its vectors are (``vector_identity()``, as :class:`VectorStore`) is keyed by that; any
+    other by its type and ``repr`` — which is also how ir_measures tells two measures apart, so two encoders that
+    print alike would give one column anyway."""
+    if encoder is None:
+        return ('none',)
+    identity = getattr(encoder, "vector_identity", None)
+    if callable(identity):
+        return ('identity', type(encoder).__qualname__) + tuple(identity())
+    return ('repr', type(encoder).__qualname__, repr(encoder))
 
 
 def lookup_vectors(encoder, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:

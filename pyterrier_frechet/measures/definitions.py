@@ -1,75 +1,20 @@
 """The measures of this package, as ir_measures :class:`~ir_measures.measures.Measure` objects: ``FD``
-(Fréchet Distance) and the histogram measures ``DO`` and ``HSA``.
+(Fréchet Distance) and its companions over the same two sets of embeddings (``FDInf``, ``KID``,
+``KNNPrecision``, ``KNNRecall``), and the score-histogram measures ``DO`` and ``HSA``.
 
-As in ir_measures, a measure is its parameters, a docstring and a citation; the computation lives in
-:mod:`pyterrier_frechet.provider` (FD) and :mod:`pyterrier_frechet.histogram_provider` (DO, HSA),
-registered with ir_measures when the package is imported.
-
-All three are *set* measures: one number per query set, reported for every query of the qrels so that
-the mean over queries (what ``pt.Experiment`` shows) is exactly that number.
+As in ir_measures, a measure is its parameters, a docstring and a citation. Each also declares what it is
+(:mod:`pyterrier_frechet.measures.base`: its input, orientation, set-valued or not, bootstrap path) and computes its
+value from its inputs through a pure numpy core (:mod:`pyterrier_frechet.core`), imported when first used. Selecting
+the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
-from ir_measures import measures
-from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
+from typing import Dict, List, Optional
+
+from ir_measures.measures.base import ParamInfo
+
+from .base import (GAUSSIAN, HISTOGRAM_PARAMS, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure)
 
 
-class SetValueAgg(Agg):
-    """Aggregates a set measure's per-query rows: they all carry the one set value, which is returned as is."""
-
-    def __init__(self, name: str = 'FD'):
-        self.name = name
-        self.values = set()
-
-    def add(self, value):
-        self.values.add(value)
-
-    def result(self):
-        if not self.values:
-            return float('nan')
-        finite = {v for v in self.values if v == v}  # NaN != NaN: a NaN set value (e.g. HSA undefined) is one value
-        if len(finite) > 1 or (finite and len(finite) < len(self.values)):
-            raise ValueError(f'{self.name} rows of one evaluation carry different values {sorted(self.values)[:3]}: '
-                             f'{self.name} is one number per query set and cannot be averaged over evaluations')
-        return next(iter(self.values))
-
-
-
-class SetMeasure(measures.Measure):
-    """Base of this package's measures: ``M(10)`` is ``M@10``; bad parameters raise ValueError; set aggregation."""
-
-    def __call__(self, cutoff=None, **kwargs):
-        """``M(10)`` is ``M@10``; keywords set the other parameters, e.g. ``FD(10, rel=2)``."""
-        if cutoff is not None:
-            kwargs['cutoff'] = cutoff
-        return super().__call__(**kwargs)
-
-    def validate_params(self):
-        """As ir_measures does, but a bad parameter raises ValueError (ir_measures uses assert)."""
-        try:
-            super().validate_params()
-        except AssertionError as ex:
-            raise ValueError(f'{self}: {ex}') from ex
-
-    def aggregator(self):
-        return SetValueAgg(self.NAME)
-
-    def _param_repr(self, v):
-        # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
-        # also keeps two FD measures with different encoders distinct (ir_measures compares measures by repr).
-        return repr(v)
-
-
-_SET_PARAMS = {
-    'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
-    'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
-    'urr': ParamInfo(dtype=bool, default=False, desc='use the first cutoff unjudged documents of each ranking (Unjudged Retrieved Results)'),
-    'per_query': ParamInfo(dtype=int, required=False, desc='keep at most this many relevant documents per query (highest grade first, random within a grade)'),
-    'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing'),
-    'encoder': ParamInfo(default=None, desc='transformer or VectorStore giving doc_vec for a docno; None: the run\'s doc_vec and the default encoder'),
-    'missing': ParamInfo(dtype=str, choices=['error', 'drop'], default='error', desc='documents without a vector: raise (error) or leave out with a logged count (drop)'),
-}
-
-
-class _FD(SetMeasure):
+class _FD(VectorMeasure):
     """
     Fréchet Distance (FD) between the embeddings of the judged-relevant documents of a query set and
     the embeddings of the top-k documents a system retrieved for the same queries. A Gaussian is
@@ -108,29 +53,31 @@ class _FD(SetMeasure):
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
     SUPPORTED_PARAMS = {
-        **_SET_PARAMS,
+        **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '
                                'bias-corrected FD; pt.Experiment\'s baseline= t-test on them is the jackknife test)'),
     }
 
-    def aggregator(self):
-        return MeanAgg() if self['jackknife'] else SetValueAgg(self.NAME)
+    def is_set_valued(self) -> bool:
+        return not self['jackknife']
+
+    def bootstrap_path(self) -> Optional[str]:
+        return None if self['jackknife'] else GAUSSIAN
+
+    def statistic(self, relevant, retrieved, relevant_key: Optional[tuple] = None) -> float:
+        from ..core.frechet import frechet_distance_reduced, reduce_set
+        from ..core.reduced_memo import reduced
+        # the relevant set is the same for every run evaluated on the same qrels: reduce it once
+        rel = reduce_set(relevant) if relevant_key is None else reduced(relevant, relevant_key)
+        return frechet_distance_reduced(rel, reduce_set(retrieved))
+
+    def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
+        from ..core.jackknife import jackknife_pseudo_values
+        return jackknife_pseudo_values(relevant, rel_qids, retrieved, ret_qids, queries)
 
 
+FD = register_measure(_FD())
 
-FD = _FD()
-measures.register(FD)
-
-
-_HISTOGRAM_PARAMS = {
-    'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
-    'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
-    'bins': ParamInfo(dtype=int, default=10, desc='equally spaced bins over the normalised scores [0, 1]'),
-    'norm': ParamInfo(dtype=str, choices=['minmax', 'rank'], default='minmax',
-                      desc='per-query normalisation: min-max of the scores, or of the ranks (for runs whose scores are not comparable)'),
-    'unjudged': ParamInfo(dtype=str, choices=['skip', 'nonrel'], default='skip',
-                          desc='retrieved documents without a judgment: left out (skip) or counted as non-relevant (nonrel)'),
-}
 
 _HISTOGRAM_DOC = """
     Scores: each query's ranking (its top ``cutoff``, in trec_eval order) is normalised to [0, 1] on its own —
@@ -151,7 +98,7 @@ _HISTOGRAM_CITE = """
 """
 
 
-class _DO(SetMeasure):
+class _DO(HistogramMeasure):
     __doc__ = """
     Distributional Overlap (DO): Σ over supported bins of log min(h_R, h_NR), Eq. 1 of Krstovski et al. —
     how much the scores a system gives relevant and non-relevant documents overlap. Lower is better. 0 when
@@ -163,10 +110,14 @@ class _DO(SetMeasure):
     PRETTY_NAME = 'Distributional Overlap'
     SHORT_DESC = 'Overlap of the histograms of normalised scores of relevant and non-relevant documents (lower is better).'
     HIGHER_IS_BETTER = False
-    SUPPORTED_PARAMS = dict(_HISTOGRAM_PARAMS)
+    SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
+
+    def statistic(self, histograms) -> float:
+        from ..core.histogram import distributional_overlap
+        return distributional_overlap(histograms)
 
 
-class _HSA(SetMeasure):
+class _HSA(HistogramMeasure):
     __doc__ = """
     Histogram Slope Analysis (HSA): the least-squares slope of log(h_R / h_NR) against the bin centre over the
     supported bins, Eq. 2 of Krstovski et al. — how steeply the share of relevant documents rises with the
@@ -177,13 +128,15 @@ class _HSA(SetMeasure):
     PRETTY_NAME = 'Histogram Slope Analysis'
     SHORT_DESC = 'Slope of the log ratio of relevant to non-relevant score histograms (higher is better).'
     HIGHER_IS_BETTER = True
-    SUPPORTED_PARAMS = dict(_HISTOGRAM_PARAMS)
+    SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
+
+    def statistic(self, histograms) -> float:
+        from ..core.histogram import histogram_slope
+        return histogram_slope(histograms)
 
 
-DO = _DO()
-HSA = _HSA()
-measures.register(DO)
-measures.register(HSA)
+DO = register_measure(_DO())
+HSA = register_measure(_HSA())
 
 
 _VECTOR_DOC = """
@@ -193,7 +146,7 @@ _VECTOR_DOC = """
 """
 
 
-class _FDInf(SetMeasure):
+class _FDInf(VectorMeasure):
     __doc__ = """
     FD∞: FD extrapolated to infinitely many samples. Both sets are subsampled (seeded by ``seed``) to
     ``points`` fractions between ``min_fraction`` and 1, FD is fitted linearly against 1/fraction, and the
@@ -210,14 +163,18 @@ class _FDInf(SetMeasure):
     SHORT_DESC = 'FD with its small-sample bias extrapolated away (lower is better).'
     HIGHER_IS_BETTER = False
     SUPPORTED_PARAMS = {
-        **_SET_PARAMS,
+        **VECTOR_PARAMS,
         'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing and of the subsamples'),
         'points': ParamInfo(dtype=int, default=10, desc='subsample fractions in the fit'),
         'min_fraction': ParamInfo(dtype=float, default=0.5, desc='smallest subsample, as a fraction of each set'),
     }
 
+    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+        from ..core.extrapolation import fd_infinity
+        return fd_infinity(relevant, retrieved, points=self['points'], min_fraction=self['min_fraction'], seed=self['seed']).value
 
-class _KID(SetMeasure):
+
+class _KID(VectorMeasure):
     __doc__ = """
     Kernel distance (KID): the unbiased estimate of the squared maximum mean discrepancy between the two sets
     under the polynomial kernel (xᵀy/d + 1)^``degree``. Unbiased whatever the set sizes: ≈ 0 (possibly slightly
@@ -232,7 +189,11 @@ class _KID(SetMeasure):
     PRETTY_NAME = 'Kernel distance'
     SHORT_DESC = 'Unbiased squared MMD between relevant and retrieved embeddings, cubic polynomial kernel (lower is better).'
     HIGHER_IS_BETTER = False
-    SUPPORTED_PARAMS = {**_SET_PARAMS, 'degree': ParamInfo(dtype=int, default=3, desc='degree of the polynomial kernel')}
+    SUPPORTED_PARAMS = {**VECTOR_PARAMS, 'degree': ParamInfo(dtype=int, default=3, desc='degree of the polynomial kernel')}
+
+    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+        from ..core.kid import kernel_distance
+        return kernel_distance(relevant, retrieved, degree=self['degree'])
 
 
 _KNN_CITE = """
@@ -242,7 +203,7 @@ _KNN_CITE = """
 """
 
 
-class _KNNPrecision(SetMeasure):
+class _KNNPrecision(VectorMeasure):
     __doc__ = """
     k-NN precision (fidelity): the share of retrieved vectors inside the support of the relevant set, the union
     of balls around each relevant vector reaching its ``k``-th nearest relevant neighbour. Are the retrieved
@@ -253,10 +214,14 @@ class _KNNPrecision(SetMeasure):
     PRETTY_NAME = 'k-NN precision'
     SHORT_DESC = 'Share of retrieved embeddings inside the k-NN support of the relevant ones (higher is better).'
     HIGHER_IS_BETTER = True
-    SUPPORTED_PARAMS = {**_SET_PARAMS, 'k': ParamInfo(dtype=int, default=3, desc='neighbour whose distance sets each ball')}
+    SUPPORTED_PARAMS = {**VECTOR_PARAMS, 'k': ParamInfo(dtype=int, default=3, desc='neighbour whose distance sets each ball')}
+
+    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+        from ..core.knn import knn_precision_recall
+        return knn_precision_recall(relevant, retrieved, k=self['k']).precision
 
 
-class _KNNRecall(SetMeasure):
+class _KNNRecall(VectorMeasure):
     __doc__ = """
     k-NN recall (coverage): the share of relevant vectors inside the support of the retrieved set. Does the
     system find every kind of relevant document, or only typical ones? Higher is better.
@@ -268,15 +233,12 @@ class _KNNRecall(SetMeasure):
     HIGHER_IS_BETTER = True
     SUPPORTED_PARAMS = dict(_KNNPrecision.SUPPORTED_PARAMS)
 
+    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+        from ..core.knn import knn_precision_recall
+        return knn_precision_recall(relevant, retrieved, k=self['k']).recall
 
-FDInf = _FDInf()
-KID = _KID()
-KNNPrecision = _KNNPrecision()
-KNNRecall = _KNNRecall()
-for _m in (FDInf, KID, KNNPrecision, KNNRecall):
-    measures.register(_m)
 
-#: Measures over the embeddings of FD's two sets (they share FD's parameters and vector sources).
-VECTOR_MEASURES = (_FD.NAME, _FDInf.NAME, _KID.NAME, _KNNPrecision.NAME, _KNNRecall.NAME)
-#: Measures with one value per query set (reported for every query of the qrels).
-SET_MEASURES = VECTOR_MEASURES + (_DO.NAME, _HSA.NAME)
+FDInf = register_measure(_FDInf())
+KID = register_measure(_KID())
+KNNPrecision = register_measure(_KNNPrecision())
+KNNRecall = register_measure(_KNNRecall())

@@ -2,7 +2,7 @@
 import pandas as pd
 import pyterrier as pt
 
-from .ranking import top_k
+from ..evaluation.ranking import top_k
 
 
 class URRFilter(pt.Transformer):

@@ -1,0 +1,122 @@
+"""``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
+(markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Dict, Optional, Sequence
+
+import pandas as pd
+
+from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
+from ..measures.base import column_label, higher_is_better, is_set_measure
+from ..vectors.sources import using_encoder
+from . import plots
+from .bootstrap import bootstrap, bootstrappable
+from .correlation import agreement_notes, correlations
+from .robustness import sparsify, summarise
+from .significance import compare_systems
+
+
+def _table(df: pd.DataFrame, out: Path, name: str) -> str:
+    df.to_csv(out / f'{name}.csv', index=False)
+    return df.to_markdown(index=False, floatfmt='.4g')
+
+
+def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
+                 n_samples: int = 1000, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
+                 seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
+                 verbose: bool = True) -> Path:
+    """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
+    paired comparisons and sparsified judgments for ``runs`` on ``qrels``.
+
+    All or nothing: the report is built in a temporary folder beside ``out`` and swapped in only when complete, so a
+    failure leaves an existing ``out`` as it was. Measures without a bootstrap path (FDInf, KID, k-NN, FD's
+    jackknife) appear in the results and correlations only. ``encoder``: the vector source of vector measures that
+    name none. ``qrels_name``: how the report names the qrels (e.g. their path).
+    """
+    measures = parse_measures(measures)
+    check_labels_distinct(measures)
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
+    out = Path(out)
+    parent = out.resolve().parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ValueError(f'report folder {str(out)!r}: its parent folder {str(parent)!r} does not exist or is not writable')
+    if out.exists() and not out.is_dir():
+        raise ValueError(f'report folder {str(out)!r} exists and is not a folder')
+    work = Path(tempfile.mkdtemp(dir=parent, prefix=f'.{out.name}.'))
+    try:
+        with using_encoder(encoder):
+            _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(dir=parent, prefix=f'.{out.name}.old.'))
+            os.replace(out, old / out.name)
+            os.replace(work, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(work, out)
+    finally:
+        if work.exists():
+            shutil.rmtree(work, ignore_errors=True)
+    return out / 'report.md'
+
+
+def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose) -> None:
+    (out / 'figures').mkdir()
+    labels = [column_label(m) for m in measures]
+    set_labels = [column_label(m) for m in measures if is_set_measure(m)]
+    others = [column_label(m) for m in measures if not is_set_measure(m)]
+    lower = [column_label(m) for m in measures if not higher_is_better(m)]
+    lines = ['# FD evaluation report', '', f'Qrels: `{qrels_name}`; {len(runs)} runs; metrics: '
+             + ', '.join(f'`{m}`' for m in labels) + '.' + (f' Lower is better for {", ".join(lower)}.' if lower else ''), '']
+
+    table = evaluate(runs, qrels, measures, verbose=verbose)
+    lines += ['## Results', '', _table(table, out, 'results'), '']
+
+    if len(table) >= 3:
+        corr = correlations(table, labels)
+        lines += ['## Correlations across systems', '',
+                  'Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
+                  'coefficient means agreement.', '']
+        lines += [f'- {note}' for note in agreement_notes(table, measures)]
+        lines += ['', _table(corr, out, 'correlations'), '']
+        for fd in set_labels:
+            for ref in others[:1]:
+                name = f'scatter_{plots.slug(fd)}_vs_{plots.slug(ref)}'
+                plots.scatter(table, ref, fd, out / 'figures' / name)
+                lines += [f'![{fd} vs {ref}](figures/{name}.png)', '']
+
+    boot_measures = bootstrappable(measures)
+    boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose)
+    summary = boot.summary
+    lines += ['## Bootstrap over queries', '', f'{samples} samples over {len(boot.queries)} queries (seed {seed}), '
+              f'{ci:.0%} percentile intervals. Resampling repeats queries, and repeated documents shrink the fitted '
+              'covariance, so bootstrapped FD means sit above the full-set FD: compare systems by their '
+              'intervals, not by the distance to the full-set value.', '', _table(summary, out, 'bootstrap'), '']
+    for measure in summary['measure'].unique():
+        name = f'bootstrap_{plots.slug(measure)}'
+        plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
+        lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
+
+    if len(runs) >= 2:
+        pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,
+                                verbose=verbose, boot=boot)
+        pairs.to_csv(out / 'comparisons.csv', index=False)
+        counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
+                  .agg(comparisons='size', significant='sum').reset_index())
+        what = f'each run against `{baseline}`' if baseline else 'every pair of runs'
+        lines += ['## Paired comparisons', '', f'Paired bootstrap of the difference for {what}, from the samples above; '
+                  "Holm's correction over each measure's comparisons, α = 0.05 (`comparisons.csv` has every row).", '',
+                  _table(counts, out, 'comparisons_summary'), '']
+        if baseline:
+            lines += [pairs.to_markdown(index=False, floatfmt='.4f'), '']
+
+    if len(runs) >= 3:
+        # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels
+        sparse = summarise(sparsify(runs, qrels, boot_measures, per_query=per_query, seeds=seeds, verbose=verbose))
+        plots.sparsification(sparse, out / 'figures' / 'sparsification')
+        lines += ['## Sparsified judgments', '', f'Kendall τ between each metric with the full qrels and with at most n '
+                  f'relevant documents per query (highest grade first, random within a grade; seeds {list(seeds)}).', '',
+                  _table(sparse, out, 'sparsification'), '', '![sparsification](figures/sparsification.png)', '']
+    (out / 'report.md').write_text('\n'.join(lines))

@@ -1,0 +1,39 @@
+"""A small memo of :func:`~pyterrier_frechet.core.frechet.reduce_set` results, so that the relevant set every run
+of one evaluation shares is reduced once (pure numpy).
+
+The key is what the caller says the set *is* (a stable identity of the encoder and the relevant docnos); an entry
+is served only if the vectors' shape and float64 sum match as well, so a changed vector under the same key is
+recomputed, never served stale. Least recently used entries leave first.
+"""
+from collections import OrderedDict
+from typing import Tuple
+
+import numpy as np
+
+from .frechet import ReducedSet, reduce_set
+
+MAX_ENTRIES = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
+
+_MEMO: 'OrderedDict[tuple, Tuple[float, ReducedSet]]' = OrderedDict()
+
+
+def reduced(vectors: np.ndarray, key: tuple) -> ReducedSet:
+    """:func:`reduce_set` of ``vectors``, remembered under ``key``."""
+    arr = np.ascontiguousarray(vectors)
+    key = tuple(key) + (arr.shape,)
+    checksum = float(arr.sum(dtype=np.float64))
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] == checksum:
+        _MEMO.move_to_end(key)
+        return hit[1]
+    result = reduce_set(arr)
+    _MEMO[key] = (checksum, result)
+    _MEMO.move_to_end(key)
+    if len(_MEMO) > MAX_ENTRIES:
+        _MEMO.popitem(last=False)
+    return result
+
+
+def clear() -> None:
+    """Forget every remembered reduction."""
+    _MEMO.clear()

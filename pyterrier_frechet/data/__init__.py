@@ -1,0 +1,1 @@
+"""Input data: the bundled Cranfield collection (:mod:`.bundled`) and TREC run and qrels files (:mod:`.runs`)."""

@@ -1,0 +1,196 @@
+"""What a measure of this package *is*, declared once on its definition, so that every other module asks the
+measure instead of comparing names.
+
+A measure of this package is a :class:`SetMeasure` (an ir_measures :class:`~ir_measures.measures.Measure`):
+
+- ``INPUT`` — what it is computed from: ``'vectors'`` (the embeddings of FD's two sets: the judged-relevant
+  documents of the query set and the top-k retrieved documents of each query; :class:`VectorMeasure`) or
+  ``'histograms'`` (the normalised retrieval scores of judged documents; :class:`HistogramMeasure`);
+- ``HIGHER_IS_BETTER`` — orientation (ir_measures' own attribute);
+- :meth:`~SetMeasure.is_set_valued` — one number per query set (reported for every query of the qrels), or
+  per-query values (FD's jackknife pseudo-values);
+- :meth:`~SetMeasure.bootstrap_path` — how the bootstrap resamples it exactly: ``'gaussian'`` (per-query sums
+  and cross-products re-weighted, FD), ``'histogram'`` (per-query bin counts re-weighted), or ``None`` (no
+  fast path: the bootstrap refuses it, naming :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap_naive`);
+- :meth:`~VectorMeasure.statistic` — the value from the inputs, through a pure numpy core.
+
+Measures of other packages (nDCG, RR, ...) are per-query measures: :func:`bootstrap_path` says
+``'per_query'`` for them, :func:`is_set_measure` False. :func:`register_measure` makes a new definition known
+to ir_measures' parser (``parse_measure``, ``pt.Experiment`` strings, the CLI) and to this package's provider.
+"""
+from typing import Dict, List, Optional
+
+import numpy as np
+from ir_measures import measures
+from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
+
+#: ``INPUT`` values.
+VECTORS = 'vectors'
+HISTOGRAMS = 'histograms'
+
+#: ``bootstrap_path`` values.
+GAUSSIAN = 'gaussian'
+HISTOGRAM = 'histogram'
+PER_QUERY = 'per_query'
+
+
+class SetValueAgg(Agg):
+    """Aggregates a set measure's per-query rows: they all carry the one set value, which is returned as is."""
+
+    def __init__(self, name: str = 'FD'):
+        self.name = name
+        self.values = set()
+
+    def add(self, value):
+        self.values.add(value)
+
+    def result(self):
+        if not self.values:
+            return float('nan')
+        finite = {v for v in self.values if v == v}  # NaN != NaN: a NaN set value (e.g. HSA undefined) is one value
+        if len(finite) > 1 or (finite and len(finite) < len(self.values)):
+            raise ValueError(f'{self.name} rows of one evaluation carry different values {sorted(self.values)[:3]}: '
+                             f'{self.name} is one number per query set and cannot be averaged over evaluations '
+                             '(pt.Experiment with batch_size= evaluates each batch of queries on its own: drop batch_size)')
+        return next(iter(self.values))
+
+
+class SetMeasure(measures.Measure):
+    """Base of this package's measures: ``M(10)`` is ``M@10``; unknown or bad parameters raise ValueError naming the
+    measure and its parameters; set aggregation. Subclasses declare ``INPUT`` and implement ``statistic``."""
+
+    INPUT: str = ''
+    #: Does ``bootstrap`` have an exact fast path (see the module docstring)? Overridable per instance.
+    BOOTSTRAP: Optional[str] = None
+
+    def __call__(self, cutoff=None, **kwargs):
+        """``M(10)`` is ``M@10``; keywords set the other parameters, e.g. ``FD(10, rel=2)``."""
+        if cutoff is not None:
+            kwargs['cutoff'] = cutoff
+        unknown = sorted(set(kwargs) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            raise ValueError(f'{self.NAME} has no parameter(s) {unknown}; its parameters are {sorted(self.SUPPORTED_PARAMS)}')
+        return super().__call__(**kwargs)
+
+    def validate_params(self):
+        """As ir_measures does, but a bad parameter raises ValueError (ir_measures uses assert)."""
+        unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            raise ValueError(f'{self.NAME} has no parameter(s) {unknown}; its parameters are {sorted(self.SUPPORTED_PARAMS)}')
+        try:
+            super().validate_params()
+        except AssertionError as ex:
+            raise ValueError(f'{self}: {ex}') from ex
+
+    def aggregator(self):
+        return SetValueAgg(self.NAME) if self.is_set_valued() else MeanAgg()
+
+    def _param_repr(self, v):
+        # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
+        # also keeps two FD measures with different encoders distinct (ir_measures compares measures by repr).
+        return repr(v)
+
+    # --- capabilities -------------------------------------------------------------------------------------
+    def is_set_valued(self) -> bool:
+        """One number per query set, reported for every query of the qrels (else one value per query)."""
+        return True
+
+    def bootstrap_path(self) -> Optional[str]:
+        """The bootstrap's exact fast path for this measure (``'gaussian'``, ``'histogram'``) or None."""
+        return self.BOOTSTRAP
+
+    def positive_int(self, name: str) -> Optional[int]:
+        """Parameter ``name`` as a positive int, None if not given; ValueError otherwise."""
+        value = self[name]
+        if value is measures.base._NOT_PROVIDED or value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f'{self}: {name} must be a positive integer, got {value!r}')
+        return int(value)
+
+
+class VectorMeasure(SetMeasure):
+    """A measure over the embeddings of FD's two sets. Implement ``statistic(relevant, retrieved)``."""
+    INPUT = VECTORS
+
+    def statistic(self, relevant: np.ndarray, retrieved: np.ndarray, relevant_key: Optional[tuple] = None) -> float:
+        """The value for the relevant and retrieved vectors (n×d float64 each). ``relevant_key`` names the
+        relevant set (encoder identity and docnos) for measures that reuse work across runs."""
+        raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
+
+    def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
+        """Per-query values, for measures whose :meth:`is_set_valued` is False."""
+        raise NotImplementedError(f'{type(self).__name__} does not define per_query_values()')
+
+
+class HistogramMeasure(SetMeasure):
+    """A measure over the score histograms of relevant and non-relevant judged documents.
+    Implement ``statistic(histograms)``."""
+    INPUT = HISTOGRAMS
+    BOOTSTRAP = HISTOGRAM
+
+    def statistic(self, histograms) -> float:
+        raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
+
+
+#: Parameters every vector measure shares (FD's two sets and their vectors).
+VECTOR_PARAMS = {
+    'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
+    'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+    'urr': ParamInfo(dtype=bool, default=False, desc='use the first cutoff unjudged documents of each ranking (Unjudged Retrieved Results)'),
+    'per_query': ParamInfo(dtype=int, required=False, desc='keep at most this many relevant documents per query (highest grade first, random within a grade)'),
+    'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing'),
+    'encoder': ParamInfo(default=None, desc='transformer or VectorStore giving doc_vec for a docno; None: the run\'s doc_vec and the default encoder'),
+    'missing': ParamInfo(dtype=str, choices=['error', 'drop'], default='error', desc='documents without a vector: raise (error) or leave out with a counted log (drop)'),
+}
+
+#: Parameters every histogram measure shares.
+HISTOGRAM_PARAMS = {
+    'cutoff': ParamInfo(dtype=int, required=False, desc='ranking cutoff threshold (top-k per query); all retrieved documents if omitted'),
+    'rel': ParamInfo(dtype=int, default=1, desc='minimum relevance label to be considered relevant (inclusive)'),
+    'bins': ParamInfo(dtype=int, default=10, desc='equally spaced bins over the normalised scores [0, 1]'),
+    'norm': ParamInfo(dtype=str, choices=['minmax', 'rank'], default='minmax',
+                      desc='per-query normalisation: min-max of the scores, or of the ranks (for runs whose scores are not comparable)'),
+    'unjudged': ParamInfo(dtype=str, choices=['skip', 'nonrel'], default='skip',
+                          desc='retrieved documents without a judgment: left out (skip) or counted as non-relevant (nonrel)'),
+}
+
+
+def register_measure(measure: SetMeasure) -> SetMeasure:
+    """Make ``measure`` (an instance of a :class:`SetMeasure` subclass) known to ir_measures' parser; this
+    package's provider computes every :class:`SetMeasure`. Returns the measure, so
+    ``MMD = register_measure(_MMD())``."""
+    if not isinstance(measure, SetMeasure) or measure.INPUT not in (VECTORS, HISTOGRAMS):
+        raise ValueError(f'{measure!r} is not a VectorMeasure or HistogramMeasure instance')
+    measures.register(measure)
+    return measure
+
+
+# --- questions any code may ask of any measure (this package's or another's) ---------------------------------
+
+def is_set_measure(measure) -> bool:
+    """One of this package's measures (one value per query set, or FD's jackknife)."""
+    return isinstance(measure, SetMeasure)
+
+
+def is_vector_measure(measure) -> bool:
+    return isinstance(measure, SetMeasure) and measure.INPUT == VECTORS
+
+
+def bootstrap_path(measure) -> Optional[str]:
+    """``'gaussian'``, ``'histogram'``, ``'per_query'`` (any measure with per-query values, e.g. nDCG), or None."""
+    if isinstance(measure, SetMeasure):
+        return measure.bootstrap_path()
+    return PER_QUERY
+
+
+def higher_is_better(measure) -> bool:
+    return bool(getattr(measure, 'HIGHER_IS_BETTER', True))
+
+
+def column_label(measure) -> str:
+    """The name a results table gives ``measure``: its ``str``, without the ``missing=`` policy of a vector
+    measure (the counts of dropped documents are reported in their own columns)."""
+    if is_vector_measure(measure) and 'missing' in measure.params:
+        return str(measure(missing='error'))
+    return str(measure)

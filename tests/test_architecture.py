@@ -1,0 +1,209 @@
+"""The package's shape: layers, no import cycles, cheap import, measures that say what they are, and a new set
+measure added through the documented path (docs/CONTRIBUTING.md) working everywhere."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.cli import main
+from pyterrier_frechet.measures.base import VectorMeasure, VECTOR_PARAMS, register_measure
+from conftest import DictEncoder
+from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
+
+PACKAGE = Path(pf.__file__).resolve().parent
+LAYERS = ('core', 'measures', 'evaluation', 'vectors', 'data', 'pipelines', 'analyses')
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix('')
+    parts = list(rel.parts)
+    if parts[-1] == '__init__':
+        parts = parts[:-1]
+    return '.'.join(parts)
+
+
+def _imports(path: Path):
+    """Every import in the file, at any depth (function-level ones included), as absolute module names."""
+    name = _module_name(path)
+    package = name if path.name == '__init__.py' else name.rsplit('.', 1)[0]
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split('.')
+                base = base[:len(base) - node.level + 1]
+                mod = '.'.join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module
+            out.add(mod)
+            out.update(f'{mod}.{a.name}' for a in node.names)  # "from . import plots" names a module
+    return out
+
+
+def _graph():
+    modules = {_module_name(p): p for p in PACKAGE.rglob('*.py')}
+    graph = {}
+    for name, path in modules.items():
+        deps = {d for d in _imports(path) if d in modules and d != name}
+        graph[name] = deps
+    return graph
+
+
+def _longest_path(graph) -> int:
+    memo = {}
+
+    def depth(node, stack=()):
+        if node in stack:
+            raise AssertionError(f'import cycle: {" -> ".join(stack[stack.index(node):] + (node,))}')
+        if node not in memo:
+            memo[node] = 1 + max((depth(d, stack + (node,)) for d in graph[node]), default=0)
+        return memo[node]
+
+    return max(depth(n) for n in graph)
+
+
+def test_no_import_cycles_function_level_imports_included():
+    graph = _graph()
+    depth = _longest_path(graph)  # raises naming the cycle if there is one
+    assert 3 <= depth <= 12
+
+
+def test_layers_import_only_downwards():
+    graph = _graph()
+    allowed = {  # what each layer may import from the package (besides itself)
+        'core': set(),
+        'measures': {'core'},
+        'data': set(),
+        'vectors': set(),
+        'evaluation': {'core', 'measures', 'vectors'},
+        'pipelines': {'vectors', 'data', 'evaluation'},
+        'analyses': {'core', 'measures', 'evaluation', 'vectors'},
+    }
+    for module, deps in graph.items():
+        parts = module.split('.')
+        if len(parts) < 2 or parts[1] not in allowed:
+            continue
+        layer = parts[1]
+        for dep in deps:
+            dep_parts = dep.split('.')
+            dep_layer = dep_parts[1] if len(dep_parts) > 1 else '<package>'
+            assert dep_layer == layer or dep_layer in allowed[layer], f'{module} imports {dep} ({layer} -> {dep_layer})'
+    importers_of_cli = [m for m, deps in graph.items() if 'pyterrier_frechet.cli' in deps]
+    assert importers_of_cli == ['pyterrier_frechet.__main__']
+
+
+def test_numeric_cores_import_no_pandas_pyterrier_ir_measures_or_torch():
+    # the cores are loaded without the package's __init__ (which registers measures with ir_measures)
+    code = f'''
+import sys, types, importlib, pkgutil
+pkg = types.ModuleType('pyterrier_frechet'); pkg.__path__ = [{str(PACKAGE)!r}]; sys.modules['pyterrier_frechet'] = pkg
+import pyterrier_frechet.core as core
+for info in pkgutil.iter_modules(core.__path__):
+    importlib.import_module('pyterrier_frechet.core.' + info.name)
+print(sorted(m for m in ('pandas', 'pyterrier', 'ir_measures', 'torch') if m in sys.modules))
+print(len([m for m in sys.modules if m.startswith('pyterrier_frechet.core.')]))
+'''
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split('\n')
+    assert out[0] == '[]'
+    assert int(out[1]) == len([p for p in (PACKAGE / 'core').glob('*.py') if p.name != '__init__.py'])
+
+
+def test_import_loads_no_heavy_module():
+    code = ('import sys, pyterrier_frechet as pf; '
+            'print(sorted(m for m in ("scipy.stats", "scipy.linalg", "torch", "sentence_transformers", "matplotlib", '
+            '"pyterrier_frechet.core.frechet", "pyterrier_frechet.cli") if m in sys.modules)); '
+            'print(pf.FD @ 10 in [pf.FD @ 10])')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split('\n')
+    assert out[0] == '[]' and out[1] == 'True'
+
+
+def test_no_module_compares_measure_names():
+    import re
+    compares = re.compile(r'\b(?!cls\b)\w+\.NAME\s*(==|!=|in\b|not\s+in\b)|\b(SET|VECTOR)_MEASURES\b')
+    offenders = []
+    for path in PACKAGE.rglob('*.py'):
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            if compares.search(line):
+                offenders.append(f'{path.relative_to(PACKAGE)}:{lineno}: {line.strip()}')
+    assert offenders == []
+
+
+def test_measures_declare_their_capabilities():
+    from pyterrier_frechet.measures import bootstrap_path, higher_is_better, is_set_measure, is_vector_measure
+    assert bootstrap_path(pf.FD @ 10) == 'gaussian' and bootstrap_path(pf.FD(jackknife=True) @ 10) is None
+    assert bootstrap_path(pf.DO @ 10) == bootstrap_path(pf.HSA @ 10) == 'histogram'
+    assert all(bootstrap_path(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
+    assert bootstrap_path(ir_measures.nDCG @ 10) == 'per_query' and not is_set_measure(ir_measures.nDCG @ 10)
+    assert is_vector_measure(pf.KID @ 10) and not is_vector_measure(pf.DO @ 10) and is_set_measure(pf.DO @ 10)
+    assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()
+    assert [higher_is_better(m) for m in (pf.FD, pf.KID, pf.KNNPrecision, pf.DO, pf.HSA, ir_measures.nDCG)] == \
+        [False, False, True, False, True, True]
+
+
+def test_unknown_measure_parameter_is_a_value_error_naming_the_parameters():
+    with pytest.raises(ValueError, match=r"FD has no parameter\(s\) \['bogus'\]; its parameters are \[.*'cutoff'"):
+        pf.FD(bogus=1)
+    with pytest.raises(ValueError, match="no parameter"):
+        ir_measures.parse_measure('FD(bogus=1)@10')
+
+
+class _MeanShift(VectorMeasure):
+    """Squared distance between the means of the relevant and the retrieved embeddings (a toy set measure)."""
+    __name__ = 'MeanShiftToy'
+    NAME = __name__
+    PRETTY_NAME = 'Mean shift (test)'
+    SHORT_DESC = 'Squared distance between the mean embeddings (lower is better).'
+    HIGHER_IS_BETTER = False
+    SUPPORTED_PARAMS = dict(VECTOR_PARAMS)
+
+    def statistic(self, relevant, retrieved, relevant_key=None):
+        diff = relevant.mean(axis=0) - retrieved.mean(axis=0)
+        return float(diff @ diff)
+
+
+MeanShift = register_measure(_MeanShift())
+
+
+def _expected_mean_shift(vectors, qrels, run, k=3):
+    relevant = qrels[qrels.label >= 1]
+    ranked = run[run.qid.isin(relevant.qid)].sort_values(['qid', 'score'], ascending=[True, False])
+    top = ranked.groupby('qid').head(k)
+    rel = np.stack([vectors[d] for d in relevant.docno])
+    ret = np.stack([vectors[d] for d in top.docno])
+    return float(((rel.mean(0) - ret.mean(0)) ** 2).sum())
+
+
+def test_a_new_set_measure_works_in_experiment_eval_bootstrap_and_report(files, toy, tmp_path, capsys):  # noqa: F811
+    import pyterrier as pt
+    vectors, qrels, run = toy
+    expected = _expected_mean_shift(vectors, qrels, run)
+    # pt.Experiment (PyTerrier's strings are trec_eval names; ir_measures' parser knows the new name)
+    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
+    with pf.default_encoder(DictEncoder(vectors)):
+        table = pt.Experiment([pt.Transformer.from_df(run)], topics, qrels, eval_metrics=[MeanShift @ 3], names=['fwd'])
+    assert ir_measures.parse_measure('MeanShiftToy@3') == MeanShift @ 3
+    assert table['MeanShiftToy@3'].iloc[0] == pytest.approx(expected, rel=1e-12)
+    # the CLI's eval parses it and prints it beside the others (vectors stored as float32)
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
+    assert main(['eval', *data, '--metrics', 'MeanShiftToy@3', 'nDCG@3', '--format', 'csv']) == 0
+    out = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')
+    assert out.loc['fwd', 'MeanShiftToy@3'] == pytest.approx(expected, rel=1e-5)
+    # bootstrap: it declares no fast path, so the bootstrap refuses it before any work, naming it
+    assert main(['bootstrap', *data, '--metrics', 'MeanShiftToy@3', '--samples', '10']) == 2
+    assert "no fast path for ['MeanShiftToy@3']" in capsys.readouterr().err
+    # report: in the results and the correlations; left out of the bootstrap sections
+    assert main(['report', *data, '--metrics', 'MeanShiftToy@3', 'FD@3', 'nDCG@3', '--samples', '20', '--per-query', '1',
+                 '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
+    results = pd.read_csv(tmp_path / 'rep' / 'results.csv').set_index('name')
+    assert results.loc['fwd', 'MeanShiftToy@3'] == pytest.approx(expected, rel=1e-5)
+    corr = pd.read_csv(tmp_path / 'rep' / 'correlations.csv')
+    assert ((corr.a == 'MeanShiftToy@3') | (corr.b == 'MeanShiftToy@3')).any()
+    assert 'MeanShiftToy@3' not in set(pd.read_csv(tmp_path / 'rep' / 'bootstrap.csv').measure)
