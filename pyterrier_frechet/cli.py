@@ -304,44 +304,24 @@ def cmd_demo(args) -> int:
 
 # --- argument types: bad values are refused by the parser, before any work (exit status 2, one error line) ---
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a positive integer, got {text!r}') from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f'expected a positive integer, got {value}')
-    return value
+def _checked(convert, ok, what: str):
+    """An argparse type: ``convert`` the text, then require ``ok(value)``; the error says ``what`` was expected."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'expected {what}, got {text!r}') from None
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f'expected {what}, got {value}')
+        return value
+    parse.__name__ = what  # argparse names the type by it in its messages
+    return parse
 
 
-def _non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a non-negative integer, got {text!r}') from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f'expected a non-negative integer, got {value}')
-    return value
-
-
-def _open_unit(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a number in (0, 1), got {text!r}') from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f'expected a number in (0, 1), got {value}')
-    return value
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f'expected a number in (0, 1], got {text!r}') from None
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f'expected a number in (0, 1], got {value}')
-    return value
+_positive_int = _checked(int, lambda v: v >= 1, 'a positive integer')
+_non_negative_int = _checked(int, lambda v: v >= 0, 'a non-negative integer')
+_open_unit = _checked(float, lambda v: 0 < v < 1, 'a number in (0, 1)')
+_fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);

@@ -14,7 +14,7 @@ import pyterrier_frechet as pf
 from pyterrier_frechet.cli import main
 from pyterrier_frechet.measures.base import VectorMeasure, VECTOR_PARAMS, register_measure
 from conftest import DictEncoder
-from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
+from test_cli import files  # noqa: F401,F811  (the toy files fixture, used by name)
 
 PACKAGE = Path(pf.__file__).resolve().parent
 LAYERS = ('core', 'measures', 'evaluation', 'vectors', 'data', 'pipelines', 'analyses')
@@ -207,3 +207,78 @@ def test_a_new_set_measure_works_in_experiment_eval_bootstrap_and_report(files, 
     corr = pd.read_csv(tmp_path / 'rep' / 'correlations.csv')
     assert ((corr.a == 'MeanShiftToy@3') | (corr.b == 'MeanShiftToy@3')).any()
     assert 'MeanShiftToy@3' not in set(pd.read_csv(tmp_path / 'rep' / 'bootstrap.csv').measure)
+
+
+# --- the defects issue 14 listed, each with a test -------------------------------------------------------------
+
+def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsys):  # noqa: F811
+    # was: exit 2 ("no fast path for FD(jackknife=True...)") after writing part of the folder, while eval accepted it
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
+    assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '20', '--per-query', '1',
+                 '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
+    capsys.readouterr()
+    assert main(['eval', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--format', 'csv']) == 0
+    evaluated = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')
+    results = pd.read_csv(tmp_path / 'rep' / 'results.csv').set_index('name')
+    assert results['FD(jackknife=True)@3'].to_dict() == pytest.approx(evaluated['FD(jackknife=True)@3'].to_dict(), rel=1e-12)
+    assert set(pd.read_csv(tmp_path / 'rep' / 'bootstrap.csv').measure) == {'nDCG@3'}
+
+
+def test_a_histogram_measure_without_statistic_is_refused_not_computed_as_hsa():
+    from pyterrier_frechet.core.histogram import histograms
+    from pyterrier_frechet.measures.base import HISTOGRAM_PARAMS, HistogramMeasure
+
+    class _Third(HistogramMeasure):
+        __name__ = 'ThirdHistogramToy'
+        NAME = __name__
+        SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
+    with pytest.raises(NotImplementedError, match='_Third does not define statistic'):
+        _Third().statistic(histograms([0.9, 0.8], [0.1, 0.2], bins=4))
+    assert pf.HSA.statistic(histograms([0.9, 0.8, 0.1], [0.1, 0.2, 0.9], bins=2)) == pytest.approx(
+        (np.log(2 / 1) - np.log(1 / 2)) / (0.75 - 0.25))  # slope of log(h_R/h_NR) over the two bin centres
+
+
+def test_sparsify_with_missing_drop_labels_columns_like_every_other_command(files, capsys):  # noqa: F811
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
+    assert main(['sparsify', *data, '--metrics', 'FD@3', 'nDCG@3', '--missing', 'drop', '--per-query', '1', '--seeds', '0',
+                 '--format', 'csv']) == 0
+    assert set(pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).measure) == {'FD@3', 'nDCG@3'}
+    assert main(['sparsify', *data, '--metrics', 'FD@3', '--n', '1', '--seeds', '0', '--format', 'csv']) == 0  # the old name
+
+
+def test_bootstrap_module_is_not_shadowed_by_the_function():
+    import importlib
+    import types
+    module = importlib.import_module('pyterrier_frechet.analyses.bootstrap')
+    assert isinstance(module, types.ModuleType) and module.bootstrap is pf.bootstrap and callable(pf.bootstrap)
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module('pyterrier_frechet.bootstrap')
+
+
+def test_encoder_keys_are_stable_identities(tmp_path):
+    from pyterrier_frechet.vectors.sources import encoder_key
+    for folder in ('a', 'b'):
+        (tmp_path / folder).mkdir()
+        np.save(tmp_path / folder / 'vec.npy', np.eye(3, dtype=np.float32))
+        (tmp_path / folder / 'vec.ids.txt').write_text('x\ny\nz\n')
+    a1, a2, b = (pf.VectorStore(str(tmp_path / f / 'vec')) for f in ('a', 'a', 'b'))
+    assert encoder_key(a1) == encoder_key(a2) != encoder_key(b)  # two objects, one identity; two folders, two
+    assert repr(a1) != repr(b)  # so FD(encoder=a1) and FD(encoder=b) are two columns
+    measures = [pf.FD(encoder=a1) @ 3, pf.FD(encoder=b) @ 3]
+    assert len(set(measures)) == 2
+
+
+def test_library_configures_no_logging_and_plots_choose_no_backend(tmp_path):
+    code = f'''
+import logging, sys
+import pandas as pd
+import pyterrier_frechet as pf
+before = (logging.getLogger().handlers[:], logging.getLogger('pyterrier_frechet').level)
+table = pd.DataFrame({{'name': list('abc'), 'nDCG@10': [0.1, 0.2, 0.3], 'FD@10': [3.0, 2.0, 1.0]}})
+files = pf.plots.scatter(table, 'nDCG@10', 'FD@10', {str(tmp_path / 'fig')!r})
+print('matplotlib.pyplot' in sys.modules, before == (logging.getLogger().handlers[:], logging.getLogger('pyterrier_frechet').level),
+      sorted(f[-3:] for f in files))
+'''
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ['False', 'True', "['pdf',", "'png']"]
+    assert (tmp_path / 'fig.png').stat().st_size > 1000

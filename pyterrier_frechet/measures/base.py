@@ -156,6 +156,10 @@ HISTOGRAM_PARAMS = {
 }
 
 
+VectorMeasure.SUPPORTED_PARAMS = VECTOR_PARAMS  # a subclass adds its own: {**VECTOR_PARAMS, 'degree': ...}
+HistogramMeasure.SUPPORTED_PARAMS = HISTOGRAM_PARAMS
+
+
 def register_measure(measure: SetMeasure) -> SetMeasure:
     """Make ``measure`` (an instance of a :class:`SetMeasure` subclass) known to ir_measures' parser; this
     package's provider computes every :class:`SetMeasure`. Returns the measure, so

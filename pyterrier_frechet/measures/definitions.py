@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 
 from ir_measures.measures.base import ParamInfo
 
-from .base import (GAUSSIAN, HISTOGRAM_PARAMS, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure)
+from .base import GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
 
 
 class _FD(VectorMeasure):
@@ -110,7 +110,6 @@ class _DO(HistogramMeasure):
     PRETTY_NAME = 'Distributional Overlap'
     SHORT_DESC = 'Overlap of the histograms of normalised scores of relevant and non-relevant documents (lower is better).'
     HIGHER_IS_BETTER = False
-    SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
 
     def statistic(self, histograms) -> float:
         from ..core.histogram import distributional_overlap
@@ -128,7 +127,6 @@ class _HSA(HistogramMeasure):
     PRETTY_NAME = 'Histogram Slope Analysis'
     SHORT_DESC = 'Slope of the log ratio of relevant to non-relevant score histograms (higher is better).'
     HIGHER_IS_BETTER = True
-    SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
 
     def statistic(self, histograms) -> float:
         from ..core.histogram import histogram_slope
