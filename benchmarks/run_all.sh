@@ -8,3 +8,4 @@ python benchmarks/bootstrap_fd.py
 python benchmarks/bootstrap_scale.py
 python benchmarks/embedder_throughput.py
 python benchmarks/experiment_cache.py
+python benchmarks/import_time.py --repeats 5

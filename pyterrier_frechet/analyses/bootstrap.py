@@ -153,7 +153,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
-        runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.runs.read_run`.
+        runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.data.runs.read_run`.
         qrels: qid, docno, label. The resampled universe is the qrels' queries.
         measures: ir_measures measures (objects or names); FD, DO and HSA use the fast paths; FD takes vectors
             from their encoder (or the default one; a run's ``doc_vec`` column is not used) and their

@@ -15,7 +15,7 @@ def pareto_frontier(table: pd.DataFrame, metric: str, cost: str = 'mrt') -> pd.D
 
     Args:
         table: e.g. a ``pt.Experiment`` result with ``'mrt'`` among its metrics.
-        metric: the quality column (any orientation, see :func:`~pyterrier_frechet.correlation.higher_is_better`).
+        metric: the quality column (any orientation, see :func:`~pyterrier_frechet.analyses.correlation.higher_is_better`).
         cost: the cost column, lower is better (default ``mrt``).
     """
     missing = [c for c in (metric, cost) if c not in table.columns]

@@ -83,7 +83,7 @@ def sparsification(summary: pd.DataFrame, path) -> List[str]:
 
 def pareto(table: pd.DataFrame, metric: str, path, cost: str = 'mrt', log_cost: bool = True) -> List[str]:
     """Quality against cost per system, the Pareto frontier drawn and its systems marked
-    (:func:`~pyterrier_frechet.cost.pareto_frontier`)."""
+    (:func:`~pyterrier_frechet.analyses.cost.pareto_frontier`)."""
     from .cost import pareto_frontier
     marked = pareto_frontier(table, metric, cost)
     front = marked[marked['pareto']].sort_values(cost)

@@ -58,7 +58,7 @@ def encoder_robustness(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, encod
         measure: the FD measure (default ``FD@10``); its ``encoder`` is replaced by each of ``encoders``.
 
     Returns ``(table, agreement)``: systems × one column per encoder label, and the pairwise
-    :func:`~pyterrier_frechet.correlation.correlations` of those columns (Kendall τ-b first).
+    :func:`~pyterrier_frechet.analyses.correlation.correlations` of those columns (Kendall τ-b first).
     """
     measure = FD @ 10 if measure is None else measure
     if not isinstance(measure, type(FD)):

@@ -1,7 +1,7 @@
 """Is system A's FD different from system B's on the same queries? Paired tests over queries.
 
 FD is one number per query set, so pt.Experiment's per-query paired tests do not apply (see the README).
-Two tests that do, both seeded and built on the per-query statistics of :mod:`pyterrier_frechet.bootstrap`:
+Two tests that do, both seeded and built on the per-query statistics of :mod:`pyterrier_frechet.analyses.bootstrap`:
 
 - **paired bootstrap**: resample queries (the same draws for A and B), recompute FD_A − FD_B per sample;
   report the percentile CI of the difference and a two-sided bootstrap p-value (twice the smaller share of

@@ -1,10 +1,10 @@
 """The bootstrap's statistics on torch (a GPU when present, else the CPU): ``bootstrap(..., backend='torch')``.
 
-The same computation as :func:`pyterrier_frechet.bootstrap.weighted_fds`, in float64, but batched: the
+The same computation as :func:`pyterrier_frechet.core.weighted.weighted_fds`, in float64, but batched: the
 per-query statistics move to the device once; per chunk of samples, one matrix product re-weights them,
 and the chunk's covariances go through one batched Cholesky, two batched products (LᵀΣ₂L) and one
 batched ``eigvalsh``, instead of one LAPACK call per sample. The trace term follows the numpy path's
-rules exactly (:func:`pyterrier_frechet.frechet.frechet_distance_from_stats`): factor Σ₁ if it is
+rules exactly (:func:`pyterrier_frechet.core.frechet.frechet_distance_from_stats`): factor Σ₁ if it is
 positive definite, else Σ₂, else take the nuclear norm of B₁ᵀB₂ with Σᵢ = BᵢBᵢᵀ from eigendecompositions.
 Equal to the numpy path to 1e-8 relative where covariances are well conditioned; on tiny sets whose
 covariances are singular or nearly so, where any route from covariances loses about half the digits, both
@@ -73,12 +73,12 @@ def _trace_sqrt(cov1, cov2):
 
 def weighted_fds_torch(rel, rel_weights: np.ndarray, ret_parts: Sequence, ret_weights: Sequence[np.ndarray],
                        shift: np.ndarray, device: Optional[str] = None, pbar=None) -> np.ndarray:
-    """:func:`~pyterrier_frechet.bootstrap.weighted_fds` on torch: FD per sample (row of the weights);
+    """:func:`~pyterrier_frechet.core.weighted.weighted_fds` on torch: FD per sample (row of the weights);
     NaN where a side has fewer than 2 vectors."""
     import torch
     device = torch.device(device or default_device())
     d = len(shift)
-    upper = torch.triu_indices(d, d, device=device)  # row-major, the packing of _QueryStats.p
+    upper = torch.triu_indices(d, d, device=device)  # row-major, the packing of QueryStats.p
 
     def to_device(part):
         return tuple(torch.as_tensor(a, dtype=torch.float64, device=device) for a in (part.n, part.s, part.p))

@@ -2,7 +2,7 @@
 
 Per query, the (cut) ranking is normalised to [0, 1] and its judged documents are counted into relevant and
 non-relevant histograms (:func:`query_histograms`); the set's histograms are the sums over queries, from
-which :mod:`pyterrier_frechet.histogram` computes DO and HSA. The per-query counts also serve the bootstrap,
+which :mod:`pyterrier_frechet.core.histogram` computes DO and HSA. The per-query counts also serve the bootstrap,
 where a sample's histograms are the counts weighted by how often each query was drawn.
 """
 import logging
