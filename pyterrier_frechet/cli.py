@@ -19,6 +19,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence
 import pandas as pd
 
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
+from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import is_vector_measure
 from .data.runs import read_qrels, read_run, run_files, run_names
@@ -98,6 +99,7 @@ def load_data(args) -> Data:
     arguments."""
     measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
     qrels = read_qrels(args.qrels)
+    qrels = qrels.assign(label=check_labels(qrels['label'], args.qrels))
     if getattr(args, 'balance', None) is not None:
         # every positive grade counts as relevant for balancing, whatever --rel the measures use
         qrels = balance_qrels(qrels, args.balance, rel=1, seed=args.seed)

@@ -57,7 +57,7 @@ class VectorStore(pt.Transformer):
     """Precomputed document vectors: ``PREFIX.npy`` (an n×d float matrix) and ``PREFIX.ids.txt`` (n ids).
 
     This is the format of the vectors shipped in ``../shared/embeddings``. As a transformer it adds
-    ``doc_vec`` (one float32 row per input row) to a frame with a ``docno`` column and raises a
+    ``doc_vec`` (one row per input row, in the file's precision) to a frame with a ``docno`` column and raises a
     ``ValueError`` for docnos it has no vector for; the ``FD`` measure calls :meth:`lookup` instead
     and applies its ``missing=`` policy.
     """
@@ -69,9 +69,21 @@ class VectorStore(pt.Transformer):
                 raise ValueError(f'VectorStore: {path} does not exist')
         self.prefix = str(prefix)
         self.name = name or os.path.basename(self.prefix)
-        self.vectors = np.load(npy, mmap_mode='r')
-        with open(ids_path, 'rt') as fin:
-            ids = [line.rstrip('\n') for line in fin]
+        try:
+            self.vectors = np.load(npy, mmap_mode='r')
+        except (OSError, ValueError) as ex:
+            raise ValueError(f'VectorStore: {npy} cannot be read as a .npy matrix ({ex})') from ex
+        if self.vectors.ndim == 2 and not np.issubdtype(self.vectors.dtype, np.floating):
+            raise ValueError(f'VectorStore: {npy} holds {self.vectors.dtype} values; vectors must be floats')
+        try:
+            with open(ids_path, 'rt', encoding='utf-8-sig') as fin:  # utf-8-sig: a byte-order mark is not part of the first id
+                ids = [line.strip() for line in fin]  # ids never contain white space: trailing spaces and CR are not theirs
+        except UnicodeDecodeError as ex:
+            raise ValueError(f'VectorStore: {ids_path} is not UTF-8 text ({ex})') from ex
+        if ids and ids[-1] == '':
+            ids = ids[:-1]
+        if '' in ids:
+            raise ValueError(f'VectorStore: {ids_path} has an empty id on line {ids.index("") + 1}')
         if self.vectors.ndim != 2 or self.vectors.shape[0] != len(ids):
             raise ValueError(f'VectorStore: {npy} has shape {self.vectors.shape} but {ids_path} lists {len(ids)} ids')
         index = pd.Index(ids)
@@ -84,14 +96,15 @@ class VectorStore(pt.Transformer):
         return int(self.vectors.shape[1])
 
     def lookup(self, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
-        """Vectors of ``docnos`` (float32, one row each; rows of missing docnos are NaN) and a found mask."""
+        """Vectors of ``docnos`` (one row each, in the file's precision: float64 files stay float64; rows of missing
+        docnos are NaN) and a found mask."""
         pos = self._index.get_indexer(pd.Index(np.asarray(docnos, dtype=str)))
         found = pos >= 0
-        out = np.full((len(pos), self.dim), np.nan, dtype=np.float32)
+        out = np.full((len(pos), self.dim), np.nan, dtype=np.result_type(self.vectors.dtype, np.float32))
         if found.any():
             # mmap: gather sorted rows (sequential reads), then put them back in request order.
             order = np.argsort(pos[found])
-            rows = np.asarray(self.vectors[pos[found][order]], dtype=np.float32)
+            rows = np.asarray(self.vectors[pos[found][order]], dtype=out.dtype)
             tmp = np.empty_like(rows)
             tmp[order] = rows
             out[found] = tmp

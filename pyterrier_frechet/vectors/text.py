@@ -30,10 +30,16 @@ class TextLookup(pt.Transformer):
                    sep: str = ' ') -> 'TextLookup':
         """Read ``path`` (JSON lines, ``.gz`` allowed). The text is the named fields joined by ``sep``
         (e.g. ``('title', 'text')``); the id field is ``docno_field`` or the first of docno, docid,
-        doc_id, _id, id, pid present."""
+        doc_id, _id, id, pid present.
+
+        Refused before any encoding, naming the file: a record that has none of ``text_fields`` (the error lists
+        the fields it does have), and a record whose text is empty or only white space (a vector of nothing
+        would be the same for every such document, and FD would silently shrink)."""
         if not os.path.exists(path):
             raise ValueError(f'TextLookup: {path} does not exist')
+        text_fields = tuple(text_fields)
         texts = {}
+        empty = []
         with _open(path) as fin:
             for lineno, line in enumerate(fin, 1):
                 if not line.strip():
@@ -45,7 +51,16 @@ class TextLookup(pt.Transformer):
                 field = docno_field or next((f for f in _DOCNO_FIELDS if f in rec), None)
                 if field is None or field not in rec:
                     raise ValueError(f'TextLookup: {path}:{lineno} has no id field (looked for {docno_field or _DOCNO_FIELDS})')
-                texts[str(rec[field])] = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
+                if not any(f in rec for f in text_fields):
+                    raise ValueError(f'TextLookup: {path}:{lineno} has none of the text field(s) {list(text_fields)} '
+                                     f'(--text-fields); its fields are {sorted(rec)}')
+                text = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
+                if not text:
+                    empty.append(str(rec[field]))
+                texts[str(rec[field])] = text
+        if empty:
+            raise ValueError(f'TextLookup: {path}: {len(empty)} record(s) have an empty text in field(s) {list(text_fields)} '
+                             f'(--text-fields), e.g. docnos {empty[:5]}; fix the corpus or name other fields')
         return cls(texts, name=os.path.basename(path))
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
