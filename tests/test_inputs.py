@@ -115,3 +115,21 @@ def test_bad_labels_are_refused(files, capsys, label, message):  # noqa: F811
                  str(files / 'vecs'), '--metrics', 'FD@3', 'nDCG@3', '--quiet']) == 2
     err = capsys.readouterr().err
     assert 'relevance label(s) are missing, not integers or outside' in err and message in err
+
+
+def test_a_failed_report_leaves_the_existing_folder_as_it_was(toy, tmp_path):
+    # S14: a failed report used to overwrite some CSVs and leave the old report.md
+    from conftest import DictEncoder
+    vectors, qrels, run = toy
+    out = tmp_path / 'rep'
+    out.mkdir()
+    (out / 'report.md').write_text('the old report')
+    runs = {'fwd': run, 'other': run.assign(qid='zz')}  # the second run shares no query with the qrels
+    with pytest.raises(ValueError, match="run 'other' shares no query with the qrels"):
+        pf.write_report(runs, qrels, [pf.FD @ 3, 'nDCG@3'], out, encoder=DictEncoder(vectors), n_samples=10, verbose=False)
+    assert (out / 'report.md').read_text() == 'the old report' and sorted(p.name for p in out.iterdir()) == ['report.md']
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['rep']  # no temporary folder left behind
+    path = pf.write_report({'fwd': run, 'rev': run.assign(score=-run.score)}, qrels, [pf.FD @ 3, 'nDCG@3'], out,
+                           encoder=DictEncoder(vectors), n_samples=10, per_query=(1,), seeds=(0,), verbose=False)
+    assert path == out / 'report.md' and '# FD evaluation report' in path.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['rep']
