@@ -18,6 +18,7 @@ Measures of other packages (nDCG, RR, ...) are per-query measures: :func:`bootst
 ``'per_query'`` for them, :func:`is_set_measure` False. :func:`register_measure` makes a new definition known
 to ir_measures' parser (``parse_measure``, ``pt.Experiment`` strings, the CLI) and to this package's provider.
 """
+import importlib
 from typing import Dict, List, Optional
 
 import numpy as np
@@ -124,13 +125,17 @@ class VectorMeasure(SetMeasure):
 
 
 class HistogramMeasure(SetMeasure):
-    """A measure over the score histograms of relevant and non-relevant judged documents.
-    Implement ``statistic(histograms)``."""
+    """A measure over the score histograms of relevant and non-relevant judged documents. Name its core function
+    ``CORE = (module in pyterrier_frechet.core, function of a Histograms)``, or override ``statistic(histograms)``."""
     INPUT = HISTOGRAMS
     BOOTSTRAP = HISTOGRAM
+    CORE: Optional[tuple] = None
 
     def statistic(self, histograms) -> float:
-        raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
+        if self.CORE is None:
+            raise NotImplementedError(f'{type(self).__name__} does not define statistic() or CORE')
+        module, function = self.CORE
+        return getattr(importlib.import_module(f'pyterrier_frechet.core.{module}'), function)(histograms)
 
 
 #: Parameters every vector measure shares (FD's two sets and their vectors).

@@ -110,10 +110,7 @@ class _DO(HistogramMeasure):
     PRETTY_NAME = 'Distributional Overlap'
     SHORT_DESC = 'Overlap of the histograms of normalised scores of relevant and non-relevant documents (lower is better).'
     HIGHER_IS_BETTER = False
-
-    def statistic(self, histograms) -> float:
-        from ..core.histogram import distributional_overlap
-        return distributional_overlap(histograms)
+    CORE = ('histogram', 'distributional_overlap')
 
 
 class _HSA(HistogramMeasure):
@@ -127,10 +124,7 @@ class _HSA(HistogramMeasure):
     PRETTY_NAME = 'Histogram Slope Analysis'
     SHORT_DESC = 'Slope of the log ratio of relevant to non-relevant score histograms (higher is better).'
     HIGHER_IS_BETTER = True
-
-    def statistic(self, histograms) -> float:
-        from ..core.histogram import histogram_slope
-        return histogram_slope(histograms)
+    CORE = ('histogram', 'histogram_slope')
 
 
 DO = register_measure(_DO())
@@ -212,14 +206,15 @@ class _KNNPrecision(VectorMeasure):
     PRETTY_NAME = 'k-NN precision'
     SHORT_DESC = 'Share of retrieved embeddings inside the k-NN support of the relevant ones (higher is better).'
     HIGHER_IS_BETTER = True
+    _SIDE = 'precision'  # the field of core.knn.PrecisionRecall reported
     SUPPORTED_PARAMS = {**VECTOR_PARAMS, 'k': ParamInfo(dtype=int, default=3, desc='neighbour whose distance sets each ball')}
 
     def statistic(self, relevant, retrieved, relevant_key=None) -> float:
         from ..core.knn import knn_precision_recall
-        return knn_precision_recall(relevant, retrieved, k=self['k']).precision
+        return getattr(knn_precision_recall(relevant, retrieved, k=self['k']), self._SIDE)
 
 
-class _KNNRecall(VectorMeasure):
+class _KNNRecall(_KNNPrecision):
     __doc__ = """
     k-NN recall (coverage): the share of relevant vectors inside the support of the retrieved set. Does the
     system find every kind of relevant document, or only typical ones? Higher is better.
@@ -228,12 +223,7 @@ class _KNNRecall(VectorMeasure):
     NAME = __name__
     PRETTY_NAME = 'k-NN recall'
     SHORT_DESC = 'Share of relevant embeddings inside the k-NN support of the retrieved ones (higher is better).'
-    HIGHER_IS_BETTER = True
-    SUPPORTED_PARAMS = dict(_KNNPrecision.SUPPORTED_PARAMS)
-
-    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
-        from ..core.knn import knn_precision_recall
-        return knn_precision_recall(relevant, retrieved, k=self['k']).recall
+    _SIDE = 'recall'
 
 
 FDInf = register_measure(_FDInf())
