@@ -188,8 +188,11 @@ def test_text_lookup(tmp_path):
     assert len(lookup(pd.DataFrame({'docno': []}))) == 0
     with pytest.raises(ValueError, match='no text for 1 of 2'):
         lookup(pd.DataFrame({'docno': ['1', '9']}))
-    (tmp_path / 'bad.jsonl').write_text('{"docid": "1"}\nnot json\n')
+    (tmp_path / 'bad.jsonl').write_text('{"docid": "1", "text": "a"}\nnot json\n')
     with pytest.raises(ValueError, match='bad.jsonl:2 is not valid JSON'):
+        pf.TextLookup.from_jsonl(str(tmp_path / 'bad.jsonl'))
+    (tmp_path / 'bad.jsonl').write_text('{"docid": "1"}\n')  # no text field at all: refused, naming the fields it has
+    with pytest.raises(ValueError, match=r"bad.jsonl:1 has none of the text field\(s\) \['text'\].*its fields are \['docid'\]"):
         pf.TextLookup.from_jsonl(str(tmp_path / 'bad.jsonl'))
     with pytest.raises(ValueError, match='does not exist'):
         pf.TextLookup.from_jsonl(str(tmp_path / 'none.jsonl'))
