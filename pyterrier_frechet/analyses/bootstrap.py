@@ -186,10 +186,12 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     rows, samples = [], {}
     vec_cache: Dict = {}
     classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
+    # the point estimates of every run, as every entry point computes them (the qrels prepared once)
+    point = evaluate(runs, qrels, measures).set_index('name')
     for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         run_ir = to_ir_measures(run)
         samples[name] = {}
-        full = evaluate({name: run}, qrels, measures).iloc[0]  # the point estimates, as every entry point computes them
+        full = point.loc[name]
         if classical:
             per_query = pd.DataFrame([(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(classical, qrels_ir, run_ir)],
                                      columns=['qid', 'measure', 'value']).pivot(index='qid', columns='measure', values='value')

@@ -52,8 +52,13 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
         if out.exists():
             old = Path(tempfile.mkdtemp(dir=parent, prefix=f'.{out.name}.old.'))
             os.replace(out, old / out.name)
-            os.replace(work, out)
-            shutil.rmtree(old, ignore_errors=True)
+            try:
+                os.replace(work, out)
+            except OSError:
+                os.replace(old / out.name, out)  # put the old report back before reporting the failure
+                raise
+            finally:
+                shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(work, out)
     finally:
