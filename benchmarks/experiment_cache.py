@@ -52,7 +52,8 @@ def main():
         cold = pf.Embedder(texts=texts, cache_dir=cache_dir, verbose=False)
         if args.prefill:
             ids = Path(f'{vectors}.ids.txt').read_text().split()
-            cold.cache.put(np.asarray(ids), np.load(f'{vectors}.npy'))
+            # stored with the passages' texts, so lookups that give the text are served these vectors
+            cold.cache.put(np.asarray(ids), np.load(f'{vectors}.npy'), [texts.texts[i] for i in ids])
         table_cold, t_cold = experiment(pipelines, topics, qrels, cold)
         print(f'cold: {t_cold:7.1f} s, {cold.n_encoded} documents encoded'
               + (' (cache prefilled from the precomputed vectors)' if args.prefill else ''))

@@ -47,7 +47,7 @@ def main():
 
     work = Path(args.work_dir)
     collection = pf.bundled.cranfield()
-    embedder = pf.Embedder(args.dense_model, texts=collection.texts, cache_dir=work / 'embeddings')
+    embedder = pf.Embedder(args.dense_model, texts=collection.texts, empty_text='embed', cache_dir=work / 'embeddings')
     pf.set_default_encoder(embedder)  # FD@10 below embeds with it; each document once, ever
 
     bm25 = pipelines.bm25(collection, work / 'demo')

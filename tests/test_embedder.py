@@ -133,7 +133,7 @@ def test_cache_remembers_what_it_read(tmp_path):
     with sqlite3.connect(str(cache.path / 'kv' / 'db.sqlite3')) as db:
         db.execute('DELETE FROM cache')
     again = cache.get(['a', 'b', 'c'])
-    assert sorted(again) == sorted(cache._memo) and len(again) == 2
+    assert sorted(again) == sorted(d for d, _ in cache._memo) and len(again) == 2
     for d in again:
         np.testing.assert_array_equal(again[d], first[d])
     assert EmbeddingCache(tmp_path, identity).get(['a', 'b', 'c']) == {}
@@ -237,9 +237,12 @@ def test_default_model_matches_shared_cranfield_vectors():
     collection = pf.bundled.cranfield()
     store = pf.VectorStore(str(SHARED / 'embeddings' / 'cranfield.minilm'))
     docnos = ['1', '2', '3', '471', '995', '1400']  # 471 and 995 have an empty abstract
-    emb = pf.Embedder(verbose=False)
+    emb = pf.Embedder(verbose=False, empty_text='embed')
     assert repr(emb) == "Embedder('all-MiniLM-L6-v2')"
-    out = emb(pf.TextLookup(collection.texts)(pd.DataFrame({'docno': docnos})))
+    frame = pf.TextLookup(collection.texts)(pd.DataFrame({'docno': docnos}))
+    with pytest.raises(ValueError, match=r"2 document\(s\) have an empty .* in column 'text'.*'471', '995'.*empty_text='embed'"):
+        pf.Embedder(verbose=False)(frame)  # the default refuses them
+    out = emb(frame)
     expected, found = store.lookup(docnos)
     assert found.all()
     np.testing.assert_allclose(np.stack(out.doc_vec), expected, atol=2e-5)
@@ -338,3 +341,78 @@ def test_ray_two_local_workers_equal_single_process_encoding(models, tmp_path):
     assert reader.n_encoded == 0 and emb.n_encoded == 30
     with pytest.raises(ValueError, match='no cache'):
         encode_with_ray(pf.Embedder(models['st'], cache_dir=None), docs)
+
+
+def test_cache_is_keyed_by_the_text_embedded(models, tmp_path):
+    """Issue 15 S2: the same docnos with other texts are embedded again, never served the old vectors."""
+    a = pd.DataFrame({'docno': ['d1', 'd2'], 'text': ['the wing lift', 'shock layer heat flow']})
+    b = a.assign(text=['boundary layer transition', 'supersonic nozzle flow'])
+    first = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    va = np.stack(first(a).doc_vec)
+    nocache = pf.Embedder(models['bert'], cache_dir=None, verbose=False)
+    again = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    vb = np.stack(again(b).doc_vec)
+    assert again.n_encoded == 2  # other texts: embedded, not served a's vectors
+    np.testing.assert_allclose(vb, np.stack(nocache(b).doc_vec), atol=1e-6)
+    assert not np.allclose(va, vb)
+    # each text is served its own vector from now on, through texts= as through a text column
+    third = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False, texts=dict(zip(a.docno, a.text)))
+    vecs, found = third.lookup(['d1', 'd2'])
+    assert found.all() and third.n_encoded == 0
+    np.testing.assert_array_equal(vecs, va)
+    np.testing.assert_array_equal(np.stack(third(b).doc_vec), vb)
+    # by docno alone the cache cannot tell which text is meant: refused, naming the docnos
+    with pytest.raises(ValueError, match=r"several different texts for 2 docno\(s\), e.g. \['d1', 'd2'\]"):
+        pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)(a[['docno']])
+    # whitespace is part of the text: a changed text is a changed key
+    assert first.cache.get(['d1'], ['the wing lift ']) == {}
+
+
+def test_empty_texts_are_refused_before_encoding(models, tmp_path):
+    """Issue 15 S1: an empty or blank text (a misspelt field) is an error naming the docnos, not a vector."""
+    emb = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    frame = pd.DataFrame({'docno': ['x', 'y', 'z'], 'text': ['lift', '', ' \t ']})
+    with pytest.raises(ValueError, match=r"2 document\(s\) have an empty or white-space-only text in column 'text'.*'y', 'z'"):
+        emb(frame)
+    assert emb.n_encoded == 0 and len(emb.cache) == 0  # nothing encoded, nothing cached
+    source = pf.Embedder(models['bert'], cache_dir=None, verbose=False, texts={'x': 'lift', 'y': ''})
+    with pytest.raises(ValueError, match=r"1 document\(s\) have an empty .* in texts=dict"):
+        source.lookup(['x', 'y'])
+    embed = pf.Embedder(models['bert'], cache_dir=None, verbose=False, empty_text='embed')
+    out = np.stack(embed(frame).doc_vec)
+    np.testing.assert_allclose(out[1], embed.encode([''])[0], atol=1e-6)
+    with pytest.raises(ValueError, match="empty_text must be"):
+        pf.Embedder(models['bert'], empty_text='skip')
+
+
+@pytest.mark.parametrize('damage', ['garbage', 'truncated', 'bad_row', 'bad_encoder_json'])
+def test_damaged_cache_is_one_clear_error(models, tmp_path, damage):
+    """Issue 15 C6/U5: a damaged cache names its directory and the fix instead of a raw sqlite3/pickle/json error."""
+    import sqlite3
+    emb = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
+    emb(DOCS)
+    path, db = emb.cache.path, emb.cache.path / 'kv' / 'db.sqlite3'
+    emb.cache.close()
+    if damage == 'garbage':
+        db.write_bytes(b'this is not a database' * 100)
+    elif damage == 'truncated':
+        db.write_bytes(db.read_bytes()[:1000])
+    elif damage == 'bad_row':
+        with sqlite3.connect(str(db)) as con:
+            con.execute('UPDATE cache SET value = ?', (b'\x80\x04not a pickle',))
+    else:
+        (path / 'encoder.json').write_text('{"name": ')
+    with pytest.raises(ValueError, match=f'the embedding cache at {path} could not be .*delete that directory'):
+        pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)(DOCS)
+
+
+def test_unwritable_cache_root_is_one_clear_error(models, tmp_path):
+    if os.geteuid() == 0:
+        root = tmp_path / 'file'
+        root.write_text('x')  # root ignores permissions: a path under a file cannot be created either
+        root = root / 'cache'
+    else:
+        root = tmp_path / 'ro'
+        root.mkdir(mode=0o500)
+    with pytest.raises(ValueError, match=f'the embedding cache at {root}.* could not be opened.*--cache-dir'):
+        pf.Embedder(models['bert'], cache_dir=root, verbose=False)

@@ -126,10 +126,37 @@ def test_a_failed_report_leaves_the_existing_folder_as_it_was(toy, tmp_path):
     (out / 'report.md').write_text('the old report')
     runs = {'fwd': run, 'other': run.assign(qid='zz')}  # the second run shares no query with the qrels
     with pytest.raises(ValueError, match="run 'other' shares no query with the qrels"):
-        pf.write_report(runs, qrels, [pf.FD @ 3, 'nDCG@3'], out, encoder=DictEncoder(vectors), n_samples=10, verbose=False)
+        pf.write_report(runs, qrels, [pf.FD @ 3, 'nDCG@3'], out, encoder=DictEncoder(vectors), n_samples=40, verbose=False)
     assert (out / 'report.md').read_text() == 'the old report' and sorted(p.name for p in out.iterdir()) == ['report.md']
     assert sorted(p.name for p in tmp_path.iterdir()) == ['rep']  # no temporary folder left behind
     path = pf.write_report({'fwd': run, 'rev': run.assign(score=-run.score)}, qrels, [pf.FD @ 3, 'nDCG@3'], out,
-                           encoder=DictEncoder(vectors), n_samples=10, per_query=(1,), seeds=(0,), verbose=False)
+                           encoder=DictEncoder(vectors), n_samples=40, per_query=(1,), seeds=(0,), verbose=False)
     assert path == out / 'report.md' and '# FD evaluation report' in path.read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ['rep']
+
+
+def test_bootstrap_p_is_never_below_one_over_b_plus_one():
+    # S5: compare --samples 5 used to print p = 0.0 (and name a winner) when all five differences had one sign
+    from pyterrier_frechet.analyses.significance import bootstrap_p
+    assert bootstrap_p(np.array([0.3, 0.1, 0.2, 0.4, 0.5])) == pytest.approx(2 / 6)
+    assert bootstrap_p(np.ones(999)) == pytest.approx(2 / 1000)
+    # one sample on the other side of 0 out of 9: 2 (1 + 1) / 10
+    assert bootstrap_p(np.array([-1.0] + [1.0] * 8)) == pytest.approx(0.4)
+    assert bootstrap_p(np.array([-1.0, 1.0])) == 1.0 and np.isnan(bootstrap_p(np.array([np.nan])))
+
+
+def test_too_few_resamples_are_refused_before_the_work(files, capsys):  # noqa: F811
+    # S5: the smallest attainable p must be below alpha, else no difference can ever be called
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '5']) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('error: n_samples=5 (--samples)') and '2/(B+1) = 0.333' in err and 'at least 40' in err
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--permutations', '9']) == 2
+    assert 'n_permutations=9 (--permutations)' in capsys.readouterr().err
+    assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep')]) == 2
+    assert not (files / 'rep').exists()
+    with pytest.warns(UserWarning, match='n_samples=100: p-values from fewer than 1000 resamples are coarse'):
+        from pyterrier_frechet.analyses.significance import check_test_resolution
+        check_test_resolution(100, 0.05)
+    with pytest.raises(ValueError, match='alpha must be in'):
+        check_test_resolution(1000, 1.5)

@@ -212,10 +212,10 @@ def test_jackknife_pseudo_values_and_baseline_test(toy, vec):
     enc = DictEncoder(vectors)
     m = FD(encoder=enc, jackknife=True) @ 3
     full = reference_fd(vec(*REL_1), vec(*TOP_3))
-    # n = 3 qrels queries; leaving q1 out leaves q2's sets, and the reverse; q3 has no relevant document, so
-    # leaving it out changes nothing: its pseudo-value is 3·FD − 2·FD = FD
-    expected = {'q1': 3 * full - 2 * reference_fd(vec('d10', 'd11', 'd12'), vec('d10', 'd11', 'd12')),
-                'q2': 3 * full - 2 * reference_fd(vec('d0', 'd1', 'd3'), vec('d0', 'd1', 'd2')), 'q3': full}
+    # the units are the n = 2 queries with relevant documents; leaving q1 out leaves q2's sets, and the reverse;
+    # q3 has no relevant document: it is no unit and gets no value (issue 15 S6)
+    expected = {'q1': 2 * full - reference_fd(vec('d10', 'd11', 'd12'), vec('d10', 'd11', 'd12')),
+                'q2': 2 * full - reference_fd(vec('d0', 'd1', 'd3'), vec('d0', 'd1', 'd2'))}
     rows = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))}
     assert rows.keys() == expected.keys()
     for q in expected:
@@ -228,8 +228,20 @@ def test_jackknife_pseudo_values_and_baseline_test(toy, vec):
     table = pt.Experiment([pt.Transformer.from_df(run), pt.Transformer.from_df(other)], topics, qrels, eval_metrics=[m],
                           names=['a', 'b'], baseline=0)
     rows_b = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(other))}
-    p = scipy.stats.ttest_rel([rows[q] for q in ('q1', 'q2', 'q3')], [rows_b[q] for q in ('q1', 'q2', 'q3')]).pvalue
+    p = scipy.stats.ttest_rel([rows[q] for q in ('q1', 'q2')], [rows_b[q] for q in ('q1', 'q2')]).pvalue
     assert np.isfinite(table[f'{m} p-value'][1]) and table[f'{m} p-value'][1] == pytest.approx(p, rel=1e-9)
+
+
+def test_jackknife_does_not_move_with_queries_without_relevant_documents(toy):
+    # S6: FD(jackknife=True) used to drift (0.151 → −0.202) as judged queries without relevant documents were
+    # added to the qrels, while plain FD stayed put: they counted as units and scaled the bias correction
+    vectors, qrels, run = toy
+    enc = DictEncoder(vectors)
+    calc = lambda m, q: ir_measures.calc_aggregate([m], pt.model.to_ir_measures(q), pt.model.to_ir_measures(run))[m]
+    more = pd.concat([qrels, pd.DataFrame({'qid': [f'x{i}' for i in range(20)], 'docno': 'd0', 'label': 0})])
+    jk, fd = FD(encoder=enc, jackknife=True) @ 3, FD(encoder=enc) @ 3
+    assert calc(fd, more) == calc(fd, qrels)
+    assert calc(jk, more) == pytest.approx(calc(jk, qrels), rel=1e-12)
 
 
 def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
@@ -255,3 +267,18 @@ def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
     for r, value in zip(runs, values):  # the retrieved documents as the provider selects them (tested elsewhere)
         top = fd_sets(m, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r)).retrieved
         assert value == pytest.approx(frechet_distance(rel, np.stack([vectors[d] for d in top.doc_id])), rel=1e-10)
+
+
+@pytest.mark.parametrize('precompute', [False, True])
+def test_experiment_with_batch_size_is_refused(toy, precompute):
+    # S7: pt.Experiment(batch_size=2) used to give FD 5.02 for 1.70 without a sign: each batch is evaluated on its own
+    vectors, qrels, run = toy
+    m = FD(encoder=DictEncoder(vectors)) @ 3
+    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
+    system = pt.Transformer.from_df(run)
+    kwargs = {'precompute_prefix': True} if precompute else {}
+    with pytest.raises(ValueError, match=r'pt.Experiment\(batch_size=2\) evaluates each batch .* drop batch_size'):
+        pt.Experiment([system], topics, qrels, eval_metrics=[m, nDCG @ 3], batch_size=2, **kwargs)
+    # without batch_size: the value of the whole query set
+    table = pt.Experiment([system], topics, qrels, eval_metrics=[m])
+    assert table[str(m)][0] == ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]

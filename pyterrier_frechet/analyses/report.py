@@ -15,7 +15,7 @@ from . import plots
 from .bootstrap import bootstrap, bootstrappable
 from .correlation import agreement_notes, correlations
 from .robustness import sparsify, summarise
-from .significance import compare_systems
+from .significance import check_test_resolution, compare_systems
 
 
 def _table(df: pd.DataFrame, out: Path, name: str) -> str:
@@ -39,6 +39,8 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     check_labels_distinct(measures)
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
+    if len(runs) >= 2:
+        check_test_resolution(n_samples, 0.05)  # the paired comparisons call differences at α = 0.05
     out = Path(out)
     parent = out.resolve().parent
     if not parent.is_dir() or not os.access(parent, os.W_OK):

@@ -13,6 +13,7 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
 :func:`compare_systems` runs the paired bootstrap for every pair of many systems (or each against a baseline)
 from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure.
 """
+import warnings
 from typing import Dict, NamedTuple, Optional
 
 import numpy as np
@@ -77,11 +78,42 @@ def _randomisation_p(ps: _PairStats, diff: float, n_permutations: int, seed: int
 
 
 def bootstrap_p(diffs: np.ndarray) -> float:
-    """Two-sided paired-bootstrap p-value of a difference: twice the smaller share of samples on either side of 0."""
+    """Two-sided paired-bootstrap p-value of a difference from B resampled differences:
+    ``min(1, 2 (1 + min(#{Δ* ≤ 0}, #{Δ* ≥ 0})) / (B + 1))``.
+
+    The +1 counts the observed sample among the resamples (Davison & Hinkley 1997, eq. 4.11), so p is never
+    below ``2 / (B + 1)``: five resamples cannot give p = 0 and call a winner."""
+    diffs = np.asarray(diffs, dtype=np.float64)
     diffs = diffs[np.isfinite(diffs)]
     if len(diffs) == 0:
         return float('nan')
-    return float(min(1.0, 2 * min(np.mean(diffs <= 0), np.mean(diffs >= 0))))
+    tail = min(int(np.sum(diffs <= 0)), int(np.sum(diffs >= 0)))
+    return float(min(1.0, 2 * (1 + tail) / (len(diffs) + 1)))
+
+
+#: Fewer resamples than this draw a warning: the p-values and interval ends still move with the seed.
+FEW_SAMPLES = 1000
+
+
+def check_test_resolution(n_samples: int, alpha: float, n_permutations: int = 0) -> None:
+    """Refuse resample counts whose smallest attainable p-value is not below ``alpha`` (no difference could ever
+    be called), warn below :data:`FEW_SAMPLES`. Called before any work by :func:`compare_systems` and the report."""
+    if not 0 < alpha <= 1:
+        raise ValueError(f'alpha must be in (0, 1], got {alpha}')
+    floor = 2 / (n_samples + 1)
+    if floor >= alpha:
+        raise ValueError(f'n_samples={n_samples} (--samples): the smallest bootstrap p-value it can give is '
+                         f'2/(B+1) = {floor:.3g}, not below alpha={alpha}; use at least {int(np.ceil(2 / alpha))} '
+                         f'samples (1000 or more for p-values a paper can print)')
+    if n_permutations and 1 / (n_permutations + 1) >= alpha:
+        raise ValueError(f'n_permutations={n_permutations} (--permutations): the smallest randomisation p-value it can '
+                         f'give is 1/(P+1) = {1 / (n_permutations + 1):.3g}, not below alpha={alpha}; use at least '
+                         f'{int(np.ceil(1 / alpha))} permutations (1000 or more for a paper)')
+    few = [f'{name}={n}' for name, n in (('n_samples', n_samples), ('n_permutations', n_permutations))
+           if 0 < n < FEW_SAMPLES]
+    if few:
+        warnings.warn(f'{", ".join(few)}: p-values from fewer than {FEW_SAMPLES} resamples are coarse '
+                      f'(steps of 2/(B+1)) and move with the seed', stacklevel=3)
 
 
 def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
@@ -139,6 +171,9 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the
     samples). ``encoder``: the vector source of vector measures that name none.
     """
+    if boot is not None:  # its samples set B
+        n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
+    check_test_resolution(n_samples, alpha, n_permutations)
     with using_encoder(encoder):
         return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot)
 

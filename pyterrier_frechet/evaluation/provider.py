@@ -6,6 +6,8 @@ every :class:`~pyterrier_frechet.measures.base.SetMeasure` beside the classical 
 measure because of what it *is* (a ``SetMeasure`` with valid parameters), not by name, so a newly defined and
 registered measure needs no change here.
 """
+import os
+import sys
 from typing import Dict, Iterator, List
 
 import ir_measures
@@ -46,6 +48,12 @@ class SetEvaluator(providers.Evaluator):
         super().__init__(measures, sorted(qrels[QID].unique()))
         self.qrels = qrels
 
+    def iter_calc(self, run) -> Iterator[Metric]:
+        # ir_measures' base class fills every (measure, qrels query) not yielded with the measure's DEFAULT; a
+        # set value is yielded for every query already, and per-query values exist for their units only (FD's
+        # jackknife: the queries with relevant documents), so a filled-in value would bias their mean.
+        yield from self._iter_calc(run)
+
     def _iter_calc(self, run) -> Iterator[Metric]:
         run = prepare_run(run, 'pyterrier_frechet')
         outcomes = compute_set_measures(self.measures, self.qrels, run, self.qrel_qids)
@@ -57,6 +65,25 @@ class SetEvaluator(providers.Evaluator):
                 continue
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
+
+
+def refuse_batched_experiment(measures) -> None:
+    """Raise if called from ``pt.Experiment(..., batch_size=N)`` (issue 15 S7).
+
+    With ``batch_size`` PyTerrier evaluates each batch of N topics on its own, against the qrels of that batch
+    only, and averages what comes back: a set measure would become the mean of per-batch values (FD 5.02 for
+    1.70 on the toy data) without any sign. The evaluator cannot see the other batches, so it looks at its
+    caller instead: a PyTerrier evaluation frame with a non-None ``batch_size`` on the stack."""
+    marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
+    frame = sys._getframe(1)
+    while frame is not None:
+        if marker in frame.f_code.co_filename and frame.f_locals.get('batch_size') is not None:
+            names = ', '.join(str(m) for m in measures)
+            raise ValueError(f'{names}: pt.Experiment(batch_size={frame.f_locals["batch_size"]}) evaluates each batch of '
+                             'topics on its own, and a set measure (one number per query set) averaged over batches is '
+                             'not the measure of the query set; drop batch_size, or save the runs (save_dir=) and '
+                             'evaluate them with pf.evaluate / `python -m pyterrier_frechet eval`')
+        frame = frame.f_back
 
 
 class SetMeasureProvider(providers.Provider):
@@ -80,6 +107,7 @@ class SetMeasureProvider(providers.Provider):
             if not isinstance(measure, SetMeasure):
                 raise ValueError(f'unsupported measure {measure}')
             measure.validate_params()
+        refuse_batched_experiment(measures)
         return SetEvaluator(measures, qrels)
 
     def run_inputs(self, measures):

@@ -148,7 +148,7 @@ def compute_vector_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame,
                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
     """The outcome of each vector measure in ``measures`` for ``run``, looking up each encoder's vectors once.
 
-    ``universe``: the queries per-query values are reported for (default: every query of the qrels)."""
+    ``universe``: restricts per-query values to these queries (default: every query with a relevant document)."""
     has_doc_vec = 'doc_vec' in run.columns
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), m.positive_int('cutoff') or float('inf'), repr(m)))
@@ -179,8 +179,10 @@ def compute_vector_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame,
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
         try:
             if not measure.is_set_valued():
-                value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids,
-                                                 universe if universe is not None else sorted(qrels[QID].unique()))
+                # per-query values (the jackknife) are over the queries the sets are made of: those with
+                # relevant documents. Qrels queries without any add no unit (they used to inflate n: S6).
+                units = sets.queries if universe is None else [q for q in sets.queries if q in set(universe)]
+                value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids, units)
             else:
                 relevant_key = key + (hashlib.sha1('\n'.join(sets.relevant[DOCNO]).encode()).hexdigest(),)
                 value = measure.statistic(rel.vecs, ret.vecs, relevant_key)

@@ -36,7 +36,7 @@ class _EncodeBatch:
 
     def __call__(self, batch: dict) -> dict:
         vecs = self.embedder.encode([str(t) for t in batch['text']])
-        return {'docno': np.asarray(batch['docno'], dtype=str), 'doc_vec': vecs}
+        return {'docno': np.asarray(batch['docno'], dtype=str), 'text': np.asarray(batch['text'], dtype=object), 'doc_vec': vecs}
 
 
 def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_size: int = 256,
@@ -62,7 +62,11 @@ def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_si
     frame = docs[['docno', embedder.text_field]].astype({'docno': str}).drop_duplicates('docno')
     if frame[embedder.text_field].isna().any():
         raise ValueError(f'{int(frame[embedder.text_field].isna().sum())} document(s) have no text (NaN/None)')
-    cached = embedder.cache.get(frame['docno'].to_numpy())
+    blank = frame.loc[~frame[embedder.text_field].astype(str).str.strip().astype(bool), 'docno']
+    if len(blank):
+        raise ValueError(f'{len(blank)} document(s) have an empty or white-space-only text, e.g. {blank.iloc[:5].tolist()}')
+    frame[embedder.text_field] = frame[embedder.text_field].astype(str)
+    cached = embedder.cache.get(frame['docno'].to_numpy(), frame[embedder.text_field].tolist())
     todo = frame[~frame['docno'].isin(cached.keys())].rename(columns={embedder.text_field: 'text'})
     logger.info('%r: %d of %d documents already cached; %d to encode on %d Ray worker(s)',
                 embedder, len(frame) - len(todo), len(frame), len(todo), num_workers)
@@ -79,7 +83,7 @@ def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_si
     done = 0
     with pt.tqdm(total=len(todo), desc=f'{embedder!r} on Ray', unit='doc', disable=not verbose) as pbar:
         for batch in dataset.iter_batches(batch_size=chunk_size, batch_format='numpy'):
-            embedder.cache.put(batch['docno'], np.asarray(batch['doc_vec'], dtype=np.float32))
+            embedder.cache.put(batch['docno'], np.asarray(batch['doc_vec'], dtype=np.float32), [str(t) for t in batch['text']])
             done += len(batch['docno'])
             pbar.update(len(batch['docno']))
     embedder.n_encoded += done

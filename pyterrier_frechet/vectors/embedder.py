@@ -81,6 +81,11 @@ class Embedder(pt.Transformer):
             ``FD`` measure or a run): a dict docno → text, a :class:`~pyterrier_frechet.TextLookup`, a
             JSONL path (read with ``TextLookup.from_jsonl``) or any transformer adding ``text`` to a
             ``docno`` frame (e.g. ``pt.text.get_text(index, 'text')``).
+        empty_text: ``'error'`` (default): a document whose text is empty or white space only raises a
+            ``ValueError`` naming it before anything is encoded — the usual cause is a misspelt text field, and
+            the vectors of nothing, all alike, would silently shrink FD; ``'embed'``: encode the empty string,
+            for collections with genuinely empty documents (Cranfield 471 and 995). Not part of the cache key:
+            the vector of a text does not depend on it.
         cache_dir: root of the persistent cache (default ``$PYTERRIER_FRECHET_CACHE`` or
             ``~/.cache/pyterrier_frechet``); ``None`` disables it (documents are still encoded once per call).
         verbose: show a progress bar while encoding.
@@ -91,7 +96,9 @@ class Embedder(pt.Transformer):
     def __init__(self, model_name: Optional[str] = None, *, revision: Optional[str] = None, pooling: str = 'auto',
                  normalize: bool = False, max_length: Optional[int] = None, batch_size: int = 32,
                  device: Optional[str] = None, devices: Optional[Sequence[str]] = None, text_field: str = 'text',
-                 texts=None, cache_dir='default', verbose: bool = True):
+                 texts=None, empty_text: str = 'error', cache_dir='default', verbose: bool = True):
+        if empty_text not in ('error', 'embed'):
+            raise ValueError(f"empty_text must be 'error' or 'embed', got {empty_text!r}")
         if pooling not in ('auto', 'mean', 'cls'):
             raise ValueError(f"pooling must be 'auto', 'mean' or 'cls', got {pooling!r}")
         if batch_size < 1:
@@ -105,6 +112,7 @@ class Embedder(pt.Transformer):
         self.batch_size = batch_size
         self.device = device
         self.text_field = text_field
+        self.empty_text = empty_text
         self.verbose = verbose
         self.n_encoded = 0
         self.texts = _text_source(texts)
@@ -204,43 +212,40 @@ class Embedder(pt.Transformer):
             return inp.assign(doc_vec=pd.Series([], dtype=object))
         docnos = inp['docno'].astype(str).to_numpy()
         uniq, first, inverse = np.unique(docnos, return_index=True, return_inverse=True)
-        vectors = self.cache.get(uniq) if self.cache is not None else {}
-        misses = np.array([d for d in uniq if d not in vectors], dtype=str)
-        if len(misses):
-            if self.text_field in inp.columns:
-                texts = dict(zip(uniq, inp[self.text_field].to_numpy()[first]))
-                texts = {d: texts[d] for d in misses}
-                if pd.isna(list(texts.values())).any():
-                    raise ValueError(f'{self!r}: {int(pd.isna(list(texts.values())).sum())} document(s) have no text (NaN/None)')
-            elif self.texts is not None:
-                texts = self.texts(misses)
-            else:
+        if self.text_field in inp.columns:
+            column = inp[self.text_field].to_numpy()[first]
+            if pd.isna(column).any():
+                raise ValueError(f'{self!r}: {int(pd.isna(column).sum())} document(s) have no text (NaN/None) in column '
+                                 f'{self.text_field!r}, e.g. {uniq[pd.isna(column)][:5].tolist()}')
+            texts = dict(zip(uniq, map(str, column)))
+            where = f'column {self.text_field!r}'
+        elif self.texts is not None:
+            texts, where = self.texts(uniq), f'texts={self._texts_name}'
+        else:
+            texts, where = {}, None
+        vectors = self._vectors(uniq, texts, where)
+        misses = [str(d) for d in uniq if d not in vectors]
+        if misses:
+            if where is None:
                 raise ValueError(f'{self!r}: {len(misses)} document(s) are not in the cache and the input has no '
-                                 f'{self.text_field!r} column, e.g. {misses[:5].tolist()}; put a text source before '
+                                 f'{self.text_field!r} column, e.g. {misses[:5]}; put a text source before '
                                  'the Embedder (TextLookup, or pt.text.get_text(index_or_dataset, "text")) or pass texts=')
-            without = [d for d in misses if d not in texts]
-            if without:
-                raise ValueError(f'{self!r}: no text for {len(without)} document(s), e.g. {without[:5]}')
-            self._encode_and_store(misses, [str(texts[d]) for d in misses], vectors)
+            raise ValueError(f'{self!r}: no text for {len(misses)} document(s) in {where}, e.g. {misses[:5]}')
         matrix = np.stack([vectors[d] for d in uniq]).astype(np.float32, copy=False)
         return inp.assign(doc_vec=list(matrix[inverse]))
 
     def lookup(self, docnos) -> Tuple[np.ndarray, np.ndarray]:
         """Vectors of ``docnos`` (float32 rows; NaN rows where none) and a found mask.
 
-        Cached documents are served from the cache; others are embedded (and cached) if the ``texts``
-        source has their text; the rest are not found. This is what the ``FD`` measure calls, so that
-        its ``missing=`` policy applies to documents with no text.
+        A document the ``texts`` source has is served the vector of exactly that text (from the cache, or
+        embedded and cached); a document it lacks (or every document, without a source) is served the
+        vector the cache holds for its docno, if any; the rest are not found. This is what the ``FD``
+        measure calls, so that its ``missing=`` policy applies to documents with no text.
         """
         docnos = np.asarray(docnos, dtype=str)
         uniq, inverse = np.unique(docnos, return_inverse=True)
-        vectors = self.cache.get(uniq) if self.cache is not None else {}
-        misses = np.array([d for d in uniq if d not in vectors], dtype=str)
-        if len(misses) and self.texts is not None:
-            texts = self.texts(misses)
-            have = np.array([d for d in misses if d in texts], dtype=str)
-            if len(have):
-                self._encode_and_store(have, [str(texts[d]) for d in have], vectors)
+        texts = self.texts(uniq) if self.texts is not None else {}
+        vectors = self._vectors(uniq, texts, f'texts={self._texts_name}')
         found = np.array([d in vectors for d in uniq], dtype=bool)
         dim = len(next(iter(vectors.values()))) if vectors else 0
         out = np.full((len(uniq), dim), np.nan, dtype=np.float32)
@@ -248,16 +253,42 @@ class Embedder(pt.Transformer):
             out[found] = np.stack([vectors[d] for d in uniq[found]])
         return out[inverse], found[inverse]
 
+    @property
+    def _texts_name(self) -> str:
+        return getattr(self.texts, 'name', 'source')
+
+    def _vectors(self, uniq: np.ndarray, texts: Dict[str, str], where: Optional[str]) -> Dict[str, np.ndarray]:
+        """Vectors of the distinct docnos ``uniq``: those in ``texts`` by (docno, text) — from the cache or
+        embedded now and cached —, the others by docno alone from the cache (absent if it has none)."""
+        with_text = np.array([d for d in uniq if d in texts], dtype=str)
+        without = np.array([d for d in uniq if d not in texts], dtype=str)
+        blank = [str(d) for d in with_text if not str(texts[d]).strip()] if self.empty_text == 'error' else []
+        if blank:
+            raise ValueError(f'{self!r}: {len(blank)} document(s) have an empty or white-space-only text in {where} '
+                             f'(--text-fields), e.g. {blank[:5]}: a vector of nothing is the same for every such '
+                             'document and would silently shrink FD; fix the text source or name other fields, or, if the '
+                             "collection has truly empty documents, pass empty_text='embed' (CLI: --allow-empty-text)")
+        if self.cache is None:
+            vectors = {}
+        else:
+            vectors = self.cache.get(with_text, [str(texts[d]) for d in with_text]) if len(with_text) else {}
+            if len(without):
+                vectors.update(self.cache.get(without))
+        misses = np.array([d for d in with_text if d not in vectors], dtype=str)
+        if len(misses):
+            self._encode_and_store(misses, [str(texts[d]) for d in misses], vectors)
+        return vectors
+
     def _encode_and_store(self, docnos: np.ndarray, texts: List[str], vectors: Dict[str, np.ndarray]) -> None:
         # longest first, as sentence-transformers orders one call: chunks of similar lengths pad less
         order = np.argsort([-len(t) for t in texts], kind='stable')
         docnos, texts = np.asarray(docnos)[order], [texts[i] for i in order]
         with pt.tqdm(total=len(texts), desc=f'{self!r} encoding', unit='doc', disable=not self.verbose) as pbar:
             for start in range(0, len(texts), _CHUNK):
-                chunk_docnos = docnos[start:start + _CHUNK]
-                vecs = self.encode(texts[start:start + _CHUNK])
+                chunk_docnos, chunk_texts = docnos[start:start + _CHUNK], texts[start:start + _CHUNK]
+                vecs = self.encode(chunk_texts)
                 if self.cache is not None:
-                    self.cache.put(chunk_docnos, vecs)  # committed per chunk: a crash loses at most this chunk
+                    self.cache.put(chunk_docnos, vecs, chunk_texts)  # committed per chunk: a crash loses at most this chunk
                 vectors.update(zip(chunk_docnos, vecs))
                 self.n_encoded += len(chunk_docnos)
                 pbar.update(len(chunk_docnos))
@@ -279,26 +310,33 @@ class Embedder(pt.Transformer):
 
 
 def _text_source(texts) -> Optional[Callable[[np.ndarray], Dict[str, str]]]:
-    """A function docnos -> {docno: text} (absent: no text) from the ``texts=`` argument of Embedder."""
+    """A function docnos -> {docno: text} (absent: no text) from the ``texts=`` argument of Embedder;
+    its ``name`` attribute says where the texts come from (for error messages)."""
     from .text import TextLookup
     if texts is None:
         return None
     if isinstance(texts, (str, os.PathLike)):
         texts = TextLookup.from_jsonl(str(texts))
     if isinstance(texts, TextLookup):
-        texts = texts.texts
-    if isinstance(texts, dict):
-        mapping = texts
-        return lambda docnos: {d: mapping[d] for d in docnos if d in mapping}
-    if isinstance(texts, pt.Transformer):
+        mapping, name = texts.texts, repr(texts)
+    elif isinstance(texts, dict):
+        mapping, name = {str(k): v for k, v in texts.items()}, 'dict'
+    elif isinstance(texts, pt.Transformer):
         source = texts
 
         def fetch(docnos):
             out = source(pd.DataFrame({'docno': docnos}))
             out = out[out['text'].notna()] if 'text' in out.columns else out.iloc[:0]
-            return dict(zip(out['docno'].astype(str), out['text']))
+            return dict(zip(out['docno'].astype(str), out['text'].astype(str)))
+        fetch.name = repr(source)
         return fetch
-    raise ValueError(f'texts must be a dict, a TextLookup, a JSONL path or a transformer adding text; got {type(texts).__name__}')
+    else:
+        raise ValueError(f'texts must be a dict, a TextLookup, a JSONL path or a transformer adding text; got {type(texts).__name__}')
+
+    def lookup(docnos):
+        return {d: str(mapping[d]) for d in docnos if d in mapping and mapping[d] is not None}
+    lookup.name = name
+    return lookup
 
 
 class QueryEncoder(pt.Transformer):

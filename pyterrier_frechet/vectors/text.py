@@ -27,14 +27,15 @@ class TextLookup(pt.Transformer):
 
     @classmethod
     def from_jsonl(cls, path: str, text_fields: Sequence[str] = ('text',), docno_field: Optional[str] = None,
-                   sep: str = ' ') -> 'TextLookup':
+                   sep: str = ' ', allow_empty: bool = False) -> 'TextLookup':
         """Read ``path`` (JSON lines, ``.gz`` allowed). The text is the named fields joined by ``sep``
         (e.g. ``('title', 'text')``); the id field is ``docno_field`` or the first of docno, docid,
         doc_id, _id, id, pid present.
 
         Refused before any encoding, naming the file: a record that has none of ``text_fields`` (the error lists
         the fields it does have), and a record whose text is empty or only white space (a vector of nothing
-        would be the same for every such document, and FD would silently shrink)."""
+        would be the same for every such document, and FD would silently shrink) unless ``allow_empty``
+        (for collections with genuinely empty documents; pair it with ``Embedder(empty_text='embed')``)."""
         if not os.path.exists(path):
             raise ValueError(f'TextLookup: {path} does not exist')
         text_fields = tuple(text_fields)
@@ -58,9 +59,10 @@ class TextLookup(pt.Transformer):
                 if not text:
                     empty.append(str(rec[field]))
                 texts[str(rec[field])] = text
-        if empty:
+        if empty and not allow_empty:
             raise ValueError(f'TextLookup: {path}: {len(empty)} record(s) have an empty text in field(s) {list(text_fields)} '
-                             f'(--text-fields), e.g. docnos {empty[:5]}; fix the corpus or name other fields')
+                             f'(--text-fields), e.g. docnos {empty[:5]}; fix the corpus or name other fields, or pass '
+                             'allow_empty=True (CLI: --allow-empty-text) if these documents are truly empty')
         return cls(texts, name=os.path.basename(path))
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
