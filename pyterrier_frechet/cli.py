@@ -70,7 +70,8 @@ def format_table(table: pd.DataFrame, fmt: str) -> str:
     if fmt == 'csv':
         return table.to_csv(index=False)
     if fmt == 'latex':
-        return table.to_latex(index=False, float_format='%.4f')
+        # escape=True: a run named my_run&50% must not break the LaTeX document it is pasted into
+        return table.to_latex(index=False, float_format='%.4f', escape=True)
     return table.to_markdown(index=False, floatfmt='.4f') + '\n'
 
 
@@ -81,6 +82,9 @@ def _write_atomically(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, 'wt') as fout:
             fout.write(text)
+        umask = os.umask(0)  # mkstemp creates 0600; give the file the mode open() would (0666 & ~umask)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

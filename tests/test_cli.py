@@ -111,12 +111,12 @@ def test_missing_vectors_error_then_drop_with_counts(files, toy, capsys):
 
 
 @pytest.mark.parametrize('setup,args,message', [
-    (lambda f: (f / 'runs' / 'run.toy.bad.txt').write_text('q1 Q0 d1 1 oops tag\n'), (), 'run.toy.bad.txt:1: rank must be an integer and score a number'),
+    (lambda f: (f / 'runs' / 'run.toy.bad.txt').write_text('q1 Q0 d1 1 oops tag\n'), (), 'run.toy.bad.txt:1: rank (4th column) must be an integer and score (5th) a number'),
     (lambda f: (f / 'runs' / 'run.toy.bad.txt').write_text('q1 Q0 d1 1\n'), (), 'run.toy.bad.txt:1: expected 6 columns'),
     (lambda f: None, ('--metrics', 'NotAMeasure@10'), "unknown metric 'NotAMeasure@10'"),
     (lambda f: None, ('--rel', '5'), 'no document is judged relevant at the threshold (label >= 5)'),
     (lambda f: (f / 'runs' / 'run.toy.other.txt').write_text('zz Q0 d1 1 1.0 tag\n'), (), "run 'other' shares no query with the qrels"),
-    (lambda f: (f / 'qrels.txt').write_text(''), (), 'qrels are empty'),
+    (lambda f: (f / 'qrels.txt').write_text(''), (), 'the qrels file is empty'),
     (lambda f: None, ('--vectors', 'nope'), 'does not exist'),
     (lambda f: None, ('--runs', 'nowhere'), "'nowhere' does not exist"),
 ])

@@ -106,7 +106,10 @@ def test_unknown_measure_parameter_in_the_cli(files, capsys):  # noqa: F811
     assert "FD has no parameter(s) ['bogus']" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize('label,message', [('x', "'x'"), ('1.5', "'1.5'"), ('3000000000', "'3000000000'")])
+@pytest.mark.parametrize('label,message', [
+    ('x', ":10: the relevance label (4th column) must be an integer: 'q1 0 d9 x'"),  # named by the reader, file:line
+    ('1.5', ":10: the relevance label (4th column) must be an integer: 'q1 0 d9 1.5'"),
+    ('3000000000', "relevance label(s) are missing, not integers or outside")])  # read, then range-checked
 def test_bad_labels_are_refused(files, capsys, label, message):  # noqa: F811
     # C3/C4/S13: non-numeric, fractional and out-of-range labels (pytrec_eval stores C ints)
     with open(files / 'qrels.txt', 'a') as f:
@@ -114,7 +117,7 @@ def test_bad_labels_are_refused(files, capsys, label, message):  # noqa: F811
     assert main(['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors',
                  str(files / 'vecs'), '--metrics', 'FD@3', 'nDCG@3', '--quiet']) == 2
     err = capsys.readouterr().err
-    assert 'relevance label(s) are missing, not integers or outside' in err and message in err
+    assert err.startswith('error: ') and err.count('\n') == 1 and message in err
 
 
 def test_a_failed_report_leaves_the_existing_folder_as_it_was(toy, tmp_path):
@@ -160,3 +163,119 @@ def test_too_few_resamples_are_refused_before_the_work(files, capsys):  # noqa: 
         check_test_resolution(100, 0.05)
     with pytest.raises(ValueError, match='alpha must be in'):
         check_test_resolution(1000, 1.5)
+
+
+def _eval(files, qrels, runs, *metrics):
+    return main(['eval', '--qrels', str(qrels), '--runs', str(runs), '--vectors', str(files / 'vecs'),
+                 '--metrics', *(metrics or ('FD@3',)), '--format', 'csv', '--quiet'])
+
+
+def test_qrels_lines_without_a_label_are_refused_with_file_and_line(files, capsys):  # noqa: F811
+    # S10: '1 0 dNEW' was accepted when only FD was asked for; U4: 3-column qrels gave "no relevant document"
+    good = (files / 'qrels.txt').read_text()
+    for name, text, message in [
+            ('extra.txt', good + 'q1 0 dNEW\n', f':{good.count(chr(10)) + 1}: expected 4 columns (qid iter docno label), found 3 '
+                                                '(a qrels line needs a relevance label)'),
+            ('three.txt', ''.join(' '.join(l.split()[::2][:1] + l.split()[2:3] + l.split()[3:]) + '\n' for l in good.splitlines()),
+             ':1: expected 4 columns'),
+            ('header.txt', 'qid iter docno label\n' + good, ':1: the relevance label (4th column) must be an integer'),
+            ('float.txt', good.replace(' 1\n', ' 1.5\n', 1), 'the relevance label (4th column) must be an integer')]:
+        (files / name).write_text(text)
+        assert _eval(files, files / name, files / 'runs') == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith('error: ') and err.count('\n') == 1 and f'{files / name}' in err and message in err, (name, err)
+
+
+def test_run_and_qrels_encodings_are_read_by_content(files, capsys):  # noqa: F811
+    # U1: a gzip run without .gz, a BOM, CRLF line ends are read; a non-UTF-8 byte names file and line
+    import gzip as gz
+    assert _eval(files, files / 'qrels.txt', files / 'runs') == 0
+    clean = capsys.readouterr().out
+    runs = files / 'variants'
+    runs.mkdir()
+    for f in sorted((files / 'runs').iterdir()):
+        text = f.read_text()
+        if 'fwd' in f.name:
+            (runs / f.name).write_bytes(gz.compress(text.encode()))  # gzip, but named .txt
+        elif 'mid' in f.name:
+            (runs / f.name).write_bytes(b'\xef\xbb\xbf' + text.replace('\n', '\r\n').encode())  # BOM + CRLF
+        else:
+            (runs / f.name).write_text(text)
+    (files / 'qrels_bom.txt').write_bytes(b'\xef\xbb\xbf' + (files / 'qrels.txt').read_bytes())
+    assert _eval(files, files / 'qrels_bom.txt', runs) == 0
+    assert capsys.readouterr().out == clean  # the same numbers as the clean files
+    bad = runs / 'run.toy.rev.txt'
+    lines = bad.read_bytes().split(b'\n')
+    lines[2] = lines[2].replace(b'Q0', b'Q\xe90')
+    bad.write_bytes(b'\n'.join(lines))
+    assert _eval(files, files / 'qrels.txt', runs) == 2
+    err = capsys.readouterr().err
+    assert err == f'error: {bad}:3: byte 0xe9 is not UTF-8 text; convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)\n'
+    bad.write_bytes(gz.compress(b'q1 Q0 d1 1 2.0 x\n')[:-6])  # a truncated gzip stream
+    assert _eval(files, files / 'qrels.txt', runs) == 2
+    assert f'error: {bad}: cannot be read' in capsys.readouterr().err
+
+
+def test_frechet_distance_from_stats_refuses_what_is_not_a_covariance():
+    # S12: a negative-definite or asymmetric covariance gave 0.0; complex input lost its imaginary parts silently
+    from pyterrier_frechet.core.frechet import GaussianStats as G, frechet_distance_from_stats as fds
+    eye, zero = np.eye(3), np.zeros(3)
+    indefinite = np.array([[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]])  # eigenvalues −1, 1, 3
+    for other, message in [(-eye, 'negative variances'), (indefinite, 'not positive semi-definite'),
+                           (np.triu(np.ones((3, 3))), 'not symmetric'), (eye * (1 + 1j), 'complex')]:
+        for first, second in ((eye, other), (other, eye)):
+            with pytest.raises(ValueError, match=message):
+                fds(G(zero, first, 5), G(zero, second, 5))
+    # a complex input with zero imaginary parts is a real one; a PSD singular covariance is fine
+    assert fds(G(zero, eye + 0j, 5), G(zero, np.diag([1.0, 1.0, 0.0]), 5)) == pytest.approx(1.0)  # (1 − 0)² on the last axis
+
+
+def test_frechet_distance_at_extreme_scales_and_of_identical_sets():
+    # C7: at scale ≥ 1e78 the Gram matrix of the cross matrix overflowed (LinAlgError); FD scales as s²
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(30, 8)), rng.normal(size=(40, 8)) + 0.3
+    ref = reference_fd(x, y)
+    for scale in (2.0 ** 260, 2.0 ** -260, 1e78, 1e-90):
+        assert pf.frechet_distance(x * scale, y * scale) == pytest.approx(ref * scale * scale, rel=1e-10)
+    # identical sets (in any order) are exactly 0, not the round-off of the traces (8.9e-16 before)
+    assert pf.frechet_distance(x, x) == 0.0 and pf.frechet_distance(x, x[::-1]) == 0.0
+    assert pf.frechet_distance(x, x + 1e-3) == pytest.approx(8e-6, rel=1e-6)  # a shifted set: ‖μ₁−μ₂‖² = 8·1e-6
+
+
+def test_measure_parameters_of_the_wrong_type_are_refused():
+    # FD(rel=True) was accepted as rel=1 (bool is an int to isinstance)
+    with pytest.raises(ValueError, match='FD: rel=True is a bool, but rel takes int values'):
+        (pf.FD(rel=True) @ 10).validate_params()
+    (pf.FD(urr=True) @ 10).validate_params()  # a bool parameter takes bools
+
+
+def test_latex_output_is_escaped_and_output_files_follow_the_umask(files, tmp_path, capsys):  # noqa: F811
+    import os
+    import shutil
+    runs = tmp_path / 'amp_runs'
+    runs.mkdir()
+    for f in (files / 'runs').iterdir():
+        shutil.copy(f, runs / f.name.replace('fwd', 'my_run&50%'))
+    out = tmp_path / 'table.tex'
+    old = os.umask(0o022)
+    try:
+        assert main(['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(runs), '--vectors', str(files / 'vecs'),
+                     '--metrics', 'FD@3', '--format', 'latex', '--output', str(out), '--quiet']) == 0
+    finally:
+        os.umask(old)
+    text = out.read_text()
+    assert r'my\_run\&50\%' in text and 'my_run&50%' not in text
+    assert (out.stat().st_mode & 0o777) == 0o644  # as open() would create it under umask 022 (was 0600)
+
+
+def test_correlations_of_a_constant_column_say_why_instead_of_scipy_warnings():
+    from pyterrier_frechet.analyses.correlation import correlations
+    import warnings
+    table = pd.DataFrame({'name': list('abcd'), 'nDCG@10': [0.1, 0.2, 0.3, 0.4], 'P@10': [0.5] * 4, 'FD@10': [4.0, 3.0, 2.0, 1.0]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        out = correlations(table).set_index(['a', 'b'])
+    assert [str(w.message) for w in caught] == ["no correlation between nDCG@10 and P@10: ['P@10'] constant across the systems",
+                                                "no correlation between P@10 and FD@10: ['P@10'] constant across the systems"]
+    assert np.isnan(out.loc[('nDCG@10', 'P@10'), 'kendall_tau'])
+    assert out.loc[('nDCG@10', 'FD@10'), 'kendall_tau'] == pytest.approx(1.0)  # FD negated: perfect agreement

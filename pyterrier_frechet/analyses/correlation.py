@@ -4,9 +4,9 @@ Orientation: a lower-is-better metric (FD, whose measure says ``HIGHER_IS_BETTER
 negated before correlating, so that a positive coefficient always means the two metrics *agree* on which
 systems are better. The ``oriented`` column of the result says which metrics were flipped.
 """
-from typing import Iterable, Optional, Sequence
+import warnings
+from typing import Iterable, List, Optional, Sequence
 
-from typing import List
 
 import ir_measures
 import numpy as np
@@ -55,13 +55,22 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
         x = sign[a] * table[a].to_numpy(dtype=np.float64)
         y = sign[b] * table[b].to_numpy(dtype=np.float64)
         ok = np.isfinite(x) & np.isfinite(y)
-        tau = scipy.stats.kendalltau(x[ok], y[ok])  # tau-b: ties handled
-        rho = scipy.stats.spearmanr(x[ok], y[ok])
-        r = scipy.stats.pearsonr(x[ok], y[ok])
-        rows.append({'a': a, 'b': b, 'n': int(ok.sum()), 'kendall_tau': float(tau.statistic), 'kendall_p': float(tau.pvalue),
-                     'spearman': float(rho.statistic), 'spearman_p': float(rho.pvalue),
-                     'pearson': float(r.statistic), 'pearson_p': float(r.pvalue),
-                     'oriented': ','.join(m for m in (a, b) if sign[m] < 0)})
+        row = {'a': a, 'b': b, 'n': int(ok.sum()), 'kendall_tau': np.nan, 'kendall_p': np.nan, 'spearman': np.nan,
+               'spearman_p': np.nan, 'pearson': np.nan, 'pearson_p': np.nan,
+               'oriented': ','.join(m for m in (a, b) if sign[m] < 0)}
+        constant = [m for m, v in ((a, x[ok]), (b, y[ok])) if len(v) and np.ptp(v) == 0]
+        if ok.sum() < 3 or constant:
+            # scipy would warn (ConstantInputWarning) and return NaN: say why instead, once, in our words
+            warnings.warn(f'no correlation between {a} and {b}: '
+                          + (f'{constant} constant across the systems' if constant else f'only {int(ok.sum())} systems with both values'),
+                          stacklevel=2)
+        else:
+            tau = scipy.stats.kendalltau(x[ok], y[ok])  # tau-b: ties handled
+            rho = scipy.stats.spearmanr(x[ok], y[ok])
+            r = scipy.stats.pearsonr(x[ok], y[ok])
+            row.update({'kendall_tau': float(tau.statistic), 'kendall_p': float(tau.pvalue), 'spearman': float(rho.statistic),
+                        'spearman_p': float(rho.pvalue), 'pearson': float(r.statistic), 'pearson_p': float(r.pvalue)})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 

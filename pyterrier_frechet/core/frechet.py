@@ -177,16 +177,17 @@ def _factor(xc: np.ndarray, gram: bool = False) -> np.ndarray:
     return np.linalg.qr(xc, mode='r')  # the economic d×d R (scipy's mode='r' would return n×d)
 
 
-def _sqrt_psd(cov: np.ndarray) -> np.ndarray:
+def _sqrt_psd(cov: np.ndarray, scale: float = 0.0) -> np.ndarray:
     """A factor B with B Bᵀ = cov, namely V Λ^½, with round-off negative eigenvalues clipped to 0."""
     evals, evecs = scipy.linalg.eigh(cov, check_finite=False)
+    _check_psd(evals, 'a covariance', scale)
     return evecs * np.sqrt(np.clip(evals, 0.0, None))
 
 
-def _trace_sqrt_cov(cov1: np.ndarray, cov2: np.ndarray) -> float:
+def _trace_sqrt_cov(cov1: np.ndarray, cov2: np.ndarray, scale1: float = 0.0, scale2: float = 0.0) -> float:
     # Σ₁ = B₁B₁ᵀ and Σ₂ = B₂B₂ᵀ; the eigenvalues of Σ₁^½Σ₂Σ₁^½ are the squared singular values of B₁ᵀB₂,
     # so Tr((Σ₁^½Σ₂Σ₁^½)^½) is the nuclear norm of B₁ᵀB₂ — a symmetric route with no matrix square root.
-    return _nuclear_norm(_sqrt_psd(cov1).T @ _sqrt_psd(cov2))
+    return _nuclear_norm(_sqrt_psd(cov1, scale1).T @ _sqrt_psd(cov2, scale2))
 
 
 def _finish(mean_sq: float, tr1: float, tr2: float, tr_sqrt: float) -> float:
@@ -221,6 +222,11 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
         method = choose_method(x.shape[0], y.shape[0], x.shape[1])
     if method not in ('cross', 'qr', 'gram'):
         raise ValueError(f"method must be 'auto', 'cross', 'qr' or 'gram', got {method!r}")
+    if _same_rows(x, y):
+        return 0.0  # the same Gaussian: exactly 0, not the round-off of the trace terms (≈ 1e-16)
+    scale = _power_of_two_scale(x, y)
+    if scale != 1.0:  # products of entries beyond ~1e±75 overflow or underflow: compute on x/s, y/s, exactly
+        return frechet_distance(x / scale, y / scale, method) * scale * scale
     n1, n2 = x.shape[0], y.shape[0]
     mu1, mu2 = x.mean(axis=0), y.mean(axis=0)
     if method == 'cross':
@@ -228,6 +234,27 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
     else:
         xc, yc = _factor(x - mu1, method == 'gram'), _factor(y - mu2, method == 'gram')
     return frechet_distance_reduced(ReducedSet(mu1, xc, n1), ReducedSet(mu2, yc, n2))
+
+
+_SAFE_RANGE = (2.0 ** -200, 2.0 ** 200)  # the Gram matrix of a cross matrix holds 4th powers of entries
+
+
+def _power_of_two_scale(x: np.ndarray, y: np.ndarray) -> float:
+    """1.0 if the largest |entry| is within a range whose 4th powers are safe in float64, else the power of two
+    nearest it (division by a power of two is exact, and FD(x/s, y/s)·s² = FD(x, y))."""
+    top = max(float(np.abs(x).max()), float(np.abs(y).max()))
+    if top == 0.0 or _SAFE_RANGE[0] <= top <= _SAFE_RANGE[1]:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(top)))
+
+
+def _same_rows(x: np.ndarray, y: np.ndarray) -> bool:
+    """Whether x and y hold the same rows, in any order (then FD is exactly 0)."""
+    if x.shape != y.shape:
+        return False
+    if np.array_equal(x, y):
+        return True
+    return bool(np.array_equal(x[np.lexsort(x.T[::-1])], y[np.lexsort(y.T[::-1])]))
 
 
 class ReducedSet(NamedTuple):
@@ -252,6 +279,8 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     """Fréchet distance between two sets given as :class:`ReducedSet` (see :func:`reduce_set`)."""
     if a.mean.shape != b.mean.shape:
         raise ValueError(f'dimension mismatch: the first set has {a.mean.shape[0]}-d vectors, the second {b.mean.shape[0]}-d')
+    if a.n == b.n and np.array_equal(a.mean, b.mean) and np.array_equal(a.factor, b.factor):
+        return 0.0  # one set reduced twice: exactly 0
     diff = a.mean - b.mean
     # traces from the same factors as the cross term (FᵀF = X̃ᵀX̃), so that identical sets cancel exactly
     tr1 = float(np.einsum('ij,ij->', a.factor, a.factor)) / (a.n - 1)
@@ -264,8 +293,10 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     """Fréchet distance between two Gaussians given by their means and covariances.
 
     Use this when only the statistics are at hand (e.g. accumulated in one pass over a large set, or
-    re-weighted per bootstrap sample). The covariances must be symmetric positive semi-definite d×d
-    matrices. The trace term:
+    re-weighted per bootstrap sample). The covariances must be real symmetric positive semi-definite d×d
+    matrices: a complex input (with non-zero imaginary parts), an asymmetric matrix or one with an eigenvalue
+    negative beyond round-off raises ``ValueError`` (it used to give 0.0 or drop the imaginary parts). The
+    trace term:
 
     - if Σ₁ (or else Σ₂, the roles being symmetric) is positive definite: with the Cholesky factor
       Σ₁ = LLᵀ, the eigenvalues of Σ₁^½Σ₂Σ₁^½
@@ -284,25 +315,59 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
         raise ValueError(f'dimension mismatch: {mu1.shape[0]}-d vs {mu2.shape[0]}-d Gaussians')
     diff = mu1 - mu2
     # Tr((Σ₁^½Σ₂Σ₁^½)^½) = Tr((Σ₂^½Σ₁Σ₂^½)^½): whichever covariance is positive definite can be factored
-    tr_sqrt = _trace_sqrt_cholesky(cov1, cov2)
+    s1, s2 = _scale(mu1, cov1), _scale(mu2, cov2)
+    tr_sqrt = _trace_sqrt_cholesky(cov1, cov2, s1 * s2)
     if tr_sqrt is None:
-        tr_sqrt = _trace_sqrt_cholesky(cov2, cov1)
+        tr_sqrt = _trace_sqrt_cholesky(cov2, cov1, s1 * s2)
     if tr_sqrt is None:
-        tr_sqrt = _trace_sqrt_cov(cov1, cov2)
+        tr_sqrt = _trace_sqrt_cov(cov1, cov2, s1, s2)
     return _finish(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), tr_sqrt)
 
 
+_SYMMETRY_RTOL = 1e-8  # |Σ − Σᵀ| beyond this (relative to max |Σ|) is not round-off: refuse
+_PSD_RTOL = 1e-8  # an eigenvalue below −this · the largest |eigenvalue| is not round-off: refuse
+
+
 def _check_stats(stats: GaussianStats, name: str):
-    mu = np.asarray(stats.mean, dtype=np.float64)
-    cov = np.asarray(stats.cov, dtype=np.float64)
+    raw_mu, raw_cov = np.asarray(stats.mean), np.asarray(stats.cov)
+    for what, arr in (('mean', raw_mu), ('covariance', raw_cov)):
+        if np.iscomplexobj(arr) and np.any(np.imag(arr) != 0):
+            raise ValueError(f'{name} Gaussian: the {what} is complex with non-zero imaginary parts; FD is defined '
+                             'for real Gaussians (a complex covariance usually comes from scipy.linalg.sqrtm)')
+    try:
+        mu = np.asarray(np.real(raw_mu), dtype=np.float64)
+        cov = np.asarray(np.real(raw_cov), dtype=np.float64)
+    except (TypeError, ValueError) as ex:
+        raise ValueError(f'{name} Gaussian: mean or covariance cannot be read as floats ({ex})') from ex
     if mu.ndim != 1 or cov.shape != (mu.shape[0], mu.shape[0]):
         raise ValueError(f'{name} Gaussian: mean of shape {mu.shape} does not match covariance of shape {cov.shape}')
     if not (np.isfinite(mu).all() and np.isfinite(cov).all()):
         raise ValueError(f'{name} Gaussian: mean or covariance contains NaN or inf')
+    asym = float(np.abs(cov - cov.T).max()) if cov.size else 0.0
+    if asym > _SYMMETRY_RTOL * float(np.abs(cov).max()):
+        raise ValueError(f'{name} Gaussian: the covariance is not symmetric (max |Σ − Σᵀ| = {asym:.3g}); '
+                         'a covariance matrix must be symmetric positive semi-definite')
+    if np.any(np.diag(cov) < -_PSD_RTOL * _scale(mu, cov)):
+        raise ValueError(f'{name} Gaussian: the covariance has negative variances on its diagonal; it is not '
+                         'positive semi-definite')
     return mu, cov
 
 
-def _trace_sqrt_cholesky(cov1: np.ndarray, cov2: np.ndarray):
+def _scale(mu: np.ndarray, cov: np.ndarray) -> float:
+    """The size of the second moments a covariance was computed from: its round-off is ε times this (a set of
+    one repeated vector has a covariance of pure round-off, of either sign, at ε·|x|²)."""
+    return max(float(np.abs(cov).max()) if cov.size else 0.0, float((mu ** 2).max()) if mu.size else 0.0,
+               np.finfo(float).tiny)
+
+
+def _check_psd(evals: np.ndarray, what: str, scale: float) -> None:
+    """Raise if eigenvalues (of a covariance, or of Σ₁^½Σ₂Σ₁^½) are negative beyond round-off of size ``scale``."""
+    if len(evals) and evals.min() < -_PSD_RTOL * max(scale, float(np.abs(evals).max())):
+        raise ValueError(f'{what} is not positive semi-definite (eigenvalue {evals.min():.3g}, largest '
+                         f'{np.abs(evals).max():.3g}); FD needs covariance matrices')
+
+
+def _trace_sqrt_cholesky(cov1: np.ndarray, cov2: np.ndarray, scale: float = 0.0):
     """Tr((Σ₁^½Σ₂Σ₁^½)^½) from the eigenvalues of LᵀΣ₂L (Σ₁ = LLᵀ); None if Σ₁ is not positive definite."""
     from scipy.linalg import lapack
     chol, info = lapack.dpotrf(cov1, lower=1, clean=1)
@@ -312,4 +377,5 @@ def _trace_sqrt_cholesky(cov1: np.ndarray, cov2: np.ndarray):
     if info != 0:  # pragma: no cover - sygst only fails on bad arguments
         return None
     evals = scipy.linalg.eigvalsh(inner, lower=True, check_finite=False, overwrite_a=True)
+    _check_psd(evals, 'a covariance', scale)  # Σ₁ is positive definite here: a negative eigenvalue is Σ₂'s
     return float(np.sqrt(np.clip(evals, 0.0, None)).sum())

@@ -3,11 +3,15 @@
     systems = pf.runs.run_pipelines(['runs/'])           # {name: pt.Transformer}
     pt.Experiment(list(systems.values()), topics, qrels, eval_metrics=[FD@10, nDCG@10], names=list(systems))
 """
+import csv
 import gzip
+import io
 import os
+import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
 
+import numpy as np
 import pandas as pd
 import pyterrier as pt
 
@@ -50,53 +54,97 @@ def run_names(files: List[Path]) -> List[str]:
     return names
 
 
-def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
-    """Read a TREC qrels file (``qid iter docno label``) with ``pt.io.read_qrels``; ValueError naming the file if it is
-    missing, unreadable or empty."""
+_GZIP_MAGIC = b'\x1f\x8b'
+_QRELS_COLUMNS = ('qid', 'iter', 'docno', 'label')
+_RUN_COLUMNS = ('qid', 'Q0', 'docno', 'rank', 'score', 'tag')
+
+
+def read_text(path: Union[str, os.PathLike], what: str) -> str:
+    """The text of ``path`` as one string: gzip recognised by its content (not its name), UTF-8 (a BOM dropped),
+    CRLF line ends accepted. A missing or unreadable file, a damaged gzip stream or a byte that is not UTF-8
+    raises ValueError naming the file (and line)."""
     path = str(path)
     if not os.path.isfile(path):
-        raise ValueError(f'qrels file {path!r} does not exist')
+        raise ValueError(f'{what} file {path!r} does not exist')
     try:
-        qrels = pt.io.read_qrels(path)
-    except Exception as ex:
-        raise ValueError(f'{path}: cannot be read as TREC qrels (qid iter docno label): {ex}') from ex
-    if len(qrels) == 0:
-        raise ValueError(f'{path}: the qrels are empty')
-    return qrels
+        with open(path, 'rb') as fin:
+            data = fin.read()
+        if data[:2] == _GZIP_MAGIC:
+            data = gzip.decompress(data)
+    except (OSError, EOFError, zlib.error) as ex:
+        raise ValueError(f'{path}: cannot be read ({type(ex).__name__}: {ex})') from ex
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as ex:
+        line = data.count(b'\n', 0, ex.start) + 1
+        raise ValueError(f'{path}:{line}: byte 0x{data[ex.start]:02x} is not UTF-8 text; convert the file to UTF-8 '
+                         f'(e.g. iconv -f latin1 -t utf-8)') from ex
+    return text[1:] if text.startswith('\ufeff') else text
+
+
+def _columns(path: str, text: str, names, what: str) -> pd.DataFrame:
+    """Whitespace-separated columns, all as str; a line with another number of columns is a ValueError naming
+    the file, the line and the expected layout."""
+    layout = ' '.join(names)
+    try:
+        frame = pd.read_csv(io.StringIO(text), sep=r'\s+', header=None, names=list(names), dtype=str,
+                            quoting=csv.QUOTE_NONE, skip_blank_lines=True, na_filter=False, engine='c')
+    except (pd.errors.ParserError, ValueError) as ex:
+        frame = None
+        error = ex
+    if frame is None or (frame[names[-1]] == '').any():
+        raise ValueError(_bad_line(path, text, len(names), layout, what) or f'{path}: cannot be read as {what} ({layout}): {error}')
+    if len(frame) == 0:
+        raise ValueError(f'{path}: the {what} file is empty')
+    return frame
+
+
+def _bad_line(path: str, text: str, n_columns: int, layout: str, what: str):
+    for lineno, line in enumerate(text.splitlines(), 1):
+        parts = line.split()
+        if parts and len(parts) != n_columns:
+            hint = ' (a qrels line needs a relevance label)' if what == 'qrels' and len(parts) == n_columns - 1 else ''
+            return f'{path}:{lineno}: expected {n_columns} columns ({layout}), found {len(parts)}{hint}: {line.strip()!r}'
+    return None
+
+
+def _first_bad(path: str, frame: pd.DataFrame, bad: np.ndarray, text: str, message: str) -> str:
+    """``path:line: message: 'the line'`` for the first row flagged in ``bad``."""
+    row = int(np.flatnonzero(bad)[0])
+    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.split()]
+    lineno, line = lines[row]
+    return f'{path}:{lineno}: {message}: {line.strip()!r}'
+
+
+def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
+    """Read a TREC qrels file (``qid iter docno label``; gzip by content, UTF-8) into ``qid, docno, label``.
+
+    Every line needs the four columns and an integer label: a three-column line (no label), a header or a
+    non-integer label is a ValueError naming the file and line — never a silently shifted column."""
+    path = str(path)
+    text = read_text(path, 'qrels')
+    frame = _columns(path, text, _QRELS_COLUMNS, 'qrels')
+    bad = ~frame['label'].str.fullmatch(r'[+-]?[0-9]{1,18}').to_numpy(dtype=bool)  # as trec_eval reads it: decimal digits
+    if bad.any():
+        raise ValueError(_first_bad(path, frame, bad, text, 'the relevance label (4th column) must be an integer'))
+    return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'label': frame['label'].astype(np.int64)})
 
 
 def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
-    """Read a TREC run file (``qid Q0 docno rank score tag``, gzip allowed) with ``pt.io.read_results``.
-
-    A malformed line raises ValueError naming the file and line, which pt.io.read_results does not.
-    """
+    """Read a TREC run file (``qid Q0 docno rank score tag``; gzip by content, UTF-8) into
+    ``qid, docno, rank, score, name``. A malformed line raises ValueError naming the file and line."""
     path = str(path)
-    try:
-        run = pt.io.read_results(path)
-    except Exception as ex:  # pandas parse errors of several types: find the line and say which
-        raise ValueError(_locate_bad_line(path) or f'{path}: cannot be read as a TREC run ({ex})') from ex
-    if len(run) == 0:
-        raise ValueError(f'{path}: the run is empty')
-    if run['score'].isna().any():
-        raise ValueError(_locate_bad_line(path) or f'{path}: missing scores')
-    return run
-
-
-def _locate_bad_line(path: str):
-    opener = gzip.open if path.endswith('.gz') else open
-    with opener(path, 'rt') as fin:
-        for lineno, line in enumerate(fin, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != 6:
-                return f'{path}:{lineno}: expected 6 columns (qid Q0 docno rank score tag), found {len(parts)}: {line.strip()!r}'
-            try:
-                int(parts[3])
-                float(parts[4])
-            except ValueError:
-                return f'{path}:{lineno}: rank must be an integer and score a number: {line.strip()!r}'
-    return None
+    text = read_text(path, 'run')
+    frame = _columns(path, text, _RUN_COLUMNS, 'run')
+    rank = pd.to_numeric(frame['rank'], errors='coerce')
+    score = pd.to_numeric(frame['score'], errors='coerce')
+    bad = (rank.isna() | (rank.fillna(0) % 1 != 0) | score.isna()).to_numpy()
+    if bad.any():
+        raise ValueError(_first_bad(path, frame, bad, text, 'rank (4th column) must be an integer and score (5th) a number'))
+    if not np.isfinite(score.to_numpy(dtype=np.float64)).all():
+        raise ValueError(_first_bad(path, frame, ~np.isfinite(score.to_numpy(dtype=np.float64)), text, 'the score is not finite'))
+    return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'rank': rank.astype(np.int64),
+                         'score': score.astype(np.float64), 'name': frame['tag']})
 
 
 def run_pipelines(paths: Iterable[Union[str, os.PathLike]]) -> Dict[str, pt.Transformer]:

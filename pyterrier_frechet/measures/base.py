@@ -78,6 +78,10 @@ class SetMeasure(measures.Measure):
         unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
         if unknown:
             raise ValueError(f'{self.NAME} has no parameter(s) {unknown}; its parameters are {sorted(self.SUPPORTED_PARAMS)}')
+        for name, value in self.params.items():  # bool is an int to isinstance: FD(rel=True) is not rel=1
+            if isinstance(value, (bool, np.bool_)) and self.SUPPORTED_PARAMS[name].dtype not in (bool, None):
+                raise ValueError(f'{self.NAME}: {name}={value!r} is a bool, but {name} takes '
+                                 f'{getattr(self.SUPPORTED_PARAMS[name].dtype, "__name__", self.SUPPORTED_PARAMS[name].dtype)} values')
         try:
             super().validate_params()
         except AssertionError as ex:
