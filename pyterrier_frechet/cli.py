@@ -182,6 +182,17 @@ def _dropped_notes(table: pd.DataFrame) -> List[str]:
             f'qrels for every run) and {ret} retrieved over all runs (columns {", ".join(NO_VECTOR_COLUMNS)}, per run)']
 
 
+def cmd_calibrate(args) -> int:
+    from .analyses.calibration import World, coverage
+    _check_writable_file(args.output, '--output')
+    world = World(d=args.dim)
+    table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
+                     n_reference=args.reference, seed=args.seed, verbose=not args.quiet)
+    _emit(args, table, [f'{args.trials} simulated query sets per size, {args.samples} bootstrap samples each, '
+                        f'{args.ci:.0%} intervals, seed {args.seed}; {world}'])
+    return 0
+
+
 def cmd_bootstrap(args) -> int:
     from .analyses import plots
     from .analyses.bootstrap import bootstrap, check_bootstrappable
@@ -190,13 +201,15 @@ def cmd_bootstrap(args) -> int:
     data = load_data(args)
     check_bootstrappable(data.measures)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
-                       verbose=not args.quiet, encoder=data.encoder)
+                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval)
     summary = result.summary
     if args.plot_dir:
         for measure in summary['measure'].unique():
             plots.bootstrap_intervals(summary, measure, Path(args.plot_dir) / f'bootstrap_{plots.slug(measure)}')
+    methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
+                        for m in summary['interval'].unique())
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
-                          f'{args.ci:.0%} percentile intervals'])
+                          f'{args.ci:.0%} intervals: {methods}; estimate: the value each interval is centred for'])
     return 0
 
 
@@ -333,6 +346,8 @@ _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);
 #: the README's vocabulary table lists them.
+INTERVAL_METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_bc')  # core.intervals.METHODS
+
 HELP = {
     'seed': 'seed of every random draw this command makes (bootstrap draws, permutations, qrels balancing, pool '
             'draws); the same seed gives the same numbers (default 0)',
@@ -406,8 +421,24 @@ def build_parser() -> argparse.ArgumentParser:
     _samples_args(bs)
     _seed_arg(bs)
     bs.add_argument('--plot-dir', help='also write one figure per measure (PNG and PDF) here')
+    bs.add_argument('--interval', choices=INTERVAL_METHODS, default=None,
+                    help='interval method of every measure (default: per kind of measure, chosen by measured coverage; '
+                         'see `calibrate`)')
     _output_args(bs)
     bs.set_defaults(func=cmd_bootstrap)
+
+    ca = sub.add_parser('calibrate', help='measured coverage of every interval method in a simulation with known truth')
+    ca.add_argument('--queries', type=_positive_int, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
+    ca.add_argument('--trials', type=_positive_int, default=200, help='simulated query sets per size (default 200)')
+    ca.add_argument('--samples', type=_positive_int, default=500, help='bootstrap samples per trial (default 500)')
+    ca.add_argument('--reference', type=_positive_int, default=2000,
+                    help='query sets that estimate E[FD] at each size (default 2000)')
+    ca.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
+    ca.add_argument('--dim', type=_positive_int, default=32, help='dimension of the simulated vectors (default 32)')
+    ca.add_argument('--quiet', action='store_true', help='no progress bars')
+    _seed_arg(ca)
+    _output_args(ca)
+    ca.set_defaults(func=cmd_calibrate)
 
     co = sub.add_parser('correlate', help='Kendall tau, Spearman and Pearson between metrics over a results table (CSV, e.g. from eval --format csv)')
     co.add_argument('--table', required=True, help='CSV: a name column and one column per metric')

@@ -66,8 +66,8 @@ def test_encoder_robustness(toy):
 def test_plots_write_png_and_pdf(tmp_path):
     table = pd.DataFrame({'name': ['a', 'b', 'c', 'd'], 'nDCG@10': [0.1, 0.3, 0.2, 0.5], 'FD@10': [0.9, 0.5, 0.7, 0.2]})
     written = plots.scatter(table, 'nDCG@10', 'FD@10', tmp_path / 'scatter')
-    summary = pd.DataFrame({'name': ['a', 'b'], 'measure': ['FD@10'] * 2, 'value': [0.5, 0.6], 'mean': [0.55, 0.65],
-                            'low': [0.5, 0.6], 'high': [0.6, 0.7]})
+    summary = pd.DataFrame({'name': ['a', 'b'], 'measure': ['FD@10'] * 2, 'value': [0.5, 0.6], 'estimate': [0.45, 0.55],
+                            'interval': 'jackknife_bc', 'mean': [0.55, 0.65], 'low': [0.4, 0.5], 'high': [0.5, 0.6]})
     written += plots.bootstrap_intervals(summary, 'FD@10', tmp_path / 'boot')
     sparse = pd.DataFrame({'measure': ['FD@10'] * 3, 'per_query': [1, 5, 10], 'mean': [0.6, 0.8, 0.9], 'std': [0.1, 0.05, 0.0]})
     written += plots.sparsification(sparse, tmp_path / 'sparse')

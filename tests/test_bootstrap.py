@@ -36,12 +36,18 @@ def test_summary_columns_and_interval(toy):
     m = pf.FD(encoder=DictEncoder(vectors)) @ 3
     res = bootstrap({'a': run, 'b': run.assign(score=-run.score)}, qrels, [m, nDCG @ 3], n_samples=200, seed=1)
     s = res.summary.set_index(['name', 'measure'])
-    assert list(res.summary.columns) == ['name', 'measure', 'value', 'mean', 'std', 'low', 'high', 'n_valid']
+    assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'mean', 'std', 'n_valid']
+    # FD: by default the jackknife bias-corrected interval (test_intervals checks it by hand), containing its estimate
     row = s.loc[('a', str(m))]
-    assert row.low <= row['mean'] <= row.high and row.n_valid > 150
-    vals = res.samples['a'][str(m)]
-    valid = vals[np.isfinite(vals)]
-    assert row.low == pytest.approx(np.quantile(valid, 0.025)) and row.high == pytest.approx(np.quantile(valid, 0.975))
+    assert row.interval == 'jackknife_bc' and row.low <= row.estimate <= row.high and row.n_valid > 150
+    # nDCG: the percentile interval of the resampled means, around the full-set value
+    row_n = s.loc[('a', 'nDCG@3')]
+    vals = res.samples['a']['nDCG@3']
+    assert row_n.interval == 'percentile' and row_n.estimate == row_n.value
+    assert row_n.low == pytest.approx(np.quantile(vals, 0.025)) and row_n.high == pytest.approx(np.quantile(vals, 0.975))
+    pct = bootstrap({'a': run}, qrels, [m], n_samples=200, seed=1, interval='percentile').summary.iloc[0]
+    valid = res.samples['a'][str(m)][np.isfinite(res.samples['a'][str(m)])]
+    assert (pct.low, pct.high) == pytest.approx(tuple(np.quantile(valid, [0.025, 0.975])))
     # the full-set value is the measure's own
     import ir_measures, pyterrier as pt
     assert row.value == pytest.approx(ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m])

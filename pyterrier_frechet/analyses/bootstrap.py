@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from ..core import intervals
 from ..core.histogram import Histograms
 from ..core.weighted import QueryStats, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
@@ -34,8 +35,9 @@ from ..vectors.sources import encoder_key, lookup_vectors, using_encoder
 
 logger = logging.getLogger(__name__)
 
+
 class BootstrapResult(NamedTuple):
-    summary: pd.DataFrame  # one row per (system, measure): value, mean, std, low, high, n_valid
+    summary: pd.DataFrame  # one row per (system, measure): value, estimate, low, high, interval, mean, std, n_valid
     samples: Dict[str, Dict[str, np.ndarray]]  # system -> measure -> sample values
     queries: List[str]  # the query universe that was resampled
 
@@ -101,8 +103,18 @@ def _vectors_of(measure, sets, vec_cache: Dict) -> Dict[str, np.ndarray]:
     return {d: known[d] for d in docnos if known[d] is not None}
 
 
+def _jackknife_weights(units: np.ndarray) -> np.ndarray:
+    """One row per unit query (a boolean mask over the universe): weight 1 everywhere but 0 on that unit and on
+    every query that is no unit (the jackknife leaves one unit out at a time; non-units carry no documents)."""
+    rows = np.flatnonzero(units)
+    weights = np.tile(units.astype(np.float64), (len(rows), 1))
+    weights[np.arange(len(rows)), rows] = 0.0
+    return weights
+
+
 def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True,
-                backend: str = 'numpy', device: Optional[str] = None) -> np.ndarray:
+                backend: str = 'numpy', device: Optional[str] = None, jackknife: bool = False):
+    """FD per bootstrap sample, and (with ``jackknife``) per left-out query with relevant documents."""
     sets = fd_sets(measure, qrels_ir, run_ir)
     vec_of = _vectors_of(measure, sets, vec_cache)
     all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
@@ -112,7 +124,11 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
     rel = query_stats(sets.relevant, vec_of, queries, shift)
     ret = query_stats(sets.retrieved, vec_of, queries, shift)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
-        return weighted_fds(rel, counts, [ret], [counts], shift, pbar, backend=backend, device=device)
+        values = weighted_fds(rel, counts, [ret], [counts], shift, pbar, backend=backend, device=device)
+    if not jackknife:
+        return values, None
+    weights = _jackknife_weights(pd.Index(queries).isin(sets.queries))
+    return values, weighted_fds(rel, weights, [ret], [weights], shift, backend=backend, device=device)
 
 
 def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
@@ -125,13 +141,21 @@ def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray
                      for r, n, drew in zip(rel, nonrel, weights.sum(axis=1) > 0)])
 
 
-def _summary_row(system, measure, value, samples, ci) -> dict:
+def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None) -> dict:
     valid = samples[np.isfinite(samples)]
-    alpha = (1 - ci) / 2
-    low, high = (np.quantile(valid, [alpha, 1 - alpha]) if len(valid) else (np.nan, np.nan))
-    return {'name': system, 'measure': measure, 'value': value, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
-            'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'low': float(low), 'high': float(high),
-            'n_valid': int(len(valid))}
+    low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
+    estimate = (intervals.bias_corrected(value, samples) if method == 'basic' else
+                intervals.jackknife_corrected(value, jackknife) if method == 'jackknife_bc' else value)
+    return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
+            'interval': method, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
+            'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
+
+
+#: The interval each kind of measure is printed with, chosen by measured coverage (README "Calibration",
+#: ``python -m pyterrier_frechet calibrate``): FD-like set statistics are biased on a finite query set, so their
+#: bootstrap is not centred on the estimate; per-query means are not.
+DEFAULT_INTERVAL = {GAUSSIAN: 'jackknife_bc', HISTOGRAM: 'percentile', PER_QUERY: 'percentile'}
+_NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_bc')
 
 
 def check_bootstrappable(measures) -> None:
@@ -149,7 +173,7 @@ def bootstrappable(measures) -> list:
 
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
-              encoder=None) -> BootstrapResult:
+              encoder=None, interval: Optional[str] = None) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -167,14 +191,20 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         device: for ``backend='torch'``: ``'cuda'``, ``'cpu'``, …; default: CUDA when available.
         encoder: the vector source of vector measures that name none (default: the one set by
             :func:`~pyterrier_frechet.set_default_encoder`).
+        interval: the interval method of every measure (:mod:`pyterrier_frechet.core.intervals`: ``'percentile'``,
+            ``'shifted'``, ``'basic'``, ``'bca'``, ``'jackknife'``, ``'jackknife_bc'``); default: per kind of measure,
+            :data:`DEFAULT_INTERVAL`, chosen by measured coverage. ``summary`` gives each interval's ``estimate`` —
+            the point it is printed beside (the bias-corrected value for ``basic`` and ``jackknife_bc``).
     """
     with using_encoder(encoder):
-        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device)
+        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval)
 
 
-def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device) -> BootstrapResult:
+def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None) -> BootstrapResult:
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
+    if interval is not None and interval not in intervals.METHODS:
+        raise ValueError(f'interval must be one of {intervals.METHODS}, got {interval!r}')
     if backend not in ('numpy', 'torch'):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     measures = parse_measures(measures)
@@ -198,14 +228,22 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             per_query = per_query.reindex(queries)
         for m in measures:
             path = bootstrap_path(m)
+            method = interval or DEFAULT_INTERVAL[path]
+            jack = None
             if path == GAUSSIAN:
-                values = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device)
+                values, jack = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device,
+                                           jackknife=method in _NEEDS_JACKKNIFE)
             elif path == HISTOGRAM:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
+                if method in _NEEDS_JACKKNIFE:
+                    jack = _histogram_samples(m, qrels_ir, run_ir, queries, _jackknife_weights(np.ones(len(queries), bool)))
             else:
-                values = counts @ per_query[str(m)].to_numpy(dtype=np.float64) / len(queries)
+                per_q = per_query[str(m)].to_numpy(dtype=np.float64)
+                values = counts @ per_q / len(queries)
+                if method in _NEEDS_JACKKNIFE:
+                    jack = (per_q.sum() - per_q) / (len(queries) - 1)
             samples[name][column_label(m)] = values
-            rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci))
+            rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack))
     return BootstrapResult(pd.DataFrame(rows), samples, queries)
 
 

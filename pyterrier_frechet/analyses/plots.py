@@ -51,17 +51,21 @@ def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
 
 
 def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
-    """Bootstrap mean and CI per system for one measure (rows of a bootstrap summary), best first."""
-    rows = summary[summary['measure'] == measure].sort_values('mean', ascending=not higher_is_better(measure))
+    """Each system's estimate and interval for one measure (rows of a bootstrap summary), best first; the
+    full-query-set value is marked where the printed estimate differs from it (bias-corrected intervals)."""
+    rows = summary[summary['measure'] == measure].sort_values('estimate', ascending=not higher_is_better(measure))
     if len(rows) == 0:
         raise ValueError(f'no bootstrap rows for {measure}')
     fig, ax = _figure((6, 0.25 * len(rows) + 1.2))
     ypos = np.arange(len(rows))
-    ax.errorbar(rows['mean'], ypos, xerr=[rows['mean'] - rows['low'], rows['high'] - rows['mean']], fmt='o', ms=3, capsize=2)
-    ax.scatter(rows['value'], ypos, marker='x', color='tab:red', s=14, label='full query set', zorder=3)
+    method = ', '.join(sorted(set(rows['interval'])))
+    ax.errorbar(rows['estimate'], ypos, xerr=[rows['estimate'] - rows['low'], rows['high'] - rows['estimate']], fmt='o',
+                ms=3, capsize=2, label=f'estimate and {method} interval')
+    if not np.allclose(rows['estimate'], rows['value'], equal_nan=True):
+        ax.scatter(rows['value'], ypos, marker='x', color='tab:red', s=14, label='full query set', zorder=3)
     ax.set_yticks(ypos, rows['name'], fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel(f'{measure}: bootstrap mean and CI' + ('' if higher_is_better(measure) else ' (lower is better)'))
+    ax.set_xlabel(f'{measure}: estimate and interval' + ('' if higher_is_better(measure) else ' (lower is better)'))
     ax.legend(fontsize=7)
     ax.grid(axis='x', alpha=0.3)
     return _save(fig, path)

@@ -98,9 +98,11 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
     boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose)
     summary = boot.summary
     lines += ['## Bootstrap over queries', '', f'{samples} samples over {len(boot.queries)} queries (seed {seed}), '
-              f'{ci:.0%} percentile intervals. Resampling repeats queries, and repeated documents shrink the fitted '
-              'covariance, so bootstrapped FD means sit above the full-set FD: compare systems by their '
-              'intervals, not by the distance to the full-set value.', '', _table(summary, out, 'bootstrap'), '']
+              f'{ci:.0%} intervals. FD: the jackknife bias-corrected estimate with its jackknife interval (`interval` = '
+              'jackknife_bc), for the FD of the query population — FD over a finite query set is biased upwards, and '
+              'the percentile interval of its resamples misses the full-set value (measured coverage: README, '
+              '"Calibration"); `value` is the full-set FD. Other measures: percentile intervals around `value`.', '',
+              _table(summary, out, 'bootstrap'), '']
     for measure in summary['measure'].unique():
         name = f'bootstrap_{plots.slug(measure)}'
         plots.bootstrap_intervals(summary, measure, out / 'figures' / name)

@@ -1,0 +1,154 @@
+"""Measured coverage of the bootstrap intervals FD is printed with: a simulation with known truth.
+
+A synthetic world of queries (:class:`World`): each query q has a topic centre c_q ~ N(0, τ²I) in d dimensions,
+1 + Poisson(λ) judged-relevant documents c_q + N(0, σ²I) (so queries carry unequal numbers of judgments, as in
+TREC), and each system retrieves k documents per query, each on-topic (drawn like a relevant document) with
+probability p_s and otherwise off-topic: a·c_q + m + N(0, σ_off²I) (pulled towards the collection's centre and
+shifted by m). Two systems differ only in p_s.
+
+Two estimands, both known exactly or to Monte Carlo precision:
+
+- **population FD**: the FD between the Gaussians of the relevant and the retrieved documents of the whole
+  query population (infinitely many queries), in closed form: relevant mean 0, covariance (τ² + σ²)I; retrieved
+  mean (1−p)m, covariance p(τ²+σ²)I + (1−p)(a²τ² + σ_off²)I + p(1−p)mmᵀ (a two-component mixture). Its paired
+  difference ΔFD between the two systems likewise.
+- **FD at this query-set size**: E[FD̂ₙ], the expected FD of n random queries — FD is biased upwards on a
+  finite sample (a covariance fitted to few vectors is too narrow in most directions); estimated from
+  ``n_reference`` independent query sets.
+
+:func:`coverage` draws ``n_trials`` query sets of n queries, bootstraps each (the package's own weighted path,
+:mod:`pyterrier_frechet.core.weighted`, with B resamples and the jackknife for BCa) and counts how often each
+interval method (:mod:`pyterrier_frechet.core.intervals`) covers each estimand, how wide it is, and how often
+it contains the point estimate it is printed beside. Seeded: the same arguments give the same table.
+"""
+from dataclasses import dataclass, replace
+from typing import Dict, List, Sequence
+
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+
+from ..core.frechet import GaussianStats, frechet_distance_from_stats
+from ..core.intervals import METHODS, bias_corrected, interval, jackknife_corrected
+from ..core.weighted import QueryStats, weighted_fds
+
+
+@dataclass(frozen=True)
+class World:
+    """The generative model of queries, judgments and two systems (see the module docstring)."""
+    d: int = 32
+    tau: float = 1.0  # spread of topic centres
+    sigma: float = 0.6  # spread of relevant documents around their topic
+    mean_relevant: float = 9.0  # λ: 1 + Poisson(λ) relevant documents per query
+    k: int = 10  # retrieved documents per query and system
+    p_a: float = 0.7  # share of on-topic retrieved documents, system A
+    p_b: float = 0.6  # system B
+    pull: float = 0.5  # a: off-topic documents sit at a·c_q + m
+    offset: float = 0.4  # |m| (along the first axis)
+    sigma_off: float = 0.8  # spread of off-topic documents
+
+    def population_fd(self, p: float) -> float:
+        """FD between the population Gaussians of the relevant documents and a system with on-topic share p."""
+        d = self.d
+        m = np.zeros(d)
+        m[0] = self.offset
+        on = (self.tau ** 2 + self.sigma ** 2)
+        off = (self.pull ** 2 * self.tau ** 2 + self.sigma_off ** 2)
+        rel = GaussianStats(np.zeros(d), on * np.eye(d), 0)
+        ret = GaussianStats((1 - p) * m, (p * on + (1 - p) * off) * np.eye(d) + p * (1 - p) * np.outer(m, m), 0)
+        return frechet_distance_from_stats(rel, ret)
+
+    def draw(self, n_queries: int, rng: np.random.Generator):
+        """One query set: (relevant, retrieved by A, retrieved by B) as :class:`QueryStats`, and the shift."""
+        d, k = self.d, self.k
+        centres = rng.normal(scale=self.tau, size=(n_queries, d))
+        n_rel = 1 + rng.poisson(self.mean_relevant, size=n_queries)
+        q_rel = np.repeat(np.arange(n_queries), n_rel)
+        rel = centres[q_rel] + rng.normal(scale=self.sigma, size=(len(q_rel), d))
+        m = np.zeros(d)
+        m[0] = self.offset
+        q_ret = np.repeat(np.arange(n_queries), k)
+        sides = []
+        for p in (self.p_a, self.p_b):
+            on = rng.random(len(q_ret)) < p
+            x = np.where(on[:, None], centres[q_ret] + rng.normal(scale=self.sigma, size=(len(q_ret), d)),
+                         self.pull * centres[q_ret] + m + rng.normal(scale=self.sigma_off, size=(len(q_ret), d)))
+            sides.append(x)
+        shift = rel.mean(axis=0)
+        return (QueryStats(q_rel, rel, n_queries, shift), QueryStats(q_ret, sides[0], n_queries, shift),
+                QueryStats(q_ret, sides[1], n_queries, shift), shift)
+
+
+def _fds(rel, ret, weights, shift) -> np.ndarray:
+    return weighted_fds(rel, weights, [ret], [weights], shift)
+
+
+def expected_fd(world: World, n_queries: int, n_reference: int, seed: int) -> Dict[str, float]:
+    """E[FD̂ₙ] of A and B and E[ΔFD̂ₙ] from ``n_reference`` independent sets of ``n_queries`` queries."""
+    rng = np.random.default_rng([seed, n_queries, 1])
+    values = np.empty((n_reference, 2))
+    ones = np.ones((1, n_queries))
+    for i in range(n_reference):
+        rel, ret_a, ret_b, shift = world.draw(n_queries, rng)
+        values[i] = _fds(rel, ret_a, ones, shift)[0], _fds(rel, ret_b, ones, shift)[0]
+    return {'A': float(values[:, 0].mean()), 'delta': float((values[:, 0] - values[:, 1]).mean()),
+            'A_se': float(values[:, 0].std(ddof=1) / np.sqrt(n_reference))}
+
+
+def _mean(values) -> float:
+    """Mean of the finite values (NaN: an undefined interval), NaN if there are none."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    return float(values.mean()) if len(values) else float('nan')
+
+
+def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200, n_samples: int = 500,
+             ci: float = 0.95, n_reference: int = 2000, seed: int = 0, verbose: bool = True) -> pd.DataFrame:
+    """Coverage of every interval method for single-system FD and paired ΔFD, against both estimands.
+
+    Returns one row per (n_queries, statistic, method, estimand): ``coverage`` (share of trials whose interval
+    contains the true value), ``width`` (mean), ``contains_estimate`` (share whose interval contains the point
+    estimate printed beside it: FD̂, or the bias-corrected estimate for basic (2θ̂ − mean(θ*)) and jackknife_bc),
+    ``undefined`` (share of trials where the method gives no interval, e.g. BCa with every resample above FD̂),
+    and the truth itself (``true_value``)."""
+    rows: List[dict] = []
+    for n in n_queries:
+        truth = {('FD', 'population'): world.population_fd(world.p_a),
+                 ('ΔFD', 'population'): world.population_fd(world.p_a) - world.population_fd(world.p_b)}
+        expected = expected_fd(world, n, n_reference, seed)
+        truth[('FD', f'E[FD] at {n} queries')] = expected['A']
+        truth[('ΔFD', f'E[ΔFD] at {n} queries')] = expected['delta']
+        hits = {(stat, method, est): [] for stat, est in truth for method in METHODS}
+        widths = {(stat, method): [] for stat in ('FD', 'ΔFD') for method in METHODS}
+        contains = {(stat, method): [] for stat in ('FD', 'ΔFD') for method in METHODS}
+        rng = np.random.default_rng([seed, n, 2])
+        ones = np.ones((1, n))
+        jack_w = 1.0 - np.eye(n)
+        for _ in pt.tqdm(range(n_trials), desc=f'calibration, {n} queries', unit='trial', disable=not verbose):
+            rel, ret_a, ret_b, shift = world.draw(n, rng)
+            counts = np.zeros((n_samples, n))
+            draws = rng.integers(0, n, size=(n_samples, n))
+            np.add.at(counts, (np.arange(n_samples)[:, None], draws), 1)
+            est_a, est_b = _fds(rel, ret_a, ones, shift)[0], _fds(rel, ret_b, ones, shift)[0]
+            boot_a, boot_b = _fds(rel, ret_a, counts, shift), _fds(rel, ret_b, counts, shift)
+            jack_a, jack_b = _fds(rel, ret_a, jack_w, shift), _fds(rel, ret_b, jack_w, shift)
+            for stat, est, boot, jack in (('FD', est_a, boot_a, jack_a), ('ΔFD', est_a - est_b, boot_a - boot_b, jack_a - jack_b)):
+                for method in METHODS:
+                    low, high = interval(method, est, boot, ci, jackknife=jack)
+                    printed = (bias_corrected(est, boot) if method == 'basic' else
+                               jackknife_corrected(est, jack) if method == 'jackknife_bc' else est)
+                    widths[stat, method].append(high - low)
+                    contains[stat, method].append(low <= printed <= high if np.isfinite(low) else np.nan)
+                    for (s, est_name), value in truth.items():
+                        if s == stat:
+                            hits[stat, method, est_name].append(low <= value <= high if np.isfinite(low) else np.nan)
+        for (stat, method, est_name), h in hits.items():
+            h = np.asarray(h, dtype=np.float64)
+            rows.append({'n_queries': n, 'statistic': stat, 'method': method, 'estimand': est_name,
+                         'true_value': truth[stat, est_name], 'coverage': _mean(h), 'width': _mean(widths[stat, method]),
+                         'contains_estimate': _mean(contains[stat, method]),
+                         'undefined': float(np.mean(~np.isfinite(h))), 'trials': n_trials, 'samples': n_samples})
+    return pd.DataFrame(rows)
+
+
+__all__ = ['World', 'coverage', 'expected_fd', 'replace']

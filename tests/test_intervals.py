@@ -1,0 +1,89 @@
+"""Bootstrap interval methods (core/intervals.py) against closed forms, and their calibration (analyses/calibration.py)."""
+import numpy as np
+import pytest
+import scipy.stats
+
+from pyterrier_frechet.core.intervals import bias_corrected, interval
+
+
+def test_percentile_shifted_and_basic_against_hand_computation():
+    samples = np.arange(1.0, 102.0)  # 1..101: the 2.5% and 97.5% quantiles are 3.5 and 98.5 (linear interpolation)
+    assert interval('percentile', 10.0, samples, 0.95) == pytest.approx((3.5, 98.5))
+    # basic reflects the quantiles about the estimate: 2·10 − 98.5, 2·10 − 3.5
+    assert interval('basic', 10.0, samples, 0.95) == pytest.approx((-78.5, 16.5))
+    # shifted moves the percentile interval by the bootstrap bias mean(θ*) − θ̂ = 51 − 10
+    assert interval('shifted', 10.0, samples, 0.95) == pytest.approx((3.5 - 41, 98.5 - 41))
+    assert bias_corrected(10.0, samples) == pytest.approx(2 * 10 - 51)
+    assert interval('percentile', 1.0, [np.nan, np.inf], 0.95) == (pytest.approx(np.nan, nan_ok=True),) * 2
+
+
+def test_bca_equals_scipy_bootstrap_bca():
+    # scipy.stats.bootstrap's BCa on the mean of 30 values, with the same resamples: the same interval
+    rng = np.random.default_rng(5)
+    data = rng.exponential(size=30)
+    res = scipy.stats.bootstrap((data,), np.mean, n_resamples=2000, method='BCa', random_state=np.random.default_rng(1),
+                                confidence_level=0.9)
+    boot = res.bootstrap_distribution
+    jack = np.array([np.delete(data, i).mean() for i in range(len(data))])
+    low, high = interval('bca', data.mean(), boot, 0.9, jackknife=jack)
+    assert (low, high) == pytest.approx((res.confidence_interval.low, res.confidence_interval.high), rel=1e-3)
+
+
+def test_bca_is_undefined_when_every_resample_lies_on_one_side():
+    # FD on DL19: all 1000 resamples above the estimate, so z0 = Φ⁻¹(0) = −∞
+    assert all(np.isnan(interval('bca', 0.0, np.linspace(1, 2, 50), 0.95, jackknife=np.arange(5.0))))
+    with pytest.raises(ValueError, match='jackknife'):
+        interval('bca', 0.0, np.linspace(-1, 2, 50), 0.95)
+    with pytest.raises(ValueError, match='method must be one of'):
+        interval('student', 0.0, np.ones(3))
+
+
+def test_cli_offers_every_interval_method():
+    from pyterrier_frechet.cli import INTERVAL_METHODS
+    from pyterrier_frechet.core.intervals import METHODS
+    assert INTERVAL_METHODS == METHODS
+
+
+def test_bootstrap_jackknife_interval_equals_leave_one_query_out_by_hand(toy):
+    # the jackknife values of the weighted path equal FD recomputed through ir_measures without each query
+    import ir_measures
+    import pyterrier as pt
+    import pyterrier_frechet as pf
+    from conftest import DictEncoder
+    vectors, qrels, run = toy
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 3
+    res = pf.bootstrap({'a': run}, qrels, [m], n_samples=100, seed=0, interval='jackknife', verbose=False)
+    row = res.summary.iloc[0]
+    units = ['q1', 'q2']  # the queries with relevant documents (q3 has none, q4 is not judged)
+    full = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+    loo = []
+    for q in units:
+        keep_q, keep_r = qrels[qrels.qid != q], run[run.qid != q]
+        rel = np.stack([vectors[d] for d in keep_q[keep_q.label >= 1].docno])
+        top = keep_r.sort_values(['qid', 'score'], ascending=[True, False]).groupby('qid').head(3)
+        top = top[top.qid.isin(keep_q[keep_q.label >= 1].qid)]
+        loo.append(pf.frechet_distance(rel, np.stack([vectors[d] for d in top.docno])))
+    n = len(units)
+    se = np.sqrt((n - 1) / n * np.sum((np.array(loo) - np.mean(loo)) ** 2))
+    z = scipy.stats.norm.ppf(0.975)
+    assert row.value == pytest.approx(full, rel=1e-12) and row.estimate == row.value and row.interval == 'jackknife'
+    assert (row.low, row.high) == pytest.approx((full - z * se, full + z * se), rel=1e-9)
+    corrected = pf.bootstrap({'a': run}, qrels, [m], n_samples=100, seed=0, interval='jackknife_bc', verbose=False).summary.iloc[0]
+    assert corrected.estimate == pytest.approx(n * full - (n - 1) * np.mean(loo), rel=1e-9)
+
+
+def test_calibration_small_run_shows_which_intervals_cover():
+    # the seeded small version of `calibrate` (the README table is the full run): at 43 queries the percentile
+    # interval of FD never covers the population FD (FD's finite-sample bias puts every resample above it), the
+    # jackknife bias-corrected interval does; population FD has a closed form, checked against a large sample
+    from pyterrier_frechet.analyses.calibration import World, coverage, expected_fd
+    world = World(d=8)
+    table = coverage(world, n_queries=(43,), n_trials=40, n_samples=200, n_reference=200, seed=1, verbose=False)
+    cov = table.set_index(['statistic', 'method', 'estimand'])['coverage']
+    assert cov['FD', 'percentile', 'population'] <= 0.1
+    assert cov['FD', 'jackknife_bc', 'population'] >= 0.85
+    assert cov['ΔFD', 'percentile', 'population'] >= 0.85
+    assert table.set_index(['statistic', 'method', 'estimand'])['undefined']['FD', 'percentile', 'population'] == 0
+    # the closed-form population FD is what FD of very many queries converges to
+    big = expected_fd(world, 3000, 3, seed=2)['A']
+    assert big == pytest.approx(world.population_fd(world.p_a), rel=0.1)
