@@ -40,6 +40,7 @@ class BootstrapResult(NamedTuple):
     summary: pd.DataFrame  # one row per (system, measure): value, estimate, low, high, interval, mean, std, n_valid
     samples: Dict[str, Dict[str, np.ndarray]]  # system -> measure -> sample values
     queries: List[str]  # the query universe that was resampled
+    jackknife: Optional[Dict[str, Dict[str, np.ndarray]]] = None  # system -> measure -> leave-one-query-out values
 
 
 def draw_counts(n_queries: int, n_samples: int, seed: int) -> np.ndarray:
@@ -213,14 +214,14 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     qrels_ir = to_ir_measures(qrels)
     queries = sorted(qrels_ir[QID].unique())
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
-    rows, samples = [], {}
+    rows, samples, jackknives = [], {}, {}
     vec_cache: Dict = {}
     classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
     # the point estimates of every run, as every entry point computes them (the qrels prepared once)
     point = evaluate(runs, qrels, measures).set_index('name')
     for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         run_ir = to_ir_measures(run)
-        samples[name] = {}
+        samples[name], jackknives[name] = {}, {}
         full = point.loc[name]
         if classical:
             per_query = pd.DataFrame([(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(classical, qrels_ir, run_ir)],
@@ -243,8 +244,10 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                 if method in _NEEDS_JACKKNIFE:
                     jack = (per_q.sum() - per_q) / (len(queries) - 1)
             samples[name][column_label(m)] = values
+            if jack is not None:
+                jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack))
-    return BootstrapResult(pd.DataFrame(rows), samples, queries)
+    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives)
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -3,9 +3,10 @@
 FD is one number per query set, so pt.Experiment's per-query paired tests do not apply (see the README).
 Two tests that do, both seeded and built on the per-query statistics of :mod:`pyterrier_frechet.analyses.bootstrap`:
 
-- **paired bootstrap**: resample queries (the same draws for A and B), recompute FD_A − FD_B per sample;
-  report the percentile CI of the difference and a two-sided bootstrap p-value (twice the smaller share of
-  samples on either side of 0).
+- **paired bootstrap**: resample queries (the same draws for A and B), recompute FD_A − FD_B per sample for a
+  two-sided bootstrap p-value (:func:`bootstrap_p`); the CI of the difference is the jackknife interval over the
+  queries with relevant documents, which covers the population ΔFD where the percentile interval does not
+  (README "Calibration").
 - **randomisation test**: under the null hypothesis that A and B are exchangeable, swapping the two
   systems' retrieved sets for any subset of queries leaves the distribution of FD_A − FD_B unchanged.
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
@@ -26,7 +27,8 @@ from ..evaluation.frames import DOCNO, QID, to_ir_measures
 from ..evaluation.vector_sets import fd_sets
 from ..measures.base import GAUSSIAN, bootstrap_path, column_label, higher_is_better
 from ..vectors.sources import using_encoder
-from .bootstrap import _vectors_of, bootstrap, draw_counts, query_stats, weighted_fds
+from ..core.intervals import interval
+from .bootstrap import _jackknife_weights, _vectors_of, bootstrap, draw_counts, query_stats, weighted_fds
 
 
 class PairedResult(NamedTuple):
@@ -134,8 +136,12 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     boot = (weighted_fds(rel, counts, [ret_a, ret_b], [counts, np.zeros_like(counts)], shift)
             - weighted_fds(rel, counts, [ret_a, ret_b], [np.zeros_like(counts), counts], shift))
     boot = boot[np.isfinite(boot)]
-    alpha = (1 - ci) / 2
-    low, high = np.quantile(boot, [alpha, 1 - alpha])
+    # the CI: the jackknife interval of ΔFD over the queries with relevant documents (measured coverage, README)
+    weights = _jackknife_weights(rel.n > 0)
+    none = np.zeros_like(weights)
+    jack = (weighted_fds(rel, weights, [ret_a, ret_b], [weights, none], shift)
+            - weighted_fds(rel, weights, [ret_a, ret_b], [none, weights], shift))
+    low, high = interval('jackknife', diff, boot, ci, jackknife=jack)
     p_rand = _randomisation_p(ps, diff, n_permutations, seed)
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))
 
@@ -165,7 +171,8 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     per-query measure). With ``n_permutations > 0``, FD pairs also get the randomisation test of
     :func:`paired_test` (one pass per pair; slower).
 
-    Returns one row per (measure, a, b): values, difference a − b with its percentile CI, ``p_bootstrap``,
+    Returns one row per (measure, a, b): values, difference a − b with its CI (``interval``: ``jackknife`` for FD —
+    the percentile interval of ΔFD under-covers at 43 queries, README "Calibration" — else ``percentile``), ``p_bootstrap``,
     ``p_holm``, optionally ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system
     (orientation-aware) where the Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
     :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the
@@ -190,18 +197,24 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
     if boot is None:
         boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose)
     values = boot.summary.set_index(['name', 'measure'])['value']
-    lo, hi = (1 - ci) / 2, 1 - (1 - ci) / 2
     frames = []
     for m in measures:
         col = column_label(m)
         rows = []
         for a, b in pairs:
             diffs = boot.samples[a][col] - boot.samples[b][col]
-            finite = diffs[np.isfinite(diffs)]
+            diff = float(values[a, col] - values[b, col])
+            jack = boot.jackknife or {}
+            if bootstrap_path(m) == GAUSSIAN and col in jack.get(a, {}) and col in jack.get(b, {}):
+                # FD's ΔFD: the jackknife interval, which covers the population ΔFD at 43 and 200 queries (the
+                # percentile interval does not at 43: README "Calibration")
+                method = 'jackknife'
+                low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col])
+            else:
+                method = 'percentile'
+                low, high = interval(method, diff, diffs, ci)
             rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
-                         'diff': float(values[a, col] - values[b, col]),
-                         'ci_low': float(np.quantile(finite, lo)) if len(finite) else np.nan,
-                         'ci_high': float(np.quantile(finite, hi)) if len(finite) else np.nan,
+                         'diff': diff, 'ci_low': low, 'ci_high': high, 'interval': method,
                          'p_bootstrap': bootstrap_p(diffs)})
         frame = pd.DataFrame(rows)
         frame['p_holm'] = holm(frame['p_bootstrap'])
