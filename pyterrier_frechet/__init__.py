@@ -25,6 +25,7 @@ FrechetProvider = HistogramProvider = SetMeasureProvider
 _LAZY = {
     'frechet_distance': ('core.frechet', 'frechet_distance'),
     'frechet_distance_from_stats': ('core.frechet', 'frechet_distance_from_stats'),
+    'frechet_distance_weighted': ('core.frechet', 'frechet_distance_weighted'),
     'frechet_distance_reduced': ('core.frechet', 'frechet_distance_reduced'),
     'gaussian_stats': ('core.frechet', 'gaussian_stats'),
     'GaussianStats': ('core.frechet', 'GaussianStats'),

@@ -11,22 +11,26 @@ import pytest
 SHARED = Path(__file__).resolve().parents[1].parent / 'shared'
 
 
-def reference_fd(x, y, dps=30):
+def reference_fd(x, y, dps=30, x_weights=None, y_weights=None):
     """FD from first principles in 30-digit arithmetic (mpmath), independent of the package: means,
     unbiased covariances, Σ₁^½ by a symmetric eigendecomposition, eigenvalues of Σ₁^½Σ₂Σ₁^½.
-    Exact to double precision even for singular covariances; for small sets (d ≲ 20)."""
+    Exact to double precision even for singular covariances; for small sets (d ≲ 20). With weights: the weighted
+    mean and the covariance of ``numpy.cov(aweights=w)``, Σwᵢ(xᵢ−μ)(xᵢ−μ)ᵀ / (V₁ − V₂/V₁)."""
     with mpmath.workdps(dps):
-        def stats(a):
+        def stats(a, w):
             a = mpmath.matrix(np.asarray(a, dtype=np.float64).tolist())
             n, d = a.rows, a.cols
-            mu = [mpmath.fsum(a[i, j] for i in range(n)) / n for j in range(d)]
+            w = [mpmath.mpf(1)] * n if w is None else [mpmath.mpf(float(v)) for v in w]
+            v1, v2 = mpmath.fsum(w), mpmath.fsum(v * v for v in w)
+            mu = [mpmath.fsum(w[i] * a[i, j] for i in range(n)) / v1 for j in range(d)]
             cov = mpmath.matrix(d, d)
             for j in range(d):
                 for k in range(j, d):
-                    cov[j, k] = cov[k, j] = mpmath.fsum((a[i, j] - mu[j]) * (a[i, k] - mu[k]) for i in range(n)) / (n - 1)
+                    cov[j, k] = cov[k, j] = (mpmath.fsum(w[i] * (a[i, j] - mu[j]) * (a[i, k] - mu[k]) for i in range(n))
+                                             / (v1 - v2 / v1))
             return mu, cov
-        mu1, s1 = stats(x)
-        mu2, s2 = stats(y)
+        mu1, s1 = stats(x, x_weights)
+        mu2, s2 = stats(y, y_weights)
         evals, evecs = mpmath.eigsy(s1)
         root = evecs * mpmath.diag([mpmath.sqrt(max(e, 0)) for e in evals]) * evecs.T
         inner = root * s2 * root

@@ -25,7 +25,7 @@ import pyterrier as pt
 
 from ..core import intervals
 from ..core.histogram import Histograms
-from ..core.weighted import QueryStats, weighted_fds as _weighted_fds_numpy
+from ..core.weighted import QueryStats, per_query_weighted, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import DOCNO, QID, to_ir_measures
 from ..evaluation.histograms import query_histograms
@@ -124,6 +124,8 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
     shift = np.mean(all_vecs, axis=0)
     rel = query_stats(sets.relevant, vec_of, queries, shift)
     ret = query_stats(sets.retrieved, vec_of, queries, shift)
+    if measure.query_weighted():
+        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
         values = weighted_fds(rel, counts, [ret], [counts], shift, pbar, backend=backend, device=device)
     if not jackknife:

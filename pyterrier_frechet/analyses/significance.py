@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.weighted import QueryStats
+from ..core.weighted import QueryStats, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import DOCNO, QID, to_ir_measures
 from ..evaluation.vector_sets import fd_sets
@@ -65,6 +65,8 @@ def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     shift = np.mean(rel_vecs, axis=0)
     rel = query_stats(sets[0].relevant, vec_of, queries, shift)
     ret_a, ret_b = (query_stats(s.retrieved, vec_of, queries, shift) for s in sets)
+    if measure.query_weighted():
+        rel, ret_a, ret_b = (per_query_weighted(x) for x in (rel, ret_a, ret_b))
     return _PairStats(rel, ret_a, ret_b, shift, queries)
 
 

@@ -28,19 +28,25 @@ def default_device() -> str:
 
 
 def _weighted(parts, weights, upper, d):
-    """n (B), mean of the shifted vectors (B×d) and covariance (B×d×d) of each sample; invalid rows (n < 2)
-    get the identity, to be masked by the caller."""
+    """Valid mask, mean of the shifted vectors (B×d) and covariance (B×d×d) of each sample, by the rule of
+    :func:`pyterrier_frechet.core.weighted.gaussians` (per-query document weights, aweights' V₁ − V₂/V₁);
+    invalid rows (fewer than 2 vectors, no spread) get the identity, to be masked by the caller."""
     import torch
-    n = sum(w @ p[0] for p, w in zip(parts, weights))
-    s = sum(w @ p[1] for p, w in zip(parts, weights))
-    packed = sum(w @ p[2] for p, w in zip(parts, weights))
-    cov = packed.new_zeros((len(n), d, d))
+    count = sum(w @ p[0] for p, w in zip(parts, weights))
+    v1 = sum((w * p[3]) @ p[0] for p, w in zip(parts, weights))
+    v2 = sum(w @ (p[0] * p[3] ** 2) for p, w in zip(parts, weights))
+    s = sum((w * p[3]) @ p[1] for p, w in zip(parts, weights))
+    packed = sum((w * p[3]) @ p[2] for p, w in zip(parts, weights))
+    cov = packed.new_zeros((len(count), d, d))
     cov[:, upper[0], upper[1]] = packed
     cov[:, upper[1], upper[0]] = packed
-    valid = n >= 2
-    safe_n = torch.where(valid, n, torch.full_like(n, 2.0))
-    mean = s / safe_n[:, None]
-    cov = (cov - safe_n[:, None, None] * mean[:, :, None] * mean[:, None, :]) / (safe_n - 1)[:, None, None]
+    safe_v1 = torch.where(v1 > 0, v1, torch.ones_like(v1))
+    denom = v1 - v2 / safe_v1
+    valid = (count >= 2) & (v1 > 0) & (denom > 0)
+    safe_v1 = torch.where(valid, v1, torch.full_like(v1, 2.0))
+    denom = torch.where(valid, denom, torch.ones_like(denom))
+    mean = s / safe_v1[:, None]
+    cov = (cov - safe_v1[:, None, None] * mean[:, :, None] * mean[:, None, :]) / denom[:, None, None]
     eye = torch.eye(d, dtype=cov.dtype, device=cov.device)
     cov = torch.where(valid[:, None, None], cov, eye)
     return valid, mean, cov
@@ -81,7 +87,8 @@ def weighted_fds_torch(rel, rel_weights: np.ndarray, ret_parts: Sequence, ret_we
     upper = torch.triu_indices(d, d, device=device)  # row-major, the packing of QueryStats.p
 
     def to_device(part):
-        return tuple(torch.as_tensor(a, dtype=torch.float64, device=device) for a in (part.n, part.s, part.p))
+        return tuple(torch.as_tensor(a, dtype=torch.float64, device=device)
+                     for a in (part.n, part.s, part.p, part.doc_weight))
     rel_t = to_device(rel)
     ret_t = [to_device(p) for p in ret_parts]
     out = np.full(len(rel_weights), np.nan)

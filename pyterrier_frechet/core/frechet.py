@@ -52,6 +52,7 @@ __all__ = [
     'ReducedSet',
     'reduce_set',
     'frechet_distance_reduced',
+    'frechet_distance_weighted',
 ]
 
 Method = Literal['auto', 'cross', 'qr', 'gram']
@@ -287,6 +288,40 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     tr2 = float(np.einsum('ij,ij->', b.factor, b.factor)) / (b.n - 1)
     tr_sqrt = _nuclear_norm(a.factor @ b.factor.T) / np.sqrt((a.n - 1) * (b.n - 1))
     return _finish(float(diff @ diff), tr1, tr2, tr_sqrt)
+
+
+def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
+    """Mean and a factor F with FᵀF = the covariance ``numpy.cov(x.T, aweights=w)``, reduced to at most d rows."""
+    w = np.asarray(w, dtype=np.float64)
+    if w.shape != (x.shape[0],) or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f'{name}: weights must be {x.shape[0]} finite non-negative numbers, one per vector')
+    v1, v2 = float(w.sum()), float((w ** 2).sum())
+    if v1 <= 0 or v1 - v2 / v1 <= 0:
+        raise ValueError(f'{name}: the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
+    mean = w @ x / v1
+    factor = np.sqrt(w / (v1 - v2 / v1))[:, None] * (x - mean)
+    if factor.shape[0] > factor.shape[1]:
+        factor = np.linalg.qr(factor, mode='r')  # FᵀF unchanged, d rows
+    return mean, factor
+
+
+def frechet_distance_weighted(x, x_weights, y, y_weights) -> float:
+    """Fréchet distance between Gaussians fitted with per-vector weights: the mean Σwᵢxᵢ/Σwᵢ and the covariance
+    exactly as ``numpy.cov(x.T, aweights=w)`` — Σwᵢ(xᵢ−μ)(xᵢ−μ)ᵀ / (V₁ − V₂/V₁), V₁ = Σwᵢ, V₂ = Σwᵢ² — on each side.
+
+    The same exact route as :func:`frechet_distance` (no matrix square root): with Fᵢ = √(wᵢ/(V₁−V₂/V₁))·(xᵢ − μ),
+    Σ = FᵀF and Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁F₂ᵀ‖_*. Equal weights give :func:`frechet_distance` (V₁ − V₂/V₁ = n − 1
+    for unit weights). ``FD(weighting='query')`` uses it with weight 1/n_q for each of query q's n_q documents.
+    """
+    x, y = check_pair(x, y)
+    scale = _power_of_two_scale(x, y)
+    if scale != 1.0:
+        return frechet_distance_weighted(x / scale, x_weights, y / scale, y_weights) * scale * scale
+    mu1, f1 = _weighted_factor(x, x_weights, 'first set')
+    mu2, f2 = _weighted_factor(y, y_weights, 'second set')
+    diff = mu1 - mu2
+    tr1, tr2 = float(np.einsum('ij,ij->', f1, f1)), float(np.einsum('ij,ij->', f2, f2))
+    return _finish(float(diff @ diff), tr1, tr2, _nuclear_norm(f1 @ f2.T))
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:

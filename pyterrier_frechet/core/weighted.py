@@ -32,6 +32,7 @@ class QueryStats:
 
     def __init__(self, qidx: np.ndarray, x: np.ndarray, n_queries: int, shift: np.ndarray):
         d = len(shift)
+        self.doc_weight = np.ones(n_queries)  # each document of query q weighs doc_weight[q] (see per_query_weighted)
         upper = np.flatnonzero(np.triu(np.ones((d, d), dtype=bool)))  # packed positions in a flattened d×d
         self.n = np.zeros(n_queries)
         self.s = np.zeros((n_queries, d))
@@ -60,26 +61,39 @@ class QueryStats:
             self.p[block] = (padded.transpose(0, 2, 1) @ padded).reshape(len(padded), d * d)[:, upper]
 
 
+def per_query_weighted(stats: QueryStats) -> QueryStats:
+    """The same statistics with every query of total weight 1: each of query q's n_q documents weighs 1/n_q
+    (``FD(weighting='query')``). Shares the sums and cross-products (no copy)."""
+    out = QueryStats.__new__(QueryStats)
+    out.n, out.s, out.p = stats.n, stats.s, stats.p
+    out.doc_weight = np.divide(1.0, stats.n, out=np.zeros_like(stats.n), where=stats.n > 0)
+    return out
+
+
 def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> List[Optional[GaussianStats]]:
     """The Gaussian of each sample: per-query statistics of ``parts`` summed with per-query ``weights`` (one
     samples × queries matrix per part, so queries can be drawn from different systems); None where a sample
     has fewer than 2 vectors."""
     d = len(shift)
     upper = np.triu_indices(d)  # the packing of QueryStats.p (row-major upper triangle)
-    ns = sum(w @ part.n for part, w in zip(parts, weights))
-    sums = sum(w @ part.s for part, w in zip(parts, weights))
-    crosses = sum(w @ part.p for part, w in zip(parts, weights))  # one matrix product for a chunk of samples
+    # A query drawn w times contributes w copies of each of its documents, each of weight doc_weight (1, or 1/n_q):
+    # per query the weight u = w·doc_weight scales its sums; V₁ = Σ u n, V₂ = Σ w n doc_weight² (aweights' V₂).
+    counts = sum(w @ part.n for part, w in zip(parts, weights))
+    v1 = sum((w * part.doc_weight) @ part.n for part, w in zip(parts, weights))
+    v2 = sum(w @ (part.n * part.doc_weight ** 2) for part, w in zip(parts, weights))
+    sums = sum((w * part.doc_weight) @ part.s for part, w in zip(parts, weights))
+    crosses = sum((w * part.doc_weight) @ part.p for part, w in zip(parts, weights))  # one product per chunk
     out = []
-    for n, total, cross in zip(ns, sums, crosses):
-        if n < 2:
+    for n, a, b, total, cross in zip(counts, v1, v2, sums, crosses):
+        if n < 2 or a <= 0 or a - b / a <= 0:
             out.append(None)
             continue
-        mean_shifted = total / n
+        mean_shifted = total / a
         cov = np.empty((d, d))
         cov[upper] = cross
         cov.T[upper] = cross  # the packed upper triangle, mirrored
-        cov -= n * np.outer(mean_shifted, mean_shifted)
-        cov /= n - 1
+        cov -= a * np.outer(mean_shifted, mean_shifted)
+        cov /= a - b / a  # n − 1 for unit weights
         out.append(GaussianStats(mean_shifted + shift, cov, int(n)))
     return out
 

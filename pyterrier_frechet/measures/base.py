@@ -127,6 +127,15 @@ class VectorMeasure(SetMeasure):
         """Per-query values, for measures whose :meth:`is_set_valued` is False."""
         raise NotImplementedError(f'{type(self).__name__} does not define per_query_values()')
 
+    def query_weighted(self) -> bool:
+        """Whether every query has total weight 1 on each side (each of its n documents weighing 1/n) instead of
+        every document weight 1; such a measure implements :meth:`weighted_statistic`."""
+        return False
+
+    def weighted_statistic(self, relevant, relevant_weights, retrieved, retrieved_weights) -> float:
+        """The value with per-vector weights (for :meth:`query_weighted` measures)."""
+        raise NotImplementedError(f'{type(self).__name__} does not define weighted_statistic()')
+
 
 class HistogramMeasure(SetMeasure):
     """A measure over the score histograms of relevant and non-relevant judged documents. Name its core function

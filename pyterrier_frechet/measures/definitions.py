@@ -30,6 +30,12 @@ class _FD(VectorMeasure):
     jackknife bias-corrected FD, and ``pt.Experiment``'s paired t-test against a ``baseline`` on them is
     Tukey's jackknife test of the FD difference.
 
+    ``weighting='query'`` fits both Gaussians with per-document weights so that every query has total weight 1 on
+    each side — each of its n_q relevant documents weighs 1/n_q, each of its k_q retrieved documents 1/k_q — with
+    the weighted mean and covariance of ``numpy.cov(..., aweights=w)``. With the default ``'document'`` weighting the
+    relevant set weighs queries by their number of judgments (3 to 219 relevant per query on DL19) and the
+    retrieved set by k each, so the query mix, not only the system, moves FD.
+
     Relevant set: the documents judged ``>= rel`` of the queries in the qrels (optionally at most
     ``per_query`` of them per query, highest grade first, random within a grade, ``seed``).
     Retrieved set: the top ``cutoff`` documents (score descending, ties by docno descending as in
@@ -56,7 +62,23 @@ class _FD(VectorMeasure):
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '
                                'bias-corrected FD; pt.Experiment\'s baseline= t-test on them is the jackknife test)'),
+        'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',
+                               desc="'document': every document weighs 1 (the paper's FD); 'query': every query weighs 1 on "
+                                    'each side (its n relevant documents 1/n each, its k retrieved 1/k each)'),
     }
+
+    def validate_params(self):
+        super().validate_params()
+        if self['weighting'] == 'query' and self['jackknife']:
+            raise ValueError(f"{self}: jackknife=True is not available with weighting='query'; use the bootstrap's "
+                             "jackknife intervals (pf.bootstrap) instead")
+
+    def query_weighted(self) -> bool:
+        return self['weighting'] == 'query'
+
+    def weighted_statistic(self, relevant, relevant_weights, retrieved, retrieved_weights) -> float:
+        from ..core.frechet import frechet_distance_weighted
+        return frechet_distance_weighted(relevant, relevant_weights, retrieved, retrieved_weights)
 
     def is_set_valued(self) -> bool:
         return not self['jackknife']
