@@ -1,6 +1,6 @@
 """Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
 
-Importing the package registers the ``FD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO`` and ``HSA``
+Importing the package registers the ``FD``, ``CFD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO`` and ``HSA``
 measures and their provider with ir_measures, so ``pt.Experiment``, ``ir_measures.calc_aggregate`` and
 ``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
 analyses) is loaded when first used, so the import stays cheap.
@@ -13,7 +13,7 @@ import importlib
 
 __version__ = '0.1.0'
 
-from .measures import DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall  # noqa: E402
+from .measures import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall  # noqa: E402
 from .evaluation.provider import SetMeasureProvider, register as _register_provider  # noqa: E402
 
 _register_provider()
@@ -48,6 +48,8 @@ _LAZY = {
     'encoder_robustness': ('analyses.robustness', 'encoder_robustness'),
     'paired_test': ('analyses.significance', 'paired_test'),
     'compare_systems': ('analyses.significance', 'compare_systems'),
+    'shuffle_check': ('analyses.shuffle', 'shuffle_check'),
+    'rotate_rankings': ('analyses.shuffle', 'rotate_rankings'),
     'simulate_pools': ('analyses.pooling', 'simulate_pools'),
     'write_report': ('analyses.report', 'write_report'),
     # modules, as pf.plots.pareto(...), pf.runs.run_pipelines(...), ...
@@ -77,4 +79,4 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = ['FD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasureProvider', *_LAZY]
+__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasureProvider', *_LAZY]

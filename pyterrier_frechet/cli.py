@@ -182,6 +182,16 @@ def _dropped_notes(table: pd.DataFrame) -> List[str]:
             f'qrels for every run) and {ret} retrieved over all runs (columns {", ".join(NO_VECTOR_COLUMNS)}, per run)']
 
 
+def cmd_shuffle(args) -> int:
+    from .analyses.shuffle import shuffle_check
+    _check_writable_file(args.output, '--output')
+    data = load_data(args)
+    table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
+    _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
+                        'document); a measure that sees which query a ranking serves gets worse, FD does not move'])
+    return 0
+
+
 def cmd_calibrate(args) -> int:
     from .analyses.calibration import World, coverage
     _check_writable_file(args.output, '--output')
@@ -415,6 +425,12 @@ def build_parser() -> argparse.ArgumentParser:
     _seed_arg(ev)
     _output_args(ev)
     ev.set_defaults(func=cmd_eval)
+
+    sh = sub.add_parser('shuffle', help='the shuffle check: every metric on each run and on the run with its rankings '
+                                        'rotated across queries (does the metric see which query a ranking serves?)')
+    _data_args(sh)
+    _output_args(sh)
+    sh.set_defaults(func=cmd_shuffle)
 
     bs = sub.add_parser('bootstrap', help='bootstrap confidence intervals over queries (FD and any ir_measures measure)')
     _data_args(bs)

@@ -144,12 +144,6 @@ def measure_encoder(measure):
     return measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
 
 
-def per_query_weights(qids: np.ndarray) -> np.ndarray:
-    """1/n_q for each of the n_q vectors of query q: every query has total weight 1."""
-    _, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
-    return 1.0 / counts[inverse]
-
-
 def compute_vector_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame,
                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
     """The outcome of each vector measure in ``measures`` for ``run``, looking up each encoder's vectors once.
@@ -189,8 +183,8 @@ def compute_vector_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame,
                 # relevant documents. Qrels queries without any add no unit (they used to inflate n: S6).
                 units = sets.queries if universe is None else [q for q in sets.queries if q in set(universe)]
                 value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids, units)
-            elif measure.query_weighted():
-                value = measure.weighted_statistic(rel.vecs, per_query_weights(rel.qids), ret.vecs, per_query_weights(ret.qids))
+            elif measure.needs_query_ids():
+                value = measure.query_statistic(rel.vecs, rel.qids, ret.vecs, ret.qids)
             else:
                 relevant_key = key + (hashlib.sha1('\n'.join(sets.relevant[DOCNO]).encode()).hexdigest(),)
                 value = measure.statistic(rel.vecs, ret.vecs, relevant_key)

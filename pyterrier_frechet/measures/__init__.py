@@ -5,8 +5,8 @@ measures themselves. Importing this package registers them with ir_measures' par
 """
 from .base import (HistogramMeasure, SetMeasure, VectorMeasure, bootstrap_path, column_label, higher_is_better,
                    is_set_measure, is_vector_measure, register_measure)
-from .definitions import DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall
+from .definitions import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall
 
-__all__ = ['FD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasure', 'VectorMeasure',
+__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasure', 'VectorMeasure',
            'HistogramMeasure', 'register_measure', 'is_set_measure', 'is_vector_measure', 'bootstrap_path',
            'higher_is_better', 'column_label']

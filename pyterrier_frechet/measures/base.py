@@ -129,12 +129,17 @@ class VectorMeasure(SetMeasure):
 
     def query_weighted(self) -> bool:
         """Whether every query has total weight 1 on each side (each of its n documents weighing 1/n) instead of
-        every document weight 1; such a measure implements :meth:`weighted_statistic`."""
+        every document weight 1 — the bootstrap then re-weights per-query statistics accordingly."""
         return False
 
-    def weighted_statistic(self, relevant, relevant_weights, retrieved, retrieved_weights) -> float:
-        """The value with per-vector weights (for :meth:`query_weighted` measures)."""
-        raise NotImplementedError(f'{type(self).__name__} does not define weighted_statistic()')
+    def needs_query_ids(self) -> bool:
+        """Whether the value depends on which query each vector belongs to; such a measure implements
+        :meth:`query_statistic`, which is called instead of :meth:`statistic`."""
+        return self.query_weighted()
+
+    def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
+        """The value from the vectors and the query of each (for :meth:`needs_query_ids` measures)."""
+        raise NotImplementedError(f'{type(self).__name__} does not define query_statistic()')
 
 
 class HistogramMeasure(SetMeasure):

@@ -9,6 +9,7 @@ the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
 from typing import Dict, List, Optional
 
+import numpy as np
 from ir_measures.measures.base import ParamInfo
 
 from .base import GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
@@ -76,9 +77,9 @@ class _FD(VectorMeasure):
     def query_weighted(self) -> bool:
         return self['weighting'] == 'query'
 
-    def weighted_statistic(self, relevant, relevant_weights, retrieved, retrieved_weights) -> float:
+    def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
         from ..core.frechet import frechet_distance_weighted
-        return frechet_distance_weighted(relevant, relevant_weights, retrieved, retrieved_weights)
+        return frechet_distance_weighted(relevant, _per_query_weights(rel_qids), retrieved, _per_query_weights(ret_qids))
 
     def is_set_valued(self) -> bool:
         return not self['jackknife']
@@ -99,6 +100,46 @@ class _FD(VectorMeasure):
 
 
 FD = register_measure(_FD())
+
+
+def _per_query_weights(qids) -> np.ndarray:
+    """1/n_q for each of the n_q vectors of query q: every query has total weight 1."""
+    _, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
+    return 1.0 / counts[inverse]
+
+
+class _CFD(VectorMeasure):
+    """
+    Conditional Fréchet Distance given the query: compares each query's retrieved documents with *that query's*
+    relevant documents, where FD compares the pooled sets and cannot see which query a document serves (handing
+    every ranking to another query leaves FD unchanged). With per-query means m_q and the pooled within-query
+    covariances W of each side, CFD = (1/|Q|) Σ_q ‖m_q^rel − m_q^ret‖² + Tr(W_rel + W_ret − 2(W_rel^½ W_ret W_rel^½)^½),
+    over the queries with both relevant and retrieved vectors — the conditional Fréchet distance of Soloveitchik
+    et al. with the query identity as the condition (:mod:`pyterrier_frechet.core.conditional`). 0 when every
+    query's retrieved documents are distributed like its relevant ones; lower is better. The same two sets and
+    parameters as FD. No bootstrap fast path.
+
+    .. cite:: soloveitchik2021cfid
+       Michael Soloveitchik, Tzvi Diskin, Efrat Morin and Ami Wiesel. 2021. Conditional Frechet Inception
+       Distance. arXiv:2103.11521.
+    """
+    __name__ = 'CFD'
+    NAME = __name__
+    PRETTY_NAME = 'Conditional Fréchet Distance'
+    SHORT_DESC = ("Fréchet distance between each query's relevant and retrieved documents, given the query "
+                  '(lower is better).')
+    HIGHER_IS_BETTER = False
+    BOOTSTRAP = None
+
+    def needs_query_ids(self) -> bool:
+        return True
+
+    def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
+        from ..core.conditional import conditional_frechet_distance
+        return conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids)
+
+
+CFD = register_measure(_CFD())
 
 
 _HISTOGRAM_DOC = """

@@ -1,0 +1,48 @@
+"""The shuffle check: does a measure see which query a ranking serves?
+
+Every run is evaluated as it is and with its rankings rotated across queries — the ranking of the i-th query
+(in sorted order of the queries the run and the qrels share that have a relevant document) handed to the
+(i+1)-th, the last to the first. A measure that judges rankings per query (nDCG, CFD) must get worse; FD, which
+pools each side over the query set, does not move: the pooled retrieved set is the same documents.
+"""
+from typing import Dict
+
+import pandas as pd
+
+from ..evaluation.evaluate import evaluate, parse_measures
+from ..evaluation.frames import LABEL, QID, prepare_qrels, to_ir_measures
+from ..measures.base import column_label
+from ..vectors.sources import using_encoder
+
+
+def rotate_rankings(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
+    """``run`` with each ranking handed to the next query (see the module docstring); other queries unchanged."""
+    judged = prepare_qrels(to_ir_measures(qrels), 'shuffle_check')
+    with_relevant = set(judged.loc[judged[LABEL] > 0, QID])
+    qids = run['qid'].astype(str)
+    order = sorted(set(qids) & with_relevant)
+    if len(order) < 2:
+        raise ValueError(f'the shuffle check needs at least 2 queries with relevant documents in the run, got {len(order)}')
+    mapping = dict(zip(order, order[1:] + order[:1]))
+    return run.assign(qid=qids.map(lambda q: mapping.get(q, q)).to_numpy())
+
+
+def shuffle_check(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encoder=None) -> pd.DataFrame:
+    """Every measure on every run and on the run with its rankings rotated across queries.
+
+    Returns one row per (run, measure): ``value``, ``rotated`` and ``change`` (rotated − value)."""
+    measures = parse_measures(measures)
+    rotated = {name: rotate_rankings(run, qrels) for name, run in runs.items()}
+    with using_encoder(encoder):
+        before = evaluate(runs, qrels, measures).set_index('name')
+        after = evaluate(rotated, qrels, measures).set_index('name')
+    rows = []
+    for name in runs:
+        for m in measures:
+            col = column_label(m)
+            value, rot = float(before.loc[name, col]), float(after.loc[name, col])
+            rows.append({'name': name, 'measure': col, 'value': value, 'rotated': rot, 'change': rot - value})
+    return pd.DataFrame(rows)
+
+
+__all__ = ['rotate_rankings', 'shuffle_check']

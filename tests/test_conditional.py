@@ -1,0 +1,91 @@
+"""CFD: the conditional Fréchet distance given the query (issue 16, item 3), and the shuffle check."""
+import ir_measures
+import numpy as np
+import pandas as pd
+import pyterrier as pt
+import pytest
+import scipy.linalg
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.core.conditional import conditional_frechet_distance
+from conftest import DictEncoder
+from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
+
+
+def _reference(rel, rq, ret, tq):
+    """By hand: per-query means, pooled within-query covariances, Tr((W₁^½W₂W₁^½)^½) by eigh (full-rank data)."""
+    keep = sorted(set(rq) & set(tq))
+
+    def side(x, q):
+        x, q = x[np.isin(q, keep)], q[np.isin(q, keep)]
+        means = {k: x[q == k].mean(axis=0) for k in keep}
+        resid = np.stack([row - means[k] for row, k in zip(x, q)])
+        return means, resid.T @ resid / (len(x) - len(keep))
+    m1, w1 = side(rel, rq)
+    m2, w2 = side(ret, tq)
+    evals, evecs = scipy.linalg.eigh(w1)
+    root = (evecs * np.sqrt(evals)) @ evecs.T
+    inner = scipy.linalg.eigvalsh(root @ w2 @ root)
+    return float(np.mean([np.sum((m1[k] - m2[k]) ** 2) for k in keep]) + np.trace(w1) + np.trace(w2) - 2 * np.sqrt(inner).sum())
+
+
+def test_cfd_equals_the_hand_computation_and_sees_the_query():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(5, 3)) * 3
+    rq = np.repeat([f'q{i}' for i in range(5)], 8)
+    tq = np.repeat([f'q{i}' for i in range(5)], 10)
+    rel = centres[np.repeat(np.arange(5), 8)] + rng.normal(size=(40, 3))
+    ret = centres[np.repeat(np.arange(5), 10)] + rng.normal(size=(50, 3)) * 1.2
+    value = conditional_frechet_distance(rel, rq, ret, tq)
+    assert value == pytest.approx(_reference(rel, rq, ret, tq), rel=1e-10)
+    # every ranking handed to the next query: FD of the pooled sets is unchanged, CFD grows
+    rotated = np.roll(tq, 10)
+    assert pf.frechet_distance(rel, ret) == pf.frechet_distance(rel, ret)  # the pooled sets do not change
+    assert conditional_frechet_distance(rel, rq, ret, rotated) > value + 5
+    assert conditional_frechet_distance(rel, rq, ret, rotated) == pytest.approx(_reference(rel, rq, ret, rotated), rel=1e-10)
+    # each query's retrieved set equal to its relevant set: exactly 0
+    assert conditional_frechet_distance(rel, rq, rel, rq) == 0.0
+    # only queries on both sides count; a query missing on one side is left out of both
+    assert conditional_frechet_distance(rel, rq, ret[:40], tq[:40]) == pytest.approx(
+        _reference(rel, rq, ret[:40], tq[:40]), rel=1e-10)
+    with pytest.raises(ValueError, match='no query has both'):
+        conditional_frechet_distance(rel, rq, ret, np.array(['x'] * 50))
+
+
+def test_cfd_in_ir_measures_and_the_shuffle_check(toy):
+    vectors, qrels, run = toy
+    enc = DictEncoder(vectors)
+    m, fd = pf.CFD(encoder=enc) @ 5, pf.FD(encoder=enc) @ 5
+    value = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+    rel = qrels[qrels.label >= 1]
+    top = run.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False]).groupby('qid').head(5)  # trec_eval ties
+    top = top[top.qid.isin(rel.qid)]
+    stack = lambda docs: np.stack([vectors[d] for d in docs])
+    assert value == pytest.approx(conditional_frechet_distance(stack(rel.docno), rel.qid.to_numpy(), stack(top.docno),
+                                                               top.qid.to_numpy()), rel=1e-12)
+    table = pf.shuffle_check({'fwd': run}, qrels, [fd, m, ir_measures.nDCG @ 5])
+    row = table.set_index('measure')
+    assert list(table.columns) == ['name', 'measure', 'value', 'rotated', 'change']
+    # rotation over the queries with a relevant document (q1, q2; q3 has only a non-relevant judgment, q4 none):
+    # q1's ranking goes to q2 and back — compare with a direct evaluation of the rotated run
+    rotated = run.assign(qid=run.qid.map({'q1': 'q2', 'q2': 'q1'}).fillna(run.qid))
+    assert pf.rotate_rankings(run, qrels).equals(rotated)
+    expected = pf.evaluate({'r': rotated}, qrels, [fd, m, ir_measures.nDCG @ 5]).iloc[0]
+    for measure in (fd, m, ir_measures.nDCG @ 5):
+        assert row.loc[str(measure), 'rotated'] == pytest.approx(expected[str(measure)], rel=1e-12)
+    assert row.loc[str(m), 'rotated'] > row.loc[str(m), 'value'] + 5  # q1's documents sit far from q2's topic
+    assert row.loc['nDCG@5', 'rotated'] < row.loc['nDCG@5', 'value']
+    assert row.loc[str(fd), 'rotated'] == pytest.approx(row.loc[str(fd), 'value'], rel=1e-12)  # same pooled sets
+
+
+def test_shuffle_subcommand_equals_the_function(files, capsys):  # noqa: F811
+    from pyterrier_frechet.cli import main
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs')]
+    assert main(['shuffle', *data, '--metrics', 'FD@3', 'CFD@3', 'nDCG@3', '--format', 'csv', '--quiet']) == 0
+    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
+    runs = {n: pt.io.read_results(str(files / 'runs' / f'run.toy.{n}.txt')) for n in ('fwd', 'mid', 'rev')}
+    expected = pf.shuffle_check(runs, pt.io.read_qrels(str(files / 'qrels.txt')),
+                                [pf.FD(encoder=pf.VectorStore(str(files / 'vecs'))) @ 3,
+                                 pf.CFD(encoder=pf.VectorStore(str(files / 'vecs'))) @ 3, ir_measures.nDCG @ 3])
+    np.testing.assert_allclose(table[['value', 'rotated']].to_numpy(float), expected[['value', 'rotated']].to_numpy(float),
+                               rtol=1e-6)
