@@ -193,11 +193,15 @@ def cmd_shuffle(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from .analyses.calibration import World, coverage
+    from .analyses.calibration import World, coverage, tau_coverage
     _check_writable_file(args.output, '--output')
     world = World(d=args.dim)
-    table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
-                     n_reference=args.reference, seed=args.seed, verbose=not args.quiet)
+    if args.statistic == 'tau':
+        table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
+                             seed=args.seed, verbose=not args.quiet)
+    else:
+        table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
+                         n_reference=args.reference, seed=args.seed, verbose=not args.quiet)
     _emit(args, table, [f'{args.trials} simulated query sets per size, {args.samples} bootstrap samples each, '
                         f'{args.ci:.0%} intervals, seed {args.seed}; {world}'])
     return 0
@@ -451,6 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help='query sets that estimate E[FD] at each size (default 2000)')
     ca.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
     ca.add_argument('--dim', type=_positive_int, default=32, help='dimension of the simulated vectors (default 32)')
+    ca.add_argument('--statistic', choices=['fd', 'tau'], default='fd',
+                    help="fd: FD and paired ΔFD intervals (default); tau: the interval of Kendall τ between FD and a "
+                         'per-query precision across 8 systems')
     ca.add_argument('--quiet', action='store_true', help='no progress bars')
     _seed_arg(ca)
     _output_args(ca)

@@ -87,3 +87,31 @@ def test_calibration_small_run_shows_which_intervals_cover():
     # the closed-form population FD is what FD of very many queries converges to
     big = expected_fd(world, 3000, 3, seed=2)['A']
     assert big == pytest.approx(world.population_fd(world.p_a), rel=0.1)
+
+
+def test_tau_intervals_equal_a_hand_computation_over_the_bootstrap_samples(toy):
+    import pyterrier_frechet as pf
+    from ir_measures import nDCG
+    from pyterrier_frechet.analyses.correlation import tau_intervals
+    from conftest import DictEncoder
+    vectors, qrels, run = toy
+    rng = np.random.default_rng(0)
+    runs = {f's{i}': run.assign(score=run.score + rng.normal(scale=3, size=len(run))) for i in range(4)}
+    fd = pf.FD(encoder=DictEncoder(vectors)) @ 3
+    boot = pf.bootstrap(runs, qrels, [fd, nDCG @ 3], n_samples=60, seed=2, verbose=False)
+    row = tau_intervals(boot, [fd, nDCG @ 3]).iloc[0]
+    names = list(runs)
+    point = boot.summary.set_index(['name', 'measure'])['value']
+    tau = scipy.stats.kendalltau([-point[n, str(fd)] for n in names], [point[n, 'nDCG@3'] for n in names]).statistic
+    taus = [scipy.stats.kendalltau([-boot.samples[n][str(fd)][b] for n in names],
+                                   [boot.samples[n]['nDCG@3'][b] for n in names]).statistic for b in range(60)]
+    taus = np.array(taus)[np.all([np.isfinite(boot.samples[n][str(fd)]) for n in names], axis=0)]
+    assert (row.a, row.b, row.n) == (str(fd), 'nDCG@3', 4) and row.kendall_tau == pytest.approx(tau)
+    assert (row.low, row.high) == pytest.approx(tuple(np.quantile(taus[np.isfinite(taus)], [0.025, 0.975])))
+
+
+def test_tau_calibration_small_run():
+    from pyterrier_frechet.analyses.calibration import World, tau_coverage
+    table = tau_coverage(World(d=8), n_queries=(43,), n_trials=15, n_samples=60, seed=1, verbose=False)
+    row = table.iloc[0]
+    assert 0.6 <= row.coverage <= 1.0 and 0 < row.width < 2

@@ -151,4 +151,68 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
     return pd.DataFrame(rows)
 
 
-__all__ = ['World', 'coverage', 'expected_fd', 'replace']
+__all__ = ['World', 'coverage', 'expected_fd', 'tau_coverage']
+
+
+def _population_fd(world: World, p: float, offset: float) -> float:
+    return replace(world, offset=offset).population_fd(p)
+
+
+def _draw_systems(world: World, systems: Sequence[tuple], n_queries: int, rng: np.random.Generator):
+    """One query set and several systems (p, offset) on it: the relevant QueryStats, each system's retrieved
+    QueryStats, each system's per-query share of on-topic documents (a per-query precision), and the shift."""
+    d, k = world.d, world.k
+    centres = rng.normal(scale=world.tau, size=(n_queries, d))
+    n_rel = 1 + rng.poisson(world.mean_relevant, size=n_queries)
+    q_rel = np.repeat(np.arange(n_queries), n_rel)
+    rel = centres[q_rel] + rng.normal(scale=world.sigma, size=(len(q_rel), d))
+    shift = rel.mean(axis=0)
+    q_ret = np.repeat(np.arange(n_queries), k)
+    stats, shares = [], []
+    for p, offset in systems:
+        m = np.zeros(d)
+        m[0] = offset
+        on = rng.random(len(q_ret)) < p
+        x = np.where(on[:, None], centres[q_ret] + rng.normal(scale=world.sigma, size=(len(q_ret), d)),
+                     world.pull * centres[q_ret] + m + rng.normal(scale=world.sigma_off, size=(len(q_ret), d)))
+        stats.append(QueryStats(q_ret, x, n_queries, shift))
+        shares.append(on.reshape(n_queries, k).mean(axis=1))
+    return QueryStats(q_rel, rel, n_queries, shift), stats, np.array(shares), shift
+
+
+def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_queries: Sequence[int] = (43, 200),
+                 n_trials: int = 200, n_samples: int = 500, ci: float = 0.95, seed: int = 0,
+                 verbose: bool = True) -> pd.DataFrame:
+    """Coverage of the percentile interval of Kendall τ between FD and a per-query precision across systems.
+
+    Each system is (p, offset): its share of on-topic retrieved documents and the shift of its off-topic ones, so
+    FD and precision order the systems alike but not identically. The population τ is computed from the closed
+    form population FDs and the p's; each trial bootstraps queries (the same draws for every system, as
+    :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap` does) and takes the percentile interval of τ*."""
+    import scipy.stats
+    if systems is None:  # 8 systems: precision and off-topic shift traded against each other
+        systems = [(0.55, 0.2), (0.58, 0.9), (0.61, 0.4), (0.64, 1.2), (0.67, 0.3), (0.70, 1.0), (0.73, 0.5), (0.76, 1.4)]
+    fd_pop = np.array([_population_fd(world, p, off) for p, off in systems])
+    prec_pop = np.array([p for p, _ in systems])
+    tau_pop = float(scipy.stats.kendalltau(-fd_pop, prec_pop).statistic)
+    rows = []
+    for n in n_queries:
+        rng = np.random.default_rng([seed, n, 3])
+        ones = np.ones((1, n))
+        hits, widths, estimates = [], [], []
+        for _ in pt.tqdm(range(n_trials), desc=f'tau calibration, {n} queries', unit='trial', disable=not verbose):
+            rel, rets, shares, shift = _draw_systems(world, systems, n, rng)
+            counts = np.zeros((n_samples, n))
+            np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n, size=(n_samples, n))), 1)
+            fd_hat = np.array([_fds(rel, ret, ones, shift)[0] for ret in rets])
+            fd_star = np.stack([_fds(rel, ret, counts, shift) for ret in rets])  # systems × samples
+            prec_hat, prec_star = shares.mean(axis=1), shares @ counts.T / n
+            estimates.append(scipy.stats.kendalltau(-fd_hat, prec_hat).statistic)
+            taus = np.array([scipy.stats.kendalltau(-fd_star[:, b], prec_star[:, b]).statistic for b in range(n_samples)])
+            low, high = interval('percentile', estimates[-1], taus, ci)
+            hits.append(low <= tau_pop <= high)
+            widths.append(high - low)
+        rows.append({'n_queries': n, 'statistic': 'Kendall τ(FD, precision)', 'method': 'percentile',
+                     'estimand': 'population τ', 'true_value': tau_pop, 'coverage': _mean(hits),
+                     'width': _mean(widths), 'mean_estimate': _mean(estimates), 'trials': n_trials, 'samples': n_samples})
+    return pd.DataFrame(rows)

@@ -85,3 +85,32 @@ def agreement_notes(table: pd.DataFrame, measures) -> List[str]:
     return [f'Kendall tau({row.a}, {row.b}) over {row.n} runs = {row.kendall_tau:.3f} (p = {row.kendall_p:.2g})'
             + (f'; {row.oriented} negated (lower is better), so positive tau means agreement' if row.oriented else '')
             for row in corr.itertuples()]
+
+
+def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
+    """Kendall τ-b of every set measure's column against the first other measure's column across the bootstrapped
+    systems, with the percentile interval of τ over the bootstrap samples (the same query draws for every system,
+    so each sample is one resampled query set evaluated for all systems). Oriented as :func:`correlations`.
+    Calibration: ``python -m pyterrier_frechet calibrate --statistic tau`` (README "Calibration")."""
+    from ..core.intervals import interval
+    set_ms = [m for m in measures if is_set_measure(m)]
+    ref_ms = [m for m in measures if not is_set_measure(m)]
+    systems = list(boot.samples)
+    if len(systems) < 3 or not set_ms or not ref_ms:
+        return pd.DataFrame(columns=['a', 'b', 'n', 'kendall_tau', 'low', 'high'])
+    ref = [column_label(ref_ms[0])]
+    values = boot.summary.set_index(['name', 'measure'])['value']
+    rows = []
+    for m in set_ms:
+        col = column_label(m)
+        sign = (1.0 if _measure_higher_is_better(m) else -1.0) * (1.0 if _measure_higher_is_better(ref_ms[0]) else -1.0)
+        x = np.array([values[s, col] for s in systems])
+        y = np.array([values[s, ref[0]] for s in systems])
+        tau = float(scipy.stats.kendalltau(sign * x, y).statistic)
+        xs = np.stack([boot.samples[s][col] for s in systems])
+        ys = np.stack([boot.samples[s][ref[0]] for s in systems])
+        taus = np.array([scipy.stats.kendalltau(sign * xs[:, b], ys[:, b]).statistic
+                         for b in range(xs.shape[1]) if np.isfinite(xs[:, b]).all() and np.isfinite(ys[:, b]).all()])
+        low, high = interval('percentile', tau, taus, ci)
+        rows.append({'a': col, 'b': ref[0], 'n': len(systems), 'kendall_tau': tau, 'low': low, 'high': high})
+    return pd.DataFrame(rows)

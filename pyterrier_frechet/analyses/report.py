@@ -13,7 +13,7 @@ from ..measures.base import column_label, higher_is_better, is_set_measure
 from ..vectors.sources import using_encoder
 from . import plots
 from .bootstrap import bootstrap, bootstrappable
-from .correlation import agreement_notes, correlations
+from .correlation import agreement_notes, correlations, tau_intervals
 from .robustness import sparsify, summarise
 from .significance import check_test_resolution, compare_systems
 
@@ -103,6 +103,13 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
               'the percentile interval of its resamples misses the full-set value (measured coverage: README, '
               '"Calibration"); `value` is the full-set FD. Other measures: percentile intervals around `value`.', '',
               _table(summary, out, 'bootstrap'), '']
+    taus = tau_intervals(boot, boot_measures, ci)
+    if len(taus):
+        lines += [f'Kendall τ across the runs with {ci:.0%} percentile intervals over the same bootstrap samples '
+                  '(lower-is-better measures negated; calibration: README "Calibration"):', '']
+        lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.low:.3f}, {row.high:.3f}]' for row in taus.itertuples()]
+        lines += ['']
+        taus.to_csv(out / 'tau_intervals.csv', index=False)
     for measure in summary['measure'].unique():
         name = f'bootstrap_{plots.slug(measure)}'
         plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
