@@ -151,8 +151,6 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
     return pd.DataFrame(rows)
 
 
-__all__ = ['World', 'coverage', 'expected_fd', 'tau_coverage']
-
 
 def _population_fd(world: World, p: float, offset: float) -> float:
     return replace(world, offset=offset).population_fd(p)
@@ -216,3 +214,6 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
                      'estimand': 'population τ', 'true_value': tau_pop, 'coverage': _mean(hits),
                      'width': _mean(widths), 'mean_estimate': _mean(estimates), 'trials': n_trials, 'samples': n_samples})
     return pd.DataFrame(rows)
+
+
+__all__ = ['World', 'coverage', 'expected_fd', 'tau_coverage']
