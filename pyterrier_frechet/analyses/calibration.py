@@ -151,7 +151,6 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
     return pd.DataFrame(rows)
 
 
-
 def _population_fd(world: World, p: float, offset: float) -> float:
     return replace(world, offset=offset).population_fd(p)
 
