@@ -200,7 +200,7 @@ def test_a_new_set_measure_works_in_experiment_eval_bootstrap_and_report(files, 
     assert main(['bootstrap', *data, '--metrics', 'MeanShiftToy@3', '--samples', '10']) == 2
     assert "no fast path for ['MeanShiftToy@3']" in capsys.readouterr().err
     # report: in the results and the correlations; left out of the bootstrap sections
-    assert main(['report', *data, '--metrics', 'MeanShiftToy@3', 'FD@3', 'nDCG@3', '--samples', '40', '--per-query', '1',
+    assert main(['report', *data, '--metrics', 'MeanShiftToy@3', 'FD@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
                  '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
     results = pd.read_csv(tmp_path / 'rep' / 'results.csv').set_index('name')
     assert results.loc['fwd', 'MeanShiftToy@3'] == pytest.approx(expected, rel=1e-5)
@@ -214,7 +214,7 @@ def test_a_new_set_measure_works_in_experiment_eval_bootstrap_and_report(files, 
 def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsys):  # noqa: F811
     # was: exit 2 ("no fast path for FD(jackknife=True...)") after writing part of the folder, while eval accepted it
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '40', '--per-query', '1',
+    assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
                  '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
     capsys.readouterr()
     assert main(['eval', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--format', 'csv']) == 0

@@ -153,8 +153,8 @@ def test_too_few_resamples_are_refused_before_the_work(files, capsys):  # noqa: 
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
     assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '5']) == 2
     err = capsys.readouterr().err
-    assert err.startswith('error: n_samples=5 (--samples)') and '2/(B+1) = 0.333' in err and 'at least 40' in err
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--permutations', '9']) == 2
+    assert err.startswith('error: n_samples=5 (--samples)') and '2/(B+1) = 0.333' in err and 'at least 120' in err  # 3 pairs
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '200', '--permutations', '9']) == 2
     assert 'n_permutations=9 (--permutations)' in capsys.readouterr().err
     assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep')]) == 2
     assert not (files / 'rep').exists()
@@ -279,3 +279,20 @@ def test_correlations_of_a_constant_column_say_why_instead_of_scipy_warnings():
                                                 "no correlation between P@10 and FD@10: ['P@10'] constant across the systems"]
     assert np.isnan(out.loc[('nDCG@10', 'P@10'), 'kendall_tau'])
     assert out.loc[('nDCG@10', 'FD@10'), 'kendall_tau'] == pytest.approx(1.0)  # FD negated: perfect agreement
+
+
+def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, capsys):  # noqa: F811
+    # compare over all 171 pairs of 19 DL19 runs with 1000 samples could never call a difference after Holm
+    # (171 · 2/1001 = 0.34 > 0.05) and said "nothing significant" — now refused before the work, naming the fix
+    from pyterrier_frechet.analyses.significance import check_test_resolution, n_comparisons
+    assert n_comparisons(19, False) == 171 and n_comparisons(19, True) == 18
+    with pytest.raises(ValueError, match=r'not below alpha/m = 0.05/171 = 0.000292 \(Holm, 171 comparisons\); '
+                                         r'use at least 6840 samples; or compare fewer pairs \(--baseline NAME'):
+        check_test_resolution(1000, 0.05, n_comparisons=171)
+    with pytest.warns(UserWarning, match='n_samples=999'):  # 18 comparisons at 999 samples: allowed, with a warning
+        check_test_resolution(999, 0.05, n_comparisons=18)
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
+    # 3 runs: 3 pairs need B ≥ 2·3/0.05 = 120; with a baseline, 2 comparisons need B ≥ 80
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100']) == 2
+    assert 'use at least 120 samples' in capsys.readouterr().err
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--baseline', 'fwd', '--format', 'csv']) == 0

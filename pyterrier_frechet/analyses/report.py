@@ -15,7 +15,7 @@ from . import plots
 from .bootstrap import bootstrap, bootstrappable
 from .correlation import agreement_notes, correlations, tau_intervals
 from .robustness import sparsify, summarise
-from .significance import check_test_resolution, compare_systems
+from .significance import check_test_resolution, compare_systems, n_comparisons
 
 
 def _table(df: pd.DataFrame, out: Path, name: str) -> str:
@@ -40,7 +40,8 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
     if len(runs) >= 2:
-        check_test_resolution(n_samples, 0.05)  # the paired comparisons call differences at α = 0.05
+        # the paired comparisons call differences at α = 0.05, Holm-corrected over their number
+        check_test_resolution(n_samples, 0.05, n_comparisons=n_comparisons(len(runs), baseline is not None))
     out = Path(out)
     parent = out.resolve().parent
     if not parent.is_dir() or not os.access(parent, os.W_OK):

@@ -99,20 +99,30 @@ def bootstrap_p(diffs: np.ndarray) -> float:
 FEW_SAMPLES = 1000
 
 
-def check_test_resolution(n_samples: int, alpha: float, n_permutations: int = 0) -> None:
-    """Refuse resample counts whose smallest attainable p-value is not below ``alpha`` (no difference could ever
-    be called), warn below :data:`FEW_SAMPLES`. Called before any work by :func:`compare_systems` and the report."""
+def n_comparisons(n_systems: int, with_baseline: bool) -> int:
+    """How many pairs :func:`compare_systems` tests per measure: each run against the baseline, or every pair."""
+    return n_systems - 1 if with_baseline else n_systems * (n_systems - 1) // 2
+
+
+def check_test_resolution(n_samples: int, alpha: float, n_permutations: int = 0, n_comparisons: int = 1) -> None:
+    """Refuse resample counts whose smallest attainable p-value cannot pass Holm's first step, α/m for m
+    comparisons (no difference could ever be called: compare over all 171 pairs of 19 runs with 1000 samples
+    reported "nothing significant" by construction, 171 · 2/1001 = 0.34); warn below :data:`FEW_SAMPLES`.
+    Called before any work by :func:`compare_systems` and the report."""
     if not 0 < alpha <= 1:
         raise ValueError(f'alpha must be in (0, 1], got {alpha}')
+    level = alpha / max(int(n_comparisons), 1)
+    what = f'alpha={alpha}' if n_comparisons <= 1 else f'alpha/m = {alpha}/{n_comparisons} = {level:.3g} (Holm, {n_comparisons} comparisons)'
+    fewer = '' if n_comparisons <= 1 else '; or compare fewer pairs (--baseline NAME: each run against one)'
     floor = 2 / (n_samples + 1)
-    if floor >= alpha:
+    if floor >= level:
         raise ValueError(f'n_samples={n_samples} (--samples): the smallest bootstrap p-value it can give is '
-                         f'2/(B+1) = {floor:.3g}, not below alpha={alpha}; use at least {int(np.ceil(2 / alpha))} '
-                         f'samples (1000 or more for p-values a paper can print)')
-    if n_permutations and 1 / (n_permutations + 1) >= alpha:
+                         f'2/(B+1) = {floor:.3g}, not below {what}; use at least {int(np.ceil(2 / level))} '
+                         f'samples{fewer}')
+    if n_permutations and 1 / (n_permutations + 1) >= level:
         raise ValueError(f'n_permutations={n_permutations} (--permutations): the smallest randomisation p-value it can '
-                         f'give is 1/(P+1) = {1 / (n_permutations + 1):.3g}, not below alpha={alpha}; use at least '
-                         f'{int(np.ceil(1 / alpha))} permutations (1000 or more for a paper)')
+                         f'give is 1/(P+1) = {1 / (n_permutations + 1):.3g}, not below {what}; use at least '
+                         f'{int(np.ceil(1 / level))} permutations{fewer}')
     few = [f'{name}={n}' for name, n in (('n_samples', n_samples), ('n_permutations', n_permutations))
            if 0 < n < FEW_SAMPLES]
     if few:
@@ -182,7 +192,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     """
     if boot is not None:  # its samples set B
         n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
-    check_test_resolution(n_samples, alpha, n_permutations)
+    check_test_resolution(n_samples, alpha, n_permutations, n_comparisons(len(runs), baseline is not None))
     with using_encoder(encoder):
         return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot)
 
