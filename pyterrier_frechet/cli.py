@@ -18,6 +18,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import pandas as pd
 
+from .core.intervals import METHODS
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
@@ -360,8 +361,6 @@ _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);
 #: the README's vocabulary table lists them.
-INTERVAL_METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_bc')  # core.intervals.METHODS
-
 HELP = {
     'seed': 'seed of every random draw this command makes (bootstrap draws, permutations, qrels balancing, pool '
             'draws); the same seed gives the same numbers (default 0)',
@@ -441,7 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     _samples_args(bs)
     _seed_arg(bs)
     bs.add_argument('--plot-dir', help='also write one figure per measure (PNG and PDF) here')
-    bs.add_argument('--interval', choices=INTERVAL_METHODS, default=None,
+    bs.add_argument('--interval', choices=METHODS, default=None,
                     help='interval method of every measure (default: per kind of measure, chosen by measured coverage; '
                          'see `calibrate`)')
     _output_args(bs)

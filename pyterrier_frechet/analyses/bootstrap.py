@@ -147,8 +147,7 @@ def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None) -> dict:
     valid = samples[np.isfinite(samples)]
     low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
-    estimate = (intervals.bias_corrected(value, samples) if method == 'basic' else
-                intervals.jackknife_corrected(value, jackknife) if method == 'jackknife_bc' else value)
+    estimate = intervals.printed_estimate(method, value, samples, jackknife)
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
             'interval': method, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
@@ -158,7 +157,6 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
 #: ``python -m pyterrier_frechet calibrate``): FD-like set statistics are biased on a finite query set, so their
 #: bootstrap is not centred on the estimate; per-query means are not.
 DEFAULT_INTERVAL = {GAUSSIAN: 'jackknife_bc', HISTOGRAM: 'percentile', PER_QUERY: 'percentile'}
-_NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_bc')
 
 
 def check_bootstrappable(measures) -> None:
@@ -235,15 +233,15 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             jack = None
             if path == GAUSSIAN:
                 values, jack = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device,
-                                           jackknife=method in _NEEDS_JACKKNIFE)
+                                           jackknife=method in intervals.NEEDS_JACKKNIFE)
             elif path == HISTOGRAM:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
-                if method in _NEEDS_JACKKNIFE:
+                if method in intervals.NEEDS_JACKKNIFE:
                     jack = _histogram_samples(m, qrels_ir, run_ir, queries, _jackknife_weights(np.ones(len(queries), bool)))
             else:
                 per_q = per_query[str(m)].to_numpy(dtype=np.float64)
                 values = counts @ per_q / len(queries)
-                if method in _NEEDS_JACKKNIFE:
+                if method in intervals.NEEDS_JACKKNIFE:
                     jack = (per_q.sum() - per_q) / (len(queries) - 1)
             samples[name][column_label(m)] = values
             if jack is not None:

@@ -29,7 +29,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
-from ..core.intervals import METHODS, bias_corrected, interval, jackknife_corrected
+from ..core.intervals import METHODS, interval, printed_estimate
 from ..core.weighted import QueryStats, weighted_fds
 
 
@@ -135,8 +135,7 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
             for stat, est, boot, jack in (('FD', est_a, boot_a, jack_a), ('ΔFD', est_a - est_b, boot_a - boot_b, jack_a - jack_b)):
                 for method in METHODS:
                     low, high = interval(method, est, boot, ci, jackknife=jack)
-                    printed = (bias_corrected(est, boot) if method == 'basic' else
-                               jackknife_corrected(est, jack) if method == 'jackknife_bc' else est)
+                    printed = printed_estimate(method, est, boot, jack)
                     widths[stat, method].append(high - low)
                     contains[stat, method].append(low <= printed <= high if np.isfinite(low) else np.nan)
                     for (s, est_name), value in truth.items():

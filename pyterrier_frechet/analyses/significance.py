@@ -213,10 +213,10 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
     for m in measures:
         col = column_label(m)
         rows = []
+        jack = boot.jackknife or {}
         for a, b in pairs:
             diffs = boot.samples[a][col] - boot.samples[b][col]
             diff = float(values[a, col] - values[b, col])
-            jack = boot.jackknife or {}
             if bootstrap_path(m) == GAUSSIAN and col in jack.get(a, {}) and col in jack.get(b, {}):
                 # FD's ΔFD: the jackknife interval, which covers the population ΔFD at 43 and 200 queries (the
                 # percentile interval does not at 43: README "Calibration")

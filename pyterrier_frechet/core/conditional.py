@@ -19,12 +19,12 @@ from typing import Tuple
 
 import numpy as np
 
-from .frechet import _finish, _nuclear_norm, check_pair
+from .frechet import at_most_d_rows, check_pair, fd_from_factors
 
 __all__ = ['conditional_frechet_distance']
 
 
-def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Per-query means of the kept queries (in ``keep`` order) and a factor F with FᵀF = the pooled
     within-query covariance (at most d rows)."""
     index = {q: i for i, q in enumerate(keep)}
@@ -38,10 +38,7 @@ def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarr
     if dof < 1:
         raise ValueError(f'the pooled within-query covariance needs more vectors than queries ({len(x)} vectors, '
                          f'{len(keep)} queries)')
-    factor = (x - means[rows]) / np.sqrt(dof)
-    if factor.shape[0] > factor.shape[1]:
-        factor = np.linalg.qr(factor, mode='r')
-    return means, factor, counts
+    return means, at_most_d_rows((x - means[rows]) / np.sqrt(dof))
 
 
 def conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids) -> float:
@@ -62,8 +59,6 @@ def conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids) -> flo
     keep = np.intersect1d(rel_qids, ret_qids)
     if len(keep) == 0:
         raise ValueError('no query has both relevant and retrieved vectors')
-    m_rel, f_rel, _ = _within(relevant, rel_qids, keep)
-    m_ret, f_ret, _ = _within(retrieved, ret_qids, keep)
-    mean_sq = float(np.mean(np.sum((m_rel - m_ret) ** 2, axis=1)))
-    tr1, tr2 = float(np.einsum('ij,ij->', f_rel, f_rel)), float(np.einsum('ij,ij->', f_ret, f_ret))
-    return _finish(mean_sq, tr1, tr2, _nuclear_norm(f_rel @ f_ret.T))
+    m_rel, f_rel = _within(relevant, rel_qids, keep)
+    m_ret, f_ret = _within(retrieved, ret_qids, keep)
+    return fd_from_factors(float(np.mean(np.sum((m_rel - m_ret) ** 2, axis=1))), f_rel, f_ret)

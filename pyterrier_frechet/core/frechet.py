@@ -290,6 +290,17 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     return _finish(float(diff @ diff), tr1, tr2, tr_sqrt)
 
 
+def at_most_d_rows(factor: np.ndarray) -> np.ndarray:
+    """A factor with the same FᵀF and at most d rows: the R of a QR decomposition when F has more rows than columns."""
+    return np.linalg.qr(factor, mode='r') if factor.shape[0] > factor.shape[1] else factor
+
+
+def fd_from_factors(mean_sq: float, f1: np.ndarray, f2: np.ndarray) -> float:
+    """FD from ‖μ₁−μ₂‖² and factors with Σᵢ = FᵢᵀFᵢ: Tr Σ₁ + Tr Σ₂ from the factors, Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁F₂ᵀ‖_*."""
+    tr1, tr2 = float(np.einsum('ij,ij->', f1, f1)), float(np.einsum('ij,ij->', f2, f2))
+    return _finish(mean_sq, tr1, tr2, _nuclear_norm(f1 @ f2.T))
+
+
 def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
     """Mean and a factor F with FᵀF = the covariance ``numpy.cov(x.T, aweights=w)``, reduced to at most d rows."""
     w = np.asarray(w, dtype=np.float64)
@@ -299,10 +310,7 @@ def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
     if v1 <= 0 or v1 - v2 / v1 <= 0:
         raise ValueError(f'{name}: the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
     mean = w @ x / v1
-    factor = np.sqrt(w / (v1 - v2 / v1))[:, None] * (x - mean)
-    if factor.shape[0] > factor.shape[1]:
-        factor = np.linalg.qr(factor, mode='r')  # FᵀF unchanged, d rows
-    return mean, factor
+    return mean, at_most_d_rows(np.sqrt(w / (v1 - v2 / v1))[:, None] * (x - mean))
 
 
 def frechet_distance_weighted(x, x_weights, y, y_weights) -> float:
@@ -320,8 +328,7 @@ def frechet_distance_weighted(x, x_weights, y, y_weights) -> float:
     mu1, f1 = _weighted_factor(x, x_weights, 'first set')
     mu2, f2 = _weighted_factor(y, y_weights, 'second set')
     diff = mu1 - mu2
-    tr1, tr2 = float(np.einsum('ij,ij->', f1, f1)), float(np.einsum('ij,ij->', f2, f2))
-    return _finish(float(diff @ diff), tr1, tr2, _nuclear_norm(f1 @ f2.T))
+    return fd_from_factors(float(diff @ diff), f1, f2)
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:
@@ -344,13 +351,12 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     ill-conditioned (≈ 1e-9 relative): prefer :func:`frechet_distance` on the vectors themselves,
     which is exact to ≈ 1e-12 in every case.
     """
-    mu1, cov1 = _check_stats(stats1, 'first')
-    mu2, cov2 = _check_stats(stats2, 'second')
+    mu1, cov1, s1 = _check_stats(stats1, 'first')
+    mu2, cov2, s2 = _check_stats(stats2, 'second')
     if mu1.shape != mu2.shape:
         raise ValueError(f'dimension mismatch: {mu1.shape[0]}-d vs {mu2.shape[0]}-d Gaussians')
     diff = mu1 - mu2
     # Tr((Σ₁^½Σ₂Σ₁^½)^½) = Tr((Σ₂^½Σ₁Σ₂^½)^½): whichever covariance is positive definite can be factored
-    s1, s2 = _scale(mu1, cov1), _scale(mu2, cov2)
     tr_sqrt = _trace_sqrt_cholesky(cov1, cov2, s1 * s2)
     if tr_sqrt is None:
         tr_sqrt = _trace_sqrt_cholesky(cov2, cov1, s1 * s2)
@@ -382,10 +388,11 @@ def _check_stats(stats: GaussianStats, name: str):
     if asym > _SYMMETRY_RTOL * float(np.abs(cov).max()):
         raise ValueError(f'{name} Gaussian: the covariance is not symmetric (max |Σ − Σᵀ| = {asym:.3g}); '
                          'a covariance matrix must be symmetric positive semi-definite')
-    if np.any(np.diag(cov) < -_PSD_RTOL * _scale(mu, cov)):
+    scale = _scale(mu, cov)
+    if np.any(np.diag(cov) < -_PSD_RTOL * scale):
         raise ValueError(f'{name} Gaussian: the covariance has negative variances on its diagonal; it is not '
                          'positive semi-definite')
-    return mu, cov
+    return mu, cov, scale
 
 
 def _scale(mu: np.ndarray, cov: np.ndarray) -> float:

@@ -33,9 +33,9 @@ simulates query populations with known values and reports each method's coverage
 from typing import Optional, Tuple
 
 import numpy as np
-import scipy.stats
 
 METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_bc')
+NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_bc')  # the methods that need the leave-one-query-out values
 
 
 def _finite(samples) -> np.ndarray:
@@ -55,10 +55,20 @@ def jackknife_corrected(estimate: float, jackknife) -> float:
     return float(len(jack) * estimate - (len(jack) - 1) * jack.mean()) if len(jack) else float('nan')
 
 
+def printed_estimate(method: str, estimate: float, samples, jackknife: Optional[np.ndarray] = None) -> float:
+    """The point a ``method`` interval is centred for, to print beside it: the bias-corrected estimate for
+    ``basic`` and ``jackknife_bc``, else the estimate itself."""
+    if method == 'basic':
+        return bias_corrected(estimate, samples)
+    if method == 'jackknife_bc':
+        return jackknife_corrected(estimate, jackknife)
+    return float(estimate)
+
+
 def interval(method: str, estimate: float, samples, ci: float = 0.95,
              jackknife: Optional[np.ndarray] = None) -> Tuple[float, float]:
-    """The ``method`` interval (``'percentile'``, ``'basic'`` or ``'bca'``) at level ``ci``; (NaN, NaN) when it is
-    undefined (no finite samples; for BCa, all samples on one side of the estimate or no jackknife spread)."""
+    """The ``method`` interval (one of :data:`METHODS`) at level ``ci``; (NaN, NaN) when it is undefined (no
+    finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread)."""
     if method not in METHODS:
         raise ValueError(f'interval method must be one of {METHODS}, got {method!r}')
     if not 0 < ci < 1:
@@ -84,6 +94,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         n = len(jack)
         se = float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
         centre = estimate if method == 'jackknife' else jackknife_corrected(estimate, jack)
+        import scipy.stats
         z = float(scipy.stats.norm.ppf(1 - alpha))
         low, high = centre - z * se, centre + z * se
     else:
@@ -96,6 +107,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
 
 def bca_levels(estimate: float, samples: np.ndarray, jackknife: Optional[np.ndarray], ci: float):
     """The two quantile levels of the BCa interval, or None where BCa is undefined."""
+    import scipy.stats
     if jackknife is None:
         raise ValueError('the BCa interval needs the jackknife (leave-one-query-out) values')
     jack = _finite(jackknife)

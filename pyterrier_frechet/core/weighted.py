@@ -61,6 +61,12 @@ class QueryStats:
             self.p[block] = (padded.transpose(0, 2, 1) @ padded).reshape(len(padded), d * d)[:, upper]
 
 
+def query_weights(qids) -> np.ndarray:
+    """1/n_q for each of the n_q vectors of query q (one query id per vector): every query has total weight 1."""
+    _, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
+    return 1.0 / counts[inverse]
+
+
 def per_query_weighted(stats: QueryStats) -> QueryStats:
     """The same statistics with every query of total weight 1: each of query q's n_q documents weighs 1/n_q
     (``FD(weighting='query')``). Shares the sums and cross-products (no copy)."""

@@ -108,7 +108,7 @@ def _bad_line(path: str, text: str, n_columns: int, layout: str, what: str):
     return None
 
 
-def _first_bad(path: str, frame: pd.DataFrame, bad: np.ndarray, text: str, message: str) -> str:
+def _first_bad(path: str, bad: np.ndarray, text: str, message: str) -> str:
     """``path:line: message: 'the line'`` for the first row flagged in ``bad``."""
     row = int(np.flatnonzero(bad)[0])
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.split()]
@@ -126,7 +126,7 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
     frame = _columns(path, text, _QRELS_COLUMNS, 'qrels')
     bad = ~frame['label'].str.fullmatch(r'[+-]?[0-9]{1,18}').to_numpy(dtype=bool)  # as trec_eval reads it: decimal digits
     if bad.any():
-        raise ValueError(_first_bad(path, frame, bad, text, 'the relevance label (4th column) must be an integer'))
+        raise ValueError(_first_bad(path, bad, text, 'the relevance label (4th column) must be an integer'))
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'label': frame['label'].astype(np.int64)})
 
 
@@ -140,9 +140,10 @@ def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
     score = pd.to_numeric(frame['score'], errors='coerce')
     bad = (rank.isna() | (rank.fillna(0) % 1 != 0) | score.isna()).to_numpy()
     if bad.any():
-        raise ValueError(_first_bad(path, frame, bad, text, 'rank (4th column) must be an integer and score (5th) a number'))
-    if not np.isfinite(score.to_numpy(dtype=np.float64)).all():
-        raise ValueError(_first_bad(path, frame, ~np.isfinite(score.to_numpy(dtype=np.float64)), text, 'the score is not finite'))
+        raise ValueError(_first_bad(path, bad, text, 'rank (4th column) must be an integer and score (5th) a number'))
+    finite = np.isfinite(score.to_numpy(dtype=np.float64))
+    if not finite.all():
+        raise ValueError(_first_bad(path, ~finite, text, 'the score is not finite'))
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'rank': rank.astype(np.int64),
                          'score': score.astype(np.float64), 'name': frame['tag']})
 

@@ -9,7 +9,6 @@ the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
 from typing import Dict, List, Optional
 
-import numpy as np
 from ir_measures.measures.base import ParamInfo
 
 from .base import GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
@@ -79,7 +78,8 @@ class _FD(VectorMeasure):
 
     def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
         from ..core.frechet import frechet_distance_weighted
-        return frechet_distance_weighted(relevant, _per_query_weights(rel_qids), retrieved, _per_query_weights(ret_qids))
+        from ..core.weighted import query_weights
+        return frechet_distance_weighted(relevant, query_weights(rel_qids), retrieved, query_weights(ret_qids))
 
     def is_set_valued(self) -> bool:
         return not self['jackknife']
@@ -100,12 +100,6 @@ class _FD(VectorMeasure):
 
 
 FD = register_measure(_FD())
-
-
-def _per_query_weights(qids) -> np.ndarray:
-    """1/n_q for each of the n_q vectors of query q: every query has total weight 1."""
-    _, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
-    return 1.0 / counts[inverse]
 
 
 class _CFD(VectorMeasure):
