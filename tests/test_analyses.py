@@ -111,10 +111,11 @@ def test_cli_report(files, tmp_path, capsys):
     assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', 'HSA(bins=3)', 'KID@3', 'KNNRecall(k=2)@3',
                  '--samples', '120', '--n', '1', '--seeds', '0', '--baseline', 'fwd', '--out', str(out)]) == 0
     text = (out / 'report.md').read_text()
-    for section in ('## Results', '## Correlations across systems', '## Bootstrap over queries', '## Paired comparisons',
-                    '## Sparsified judgments'):
+    for section in ('## Results', '## Correlations across systems', '## Bootstrap over queries', '## Discriminative power',
+                    '## Paired comparisons', '## Sparsified judgments'):
         assert section in text
-    for name in ('results', 'correlations', 'bootstrap', 'comparisons', 'comparisons_summary', 'sparsification'):
+    for name in ('results', 'correlations', 'bootstrap', 'discriminative_power', 'asl', 'comparisons',
+                 'comparisons_summary', 'sparsification'):
         assert (out / f'{name}.csv').exists()
     results = pd.read_csv(out / 'results.csv')
     assert {'HSA(bins=3)', 'KID@3', 'KNNRecall(k=2)@3'} <= set(results.columns)
@@ -124,5 +125,30 @@ def test_cli_report(files, tmp_path, capsys):
     assert 'Kendall tau(KID@3, nDCG@3) over 3 runs' in text  # set measures' tau against the first classical measure
     import re
     figures = re.findall(r'\(figures/([^)]+\.png)\)', text)
-    assert len(figures) == 4 + 4 and all((out / 'figures' / f).exists() and (out / 'figures' / f).with_suffix('.pdf').exists()
+    assert len(figures) == 4 + 5 and all((out / 'figures' / f).exists() and (out / 'figures' / f).with_suffix('.pdf').exists()
                                          for f in figures)
+
+
+def test_cli_agreement_prints_tau_tau_ap_and_discriminative_power(files, tmp_path):
+    """The `agreement` table: τ and τ_AP against the reference (the first per-query measure) equal tau_intervals' and
+    the separated pairs equal discriminative_power's, from the same bootstrap; refusals before the work."""
+    from pyterrier_frechet.analyses.correlation import tau_intervals
+    from pyterrier_frechet.analyses.discrimination import discriminative_power
+    out = tmp_path / 'agreement.csv'
+    plots = tmp_path / 'plots'
+    plots.mkdir()
+    args = [*_data(files), '--metrics', 'nDCG@3', 'FD@3', 'CFD@3', '--samples', '120', '--seed', '4', '--quiet']
+    assert main(['agreement', *args, '--format', 'csv', '--output', str(out), '--plot-dir', str(plots)]) == 0
+    table = pd.read_csv(out).set_index('measure')
+    assert list(table.index) == ['nDCG@3', 'FD@3', 'CFD@3'] and np.isnan(table.loc['nDCG@3', 'kendall_tau'])
+    assert (plots / 'asl.png').exists() and (plots / 'asl.pdf').exists()
+    data = pf.cli.load_data(pf.cli.build_parser().parse_args(['agreement', *args]))
+    boot = pf.bootstrap(data.runs, data.qrels, data.measures, n_samples=120, seed=4, verbose=False, encoder=data.encoder)
+    taus = tau_intervals(boot, data.measures).set_index('a')
+    power = discriminative_power(boot).summary.set_index('measure')
+    for m in ('FD@3', 'CFD@3'):
+        assert table.loc[m, ['kendall_tau', 'tau_low', 'tau_high', 'tau_ap']].tolist() == pytest.approx(
+            taus.loc[m, ['kendall_tau', 'tau_low', 'tau_high', 'tau_ap']].tolist())
+    assert table['separated'].tolist() == power.loc[['nDCG@3', 'FD@3', 'CFD@3'], 'separated'].tolist()
+    assert main(['agreement', *args[:-7], '--metrics', 'FD@3', '--samples', '120']) == 2  # no reference measure
+    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20']) == 2  # p ≥ 2/21 > 0.05

@@ -18,11 +18,12 @@ def test_draws_are_seeded_and_consistent():
     assert (draw_counts(5, 20, seed=3) == counts).all() and not (draw_counts(5, 20, seed=4) == counts).all()
 
 
-@pytest.mark.parametrize('measure', [pf.FD @ 3, pf.FD(urr=True) @ 3, pf.FD(rel=2) @ 5, nDCG @ 3, RR @ 3, pf.DO(bins=4)])
+@pytest.mark.parametrize('measure', [pf.FD @ 3, pf.FD(urr=True) @ 3, pf.FD(rel=2) @ 5, pf.FD(weighting='query') @ 3,
+                                     pf.CFD @ 3, nDCG @ 3, RR @ 3, pf.DO(bins=4)])
 def test_fast_bootstrap_equals_plain_loop(toy, measure):
     vectors, qrels, run = toy
     enc = DictEncoder(vectors)
-    m = measure(encoder=enc) if measure.NAME == 'FD' else measure
+    m = measure(encoder=enc) if measure.NAME in ('FD', 'CFD') else measure
     fast = bootstrap({'sys': run}, qrels, [m], n_samples=40, seed=7)
     naive = bootstrap_naive(run, qrels, m, n_samples=40, seed=7)
     got = fast.samples['sys'][str(m)]

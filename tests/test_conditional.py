@@ -89,3 +89,39 @@ def test_shuffle_subcommand_equals_the_function(files, capsys):  # noqa: F811
                                  pf.CFD(encoder=pf.VectorStore(str(files / 'vecs'))) @ 3, ir_measures.nDCG @ 3])
     np.testing.assert_allclose(table[['value', 'rotated']].to_numpy(float), expected[['value', 'rotated']].to_numpy(float),
                                rtol=1e-6)
+
+
+def test_reweighted_cfd_equals_the_hand_computation_on_renamed_copies():
+    """The bootstrap's path: a query drawn w times is w queries (renamed copies), checked against the by-hand CFD."""
+    from pyterrier_frechet.core.conditional import conditional_fds
+    from pyterrier_frechet.core.weighted import QueryStats
+    rng = np.random.default_rng(3)
+    d, nq = 4, 6
+    rq, tq = rng.integers(0, nq, 60), np.repeat(np.arange(nq), 5)
+    rel, ret = rng.normal(size=(60, d)), rng.normal(size=(30, d)) + 0.5
+    shift = rel.mean(axis=0)
+    rel_stats, ret_stats = QueryStats(rq, rel, nq, shift), QueryStats(tq, ret, nq, shift)
+    weights = np.array([[1, 1, 1, 1, 1, 1], [2, 0, 1, 3, 0, 0], [0, 0, 0, 0, 0, 0]], dtype=np.float64)
+    got = conditional_fds(rel_stats, ret_stats, weights)
+    for w, value in zip(weights[:2], got[:2]):
+        copies = [(q, k) for q in range(nq) for k in range(int(w[q]))]
+        r = np.vstack([rel[rq == q] for q, _ in copies])
+        r_ids = np.concatenate([[f'{q}#{k}'] * int((rq == q).sum()) for q, k in copies])
+        t = np.vstack([ret[tq == q] for q, _ in copies])
+        t_ids = np.concatenate([[f'{q}#{k}'] * int((tq == q).sum()) for q, k in copies])
+        assert value == pytest.approx(_reference(r, r_ids, t, t_ids), rel=1e-9)
+    assert np.isnan(got[2])  # no query drawn: no value
+
+
+def test_cfd_refuses_a_side_without_within_query_spread():
+    """One relevant document per query leaves no degree of freedom for the within-query covariance: a clear
+    refusal (and NaN in a bootstrap sample), never a number."""
+    from pyterrier_frechet.core.conditional import conditional_fds
+    from pyterrier_frechet.core.weighted import QueryStats
+    rng = np.random.default_rng(1)
+    rel, rq = rng.normal(size=(4, 3)), np.arange(4)
+    ret, tq = rng.normal(size=(12, 3)), np.repeat(np.arange(4), 3)
+    with pytest.raises(ValueError, match='more vectors than queries'):
+        conditional_frechet_distance(rel, rq, ret, tq)
+    shift = np.zeros(3)
+    assert np.isnan(conditional_fds(QueryStats(rq, rel, 4, shift), QueryStats(tq, ret, 4, shift), np.ones((1, 4)))).all()

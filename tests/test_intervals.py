@@ -109,7 +109,31 @@ def test_tau_intervals_equal_a_hand_computation_over_the_bootstrap_samples(toy):
                                    [boot.samples[n]['nDCG@3'][b] for n in names]).statistic for b in range(60)]
     taus = np.array(taus)[np.all([np.isfinite(boot.samples[n][str(fd)]) for n in names], axis=0)]
     assert (row.a, row.b, row.n) == (str(fd), 'nDCG@3', 4) and row.kendall_tau == pytest.approx(tau)
-    assert (row.low, row.high) == pytest.approx(tuple(np.quantile(taus[np.isfinite(taus)], [0.025, 0.975])))
+    assert (row.tau_low, row.tau_high) == pytest.approx(tuple(np.quantile(taus[np.isfinite(taus)], [0.025, 0.975])))
+    # τ_AP of FD's ranking against nDCG's, its interval likewise over the same samples
+    from pyterrier_frechet.analyses.correlation import tau_ap
+    aps = [tau_ap([-boot.samples[n][str(fd)][b] for n in names], [boot.samples[n]['nDCG@3'][b] for n in names])
+           for b in range(60)]
+    aps = np.array(aps)[np.all([np.isfinite(boot.samples[n][str(fd)]) for n in names], axis=0)]
+    assert row.tau_ap == pytest.approx(tau_ap([-point[n, str(fd)] for n in names], [point[n, 'nDCG@3'] for n in names]))
+    assert (row.tau_ap_low, row.tau_ap_high) == pytest.approx(tuple(np.quantile(aps, [0.025, 0.975])))
+
+
+def test_tau_ap_weights_errors_at_the_top():
+    """Yilmaz et al. 2008: one adjacent swap among 4 systems costs Kendall τ 1/3 wherever it is; τ_AP counts it more at
+    the top. By hand: swap of the first two: C = (0, 2, 3) → 2/3 · (0 + 1 + 1) − 1 = 1/3; swap of the last two:
+    C = (1, 2, 2) → 2/3 · (1 + 1 + 2/3) − 1 = 7/9."""
+    from pyterrier_frechet.analyses.correlation import tau_ap
+    x = [4, 3, 2, 1]
+    assert tau_ap(x, [3, 4, 2, 1]) == pytest.approx(1 / 3)
+    assert tau_ap(x, [4, 3, 1, 2]) == pytest.approx(7 / 9)
+    assert tau_ap(x, x) == 1.0 and tau_ap(x, x[::-1]) == -1.0
+    # a reference tie gets half credit: C = (½, 2, 3) → 2/3 · (½ + 1 + 1) − 1 = 2/3
+    assert tau_ap(x, [4, 4, 2, 1]) == pytest.approx(2 / 3)
+    # the mean over all rankings of 6 systems is 0 (random rankings)
+    import itertools
+    ref = np.arange(6, dtype=float)
+    assert np.mean([tau_ap(np.array(p, dtype=float), ref) for p in itertools.permutations(range(6))]) == pytest.approx(0, abs=1e-12)
 
 
 def test_tau_calibration_small_run():
@@ -117,3 +141,39 @@ def test_tau_calibration_small_run():
     table = tau_coverage(World(d=8), n_queries=(43,), n_trials=15, n_samples=60, seed=1, verbose=False)
     row = table.iloc[0]
     assert 0.6 <= row.coverage <= 1.0 and 0 < row.width < 2
+
+
+def test_population_values_of_the_variants_are_what_many_queries_converge_to():
+    """FD(weighting='query') has FD's population value in this world (a query's judgment count does not depend on its
+    topic); CFD's closed form (per-query mean gap, per-query estimation noise, within-query trace term) is what CFD
+    of 3000 queries converges to."""
+    from pyterrier_frechet.analyses.calibration import World, expected_fd
+    world = World(d=8)
+    for statistic in ('fd-query', 'cfd'):
+        big = expected_fd(world, 3000, 3, seed=2, statistic=statistic)
+        assert big['A'] == pytest.approx(world.population(statistic, world.p_a), rel=0.1)
+        assert big['delta'] == pytest.approx(world.population(statistic, world.p_a) - world.population(statistic, world.p_b),
+                                             rel=0.15)
+    with pytest.raises(ValueError, match='statistic must be one of'):
+        expected_fd(world, 10, 1, seed=0, statistic='fid')
+
+
+def test_cfd_calibration_small_run():
+    from pyterrier_frechet.analyses.calibration import World, coverage
+    table = coverage(World(d=8), n_queries=(43,), n_trials=30, n_samples=150, n_reference=100, seed=3, verbose=False,
+                     statistic='cfd')
+    cov = table.set_index(['statistic', 'method', 'estimand'])['coverage']
+    assert (table['measure'] == 'cfd').all()
+    assert cov['FD', 'jackknife_bc', 'population'] >= 0.8 and cov['ΔFD', 'jackknife', 'population'] >= 0.8
+
+
+def test_paired_bootstrap_test_level_and_power_small_run():
+    """Two copies of one system: the paired bootstrap test rejects at about α or less (binomial slack for 60
+    trials); two different systems: more often."""
+    from pyterrier_frechet.analyses.calibration import World, rejection_rates
+    table = rejection_rates(World(d=8), n_queries=(43,), n_trials=60, n_samples=200, seed=5, verbose=False)
+    rate = table.set_index(['hypothesis', 'measure'])['rejection_rate']
+    null = [h for h in table.hypothesis.unique() if h.startswith('null')][0]
+    alt = [h for h in table.hypothesis.unique() if h.startswith('alternative')][0]
+    assert rate[null, 'fd'] <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 60) and rate[null, 'precision'] <= 0.15
+    assert rate[alt, 'fd'] > rate[null, 'fd'] and rate[alt, 'precision'] > rate[null, 'precision']

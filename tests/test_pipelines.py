@@ -122,7 +122,8 @@ def test_four_pipelines_in_one_experiment(tiny, collection, tmp_path):
 
 
 def test_four_pipelines_example_script(tmp_path):
-    """examples/four_pipelines.py with local checkpoint paths (here: tiny random models) prints the table."""
+    """examples/four_pipelines.py with local checkpoint paths (here: tiny random models, for the plumbing; the trained
+    fallbacks are tested in test_models.py) prints the table, each row labelled with the checkpoint it used."""
     import subprocess
     import sys
     from pathlib import Path
@@ -134,8 +135,8 @@ def test_four_pipelines_example_script(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.splitlines()
     assert lines[0].split() == ['name', 'FD@1', 'FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10', 'mrt']
-    assert [line.split()[0] for line in lines[1:5]] == ['BM25', 'SPLADE', 'BM25', 'Dense']
-    assert 'stand-in' not in out.stdout  # the given paths were used
+    assert [line.split()[0] for line in lines[1:5]] == ['BM25', 'SPLADE', 'ColBERT', 'Dense']
+    assert '(splade)' in lines[2] and '(colbert)' in lines[3]  # the given paths were used
     assert 'documents it encoded in this run: 1400' in out.stdout
 
 

@@ -8,6 +8,8 @@ Each measure says how it is resampled (:func:`~pyterrier_frechet.measures.base.b
 
 - ``'gaussian'`` (FD): per-query counts, sums and cross-products re-weighted by the draws
   (:mod:`pyterrier_frechet.core.weighted`), so no vector is gathered again;
+- ``'conditional'`` (CFD): the same per-query statistics, as within-query scatter and per-query means
+  (:func:`pyterrier_frechet.core.conditional.conditional_fds`);
 - ``'histogram'`` (DO, HSA): per-query bin counts summed with the same weights, then the measure's statistic;
 - ``'per_query'`` (nDCG, RR, any measure of another package): per-query values averaged with the same counts;
 - ``None`` (FDInf, KID, k-NN, FD's jackknife): refused with a ValueError before any work.
@@ -24,13 +26,14 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
+from ..core.conditional import conditional_fds
 from ..core.histogram import Histograms
 from ..core.weighted import QueryStats, per_query_weighted, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import DOCNO, QID, to_ir_measures
 from ..evaluation.histograms import query_histograms
 from ..evaluation.vector_sets import fd_sets, measure_encoder
-from ..measures.base import GAUSSIAN, HISTOGRAM, PER_QUERY, bootstrap_path, column_label
+from ..measures.base import CONDITIONAL, GAUSSIAN, HISTOGRAM, PER_QUERY, VECTOR_PATHS, bootstrap_path, column_label
 from ..vectors.sources import encoder_key, lookup_vectors, using_encoder
 
 logger = logging.getLogger(__name__)
@@ -113,9 +116,9 @@ def _jackknife_weights(units: np.ndarray) -> np.ndarray:
     return weights
 
 
-def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True,
-                backend: str = 'numpy', device: Optional[str] = None, jackknife: bool = False):
-    """FD per bootstrap sample, and (with ``jackknife``) per left-out query with relevant documents."""
+def _vector_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True,
+                    backend: str = 'numpy', device: Optional[str] = None, jackknife: bool = False):
+    """FD (or CFD) per bootstrap sample, and (with ``jackknife``) per left-out query with relevant documents."""
     sets = fd_sets(measure, qrels_ir, run_ir)
     vec_of = _vectors_of(measure, sets, vec_cache)
     all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
@@ -126,12 +129,20 @@ def _fd_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, ver
     ret = query_stats(sets.retrieved, vec_of, queries, shift)
     if measure.query_weighted():
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
+    if bootstrap_path(measure) == CONDITIONAL:
+        if backend != 'numpy':
+            raise ValueError(f"{measure}: the conditional path has the numpy backend only; pass backend='numpy'")
+
+        def values_of(weights, pbar=None):
+            return conditional_fds(rel, ret, weights, pbar)
+    else:
+        def values_of(weights, pbar=None):
+            return weighted_fds(rel, weights, [ret], [weights], shift, pbar, backend=backend, device=device)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
-        values = weighted_fds(rel, counts, [ret], [counts], shift, pbar, backend=backend, device=device)
+        values = values_of(counts, pbar)
     if not jackknife:
         return values, None
-    weights = _jackknife_weights(pd.Index(queries).isin(sets.queries))
-    return values, weighted_fds(rel, weights, [ret], [weights], shift, backend=backend, device=device)
+    return values, values_of(_jackknife_weights(pd.Index(queries).isin(sets.queries)))
 
 
 def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
@@ -156,7 +167,7 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
 #: The interval each kind of measure is printed with, chosen by measured coverage (README "Calibration",
 #: ``python -m pyterrier_frechet calibrate``): FD-like set statistics are biased on a finite query set, so their
 #: bootstrap is not centred on the estimate; per-query means are not.
-DEFAULT_INTERVAL = {GAUSSIAN: 'jackknife_bc', HISTOGRAM: 'percentile', PER_QUERY: 'percentile'}
+DEFAULT_INTERVAL = {GAUSSIAN: 'jackknife_bc', CONDITIONAL: 'jackknife_bc', HISTOGRAM: 'percentile', PER_QUERY: 'percentile'}
 
 
 def check_bootstrappable(measures) -> None:
@@ -231,9 +242,9 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             path = bootstrap_path(m)
             method = interval or DEFAULT_INTERVAL[path]
             jack = None
-            if path == GAUSSIAN:
-                values, jack = _fd_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device,
-                                           jackknife=method in intervals.NEEDS_JACKKNIFE)
+            if path in VECTOR_PATHS:
+                values, jack = _vector_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device,
+                                               jackknife=method in intervals.NEEDS_JACKKNIFE)
             elif path == HISTOGRAM:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
                 if method in intervals.NEEDS_JACKKNIFE:

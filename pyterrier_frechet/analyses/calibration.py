@@ -6,12 +6,18 @@ TREC), and each system retrieves k documents per query, each on-topic (drawn lik
 probability p_s and otherwise off-topic: a·c_q + m + N(0, σ_off²I) (pulled towards the collection's centre and
 shifted by m). Two systems differ only in p_s.
 
-Two estimands, both known exactly or to Monte Carlo precision:
+The statistic is FD (``statistic='fd'``), FD with every query weighing 1 on each side (``'fd-query'``: the same
+population value, since a query's number of judgments does not depend on its topic) or CFD (``'cfd'``, the
+conditional FD given the query, :mod:`pyterrier_frechet.core.conditional`). Two estimands, both known exactly or
+to Monte Carlo precision:
 
 - **population FD**: the FD between the Gaussians of the relevant and the retrieved documents of the whole
   query population (infinitely many queries), in closed form: relevant mean 0, covariance (τ² + σ²)I; retrieved
   mean (1−p)m, covariance p(τ²+σ²)I + (1−p)(a²τ² + σ_off²)I + p(1−p)mmᵀ (a two-component mixture). Its paired
-  difference ΔFD between the two systems likewise.
+  difference ΔFD between the two systems likewise. For CFD (:meth:`World.population_cfd`): the limit over
+  infinitely many queries *at these per-query document counts* — a query's mean is estimated from its n_q
+  relevant and k retrieved documents, and that noise (dσ²/n_q + tr W_ret/k per query) is part of what CFD measures:
+  it does not shrink with more queries.
 - **FD at this query-set size**: E[FD̂ₙ], the expected FD of n random queries — FD is biased upwards on a
   finite sample (a covariance fitted to few vectors is too narrow in most directions); estimated from
   ``n_reference`` independent query sets.
@@ -19,7 +25,9 @@ Two estimands, both known exactly or to Monte Carlo precision:
 :func:`coverage` draws ``n_trials`` query sets of n queries, bootstraps each (the package's own weighted path,
 :mod:`pyterrier_frechet.core.weighted`, with B resamples and the jackknife for BCa) and counts how often each
 interval method (:mod:`pyterrier_frechet.core.intervals`) covers each estimand, how wide it is, and how often
-it contains the point estimate it is printed beside. Seeded: the same arguments give the same table.
+it contains the point estimate it is printed beside. :func:`rejection_rates` measures how often the paired bootstrap
+test (:func:`~pyterrier_frechet.analyses.significance.bootstrap_p`) rejects when the two systems are the same
+system (its level) and when they differ (its power). Seeded: the same arguments give the same table.
 """
 from dataclasses import dataclass, replace
 from typing import Dict, List, Sequence
@@ -28,9 +36,13 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from ..core.conditional import conditional_fds
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
 from ..core.intervals import METHODS, interval, printed_estimate
-from ..core.weighted import QueryStats, weighted_fds
+from ..core.weighted import QueryStats, per_query_weighted, weighted_fds
+
+#: The statistics :func:`coverage` and :func:`test_level` can calibrate.
+STATISTICS = ('fd', 'fd-query', 'cfd')
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,29 @@ class World:
         ret = GaussianStats((1 - p) * m, (p * on + (1 - p) * off) * np.eye(d) + p * (1 - p) * np.outer(m, m), 0)
         return frechet_distance_from_stats(rel, ret)
 
+    def _offset_vector(self) -> np.ndarray:
+        m = np.zeros(self.d)
+        m[0] = self.offset
+        return m
+
+    def population_cfd(self, p: float) -> float:
+        """CFD of infinitely many queries at these per-query document counts (see the module docstring): the
+        per-query mean gap (1−p)²((1−a)²τ²d + |m|²), the noise of each query's estimated means
+        dσ² E[1/(1+Poisson(λ))] + tr W_ret / k, and the trace term of the within-query covariances
+        W_rel = σ²I, W_ret = (pσ² + (1−p)σ_off²)I + p(1−p)((1−a)²τ²I + mmᵀ)."""
+        d, m, lam = self.d, self._offset_vector(), self.mean_relevant
+        w_rel = self.sigma ** 2 * np.eye(d)
+        w_ret = ((p * self.sigma ** 2 + (1 - p) * self.sigma_off ** 2) * np.eye(d)
+                 + p * (1 - p) * ((1 - self.pull) ** 2 * self.tau ** 2 * np.eye(d) + np.outer(m, m)))
+        gap = (1 - p) ** 2 * ((1 - self.pull) ** 2 * self.tau ** 2 * d + m @ m)
+        noise = d * self.sigma ** 2 * (1 - np.exp(-lam)) / lam + np.trace(w_ret) / self.k
+        trace = frechet_distance_from_stats(GaussianStats(np.zeros(d), w_rel, 0), GaussianStats(np.zeros(d), w_ret, 0))
+        return float(gap + noise + trace)
+
+    def population(self, statistic: str, p: float) -> float:
+        """The population value of ``statistic`` (:data:`STATISTICS`) for a system with on-topic share p."""
+        return self.population_cfd(p) if statistic == 'cfd' else self.population_fd(p)
+
     def draw(self, n_queries: int, rng: np.random.Generator):
         """One query set: (relevant, retrieved by A, retrieved by B) as :class:`QueryStats`, and the shift."""
         d, k = self.d, self.k
@@ -79,18 +114,26 @@ class World:
                 QueryStats(q_ret, sides[1], n_queries, shift), shift)
 
 
-def _fds(rel, ret, weights, shift) -> np.ndarray:
+def _fds(rel, ret, weights, shift, statistic: str = 'fd') -> np.ndarray:
+    """The statistic per row of per-query ``weights``, as the bootstrap computes it."""
+    if statistic not in STATISTICS:
+        raise ValueError(f'statistic must be one of {STATISTICS}, got {statistic!r}')
+    if statistic == 'cfd':
+        return conditional_fds(rel, ret, weights)
+    if statistic == 'fd-query':
+        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
     return weighted_fds(rel, weights, [ret], [weights], shift)
 
 
-def expected_fd(world: World, n_queries: int, n_reference: int, seed: int) -> Dict[str, float]:
-    """E[FD̂ₙ] of A and B and E[ΔFD̂ₙ] from ``n_reference`` independent sets of ``n_queries`` queries."""
+def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, statistic: str = 'fd') -> Dict[str, float]:
+    """E[FD̂ₙ] of A and B and E[ΔFD̂ₙ] from ``n_reference`` independent sets of ``n_queries`` queries (of
+    ``statistic``, :data:`STATISTICS`)."""
     rng = np.random.default_rng([seed, n_queries, 1])
     values = np.empty((n_reference, 2))
     ones = np.ones((1, n_queries))
     for i in range(n_reference):
         rel, ret_a, ret_b, shift = world.draw(n_queries, rng)
-        values[i] = _fds(rel, ret_a, ones, shift)[0], _fds(rel, ret_b, ones, shift)[0]
+        values[i] = _fds(rel, ret_a, ones, shift, statistic)[0], _fds(rel, ret_b, ones, shift, statistic)[0]
     return {'A': float(values[:, 0].mean()), 'delta': float((values[:, 0] - values[:, 1]).mean()),
             'A_se': float(values[:, 0].std(ddof=1) / np.sqrt(n_reference))}
 
@@ -103,8 +146,10 @@ def _mean(values) -> float:
 
 
 def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200, n_samples: int = 500,
-             ci: float = 0.95, n_reference: int = 2000, seed: int = 0, verbose: bool = True) -> pd.DataFrame:
-    """Coverage of every interval method for single-system FD and paired ΔFD, against both estimands.
+             ci: float = 0.95, n_reference: int = 2000, seed: int = 0, verbose: bool = True,
+             statistic: str = 'fd') -> pd.DataFrame:
+    """Coverage of every interval method for single-system FD and paired ΔFD, against both estimands
+    (``statistic``: ``'fd'``, ``'fd-query'`` or ``'cfd'``; the rows still say FD and ΔFD, the ``measure`` column which).
 
     Returns one row per (n_queries, statistic, method, estimand): ``coverage`` (share of trials whose interval
     contains the true value), ``width`` (mean), ``contains_estimate`` (share whose interval contains the point
@@ -113,9 +158,9 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
     and the truth itself (``true_value``)."""
     rows: List[dict] = []
     for n in n_queries:
-        truth = {('FD', 'population'): world.population_fd(world.p_a),
-                 ('ΔFD', 'population'): world.population_fd(world.p_a) - world.population_fd(world.p_b)}
-        expected = expected_fd(world, n, n_reference, seed)
+        truth = {('FD', 'population'): world.population(statistic, world.p_a),
+                 ('ΔFD', 'population'): world.population(statistic, world.p_a) - world.population(statistic, world.p_b)}
+        expected = expected_fd(world, n, n_reference, seed, statistic)
         truth[('FD', f'E[FD] at {n} queries')] = expected['A']
         truth[('ΔFD', f'E[ΔFD] at {n} queries')] = expected['delta']
         hits = {(stat, method, est): [] for stat, est in truth for method in METHODS}
@@ -129,9 +174,9 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
             counts = np.zeros((n_samples, n))
             draws = rng.integers(0, n, size=(n_samples, n))
             np.add.at(counts, (np.arange(n_samples)[:, None], draws), 1)
-            est_a, est_b = _fds(rel, ret_a, ones, shift)[0], _fds(rel, ret_b, ones, shift)[0]
-            boot_a, boot_b = _fds(rel, ret_a, counts, shift), _fds(rel, ret_b, counts, shift)
-            jack_a, jack_b = _fds(rel, ret_a, jack_w, shift), _fds(rel, ret_b, jack_w, shift)
+            est_a, est_b = (_fds(rel, ret, ones, shift, statistic)[0] for ret in (ret_a, ret_b))
+            boot_a, boot_b = (_fds(rel, ret, counts, shift, statistic) for ret in (ret_a, ret_b))
+            jack_a, jack_b = (_fds(rel, ret, jack_w, shift, statistic) for ret in (ret_a, ret_b))
             for stat, est, boot, jack in (('FD', est_a, boot_a, jack_a), ('ΔFD', est_a - est_b, boot_a - boot_b, jack_a - jack_b)):
                 for method in METHODS:
                     low, high = interval(method, est, boot, ci, jackknife=jack)
@@ -143,7 +188,7 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
                             hits[stat, method, est_name].append(low <= value <= high if np.isfinite(low) else np.nan)
         for (stat, method, est_name), h in hits.items():
             h = np.asarray(h, dtype=np.float64)
-            rows.append({'n_queries': n, 'statistic': stat, 'method': method, 'estimand': est_name,
+            rows.append({'measure': statistic, 'n_queries': n, 'statistic': stat, 'method': method, 'estimand': est_name,
                          'true_value': truth[stat, est_name], 'coverage': _mean(h), 'width': _mean(widths[stat, method]),
                          'contains_estimate': _mean(contains[stat, method]),
                          'undefined': float(np.mean(~np.isfinite(h))), 'trials': n_trials, 'samples': n_samples})
@@ -214,4 +259,34 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
     return pd.DataFrame(rows)
 
 
-__all__ = ['World', 'coverage', 'expected_fd', 'tau_coverage']
+def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200, n_samples: int = 1000,
+               alpha: float = 0.05, seed: int = 0, verbose: bool = True, statistic: str = 'fd') -> pd.DataFrame:
+    """How often the paired bootstrap test rejects at ``alpha``: under the null (system B is system A — the same
+    on-topic share, its own independent draws) the rate is the test's level, which should not exceed ``alpha``;
+    with B = ``world.p_b`` it is the power. The same for the per-query precision (share of on-topic documents in
+    the top k), whose mean over queries stands for nDCG here. p = :func:`~.significance.bootstrap_p`.
+
+    Returns one row per (n_queries, hypothesis, measure): ``rejection_rate`` and its binomial standard error."""
+    from .significance import bootstrap_p
+    rows = []
+    for n in n_queries:
+        rng = np.random.default_rng([seed, n, 4])
+        for hypothesis, p_b in (('null (A = B)', world.p_a), (f'alternative (p_b = {world.p_b})', world.p_b)):
+            systems = [(world.p_a, world.offset), (p_b, world.offset)]
+            rejected = {statistic: [], 'precision': []}
+            for _ in pt.tqdm(range(n_trials), desc=f'level, {n} queries, {hypothesis}', unit='trial', disable=not verbose):
+                rel, (ret_a, ret_b), shares, shift = _draw_systems(world, systems, n, rng)
+                counts = np.zeros((n_samples, n))
+                np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n, size=(n_samples, n))), 1)
+                diffs = _fds(rel, ret_a, counts, shift, statistic) - _fds(rel, ret_b, counts, shift, statistic)
+                rejected[statistic].append(bootstrap_p(diffs) < alpha)
+                rejected['precision'].append(bootstrap_p((shares[0] - shares[1]) @ counts.T / n) < alpha)
+            for measure, r in rejected.items():
+                rate = float(np.mean(r))
+                rows.append({'n_queries': n, 'hypothesis': hypothesis, 'measure': measure, 'alpha': alpha,
+                             'rejection_rate': rate, 'se': float(np.sqrt(rate * (1 - rate) / n_trials)),
+                             'trials': n_trials, 'samples': n_samples})
+    return pd.DataFrame(rows)
+
+
+__all__ = ['STATISTICS', 'World', 'coverage', 'expected_fd', 'rejection_rates', 'tau_coverage']

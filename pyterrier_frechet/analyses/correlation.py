@@ -1,4 +1,6 @@
-"""Correlation of metrics across systems (FD paper §7.1, Table 4): Kendall τ-b, Spearman ρ, Pearson r.
+"""Correlation of metrics across systems (FD paper §7.1, Table 4): Kendall τ-b, Spearman ρ, Pearson r, and the
+top-weighted AP correlation τ_AP (Yilmaz, Aslam & Robertson 2008), which counts a swap among the best systems more
+than one among the worst.
 
 Orientation: a lower-is-better metric (FD, whose measure says ``HIGHER_IS_BETTER = False``, and ``mrt``) is
 negated before correlating, so that a positive coefficient always means the two metrics *agree* on which
@@ -30,9 +32,35 @@ def higher_is_better(metric: str) -> bool:
     return _measure_higher_is_better(measure)
 
 
+def tau_ap(x, y) -> float:
+    """AP correlation τ_AP of the ranking by ``x`` against the reference ranking by ``y`` (higher = better in both):
+
+        τ_AP = 2/(N−1) Σ_{i=2..N} C(i)/(i−1) − 1
+
+    where, walking down the ranking by ``x``, C(i) counts the i−1 systems above the i-th that the reference also
+    ranks above it (Yilmaz, Aslam and Robertson, "A New Rank Correlation Coefficient for Information Retrieval",
+    SIGIR 2008, eq. 2). 1: the same ranking; −1: reversed; 0 in expectation for a random ranking. Asymmetric: an
+    error at the top of the ``x`` ranking costs more. Ties (not defined in the paper) get half credit: a system
+    above the i-th that either ranking ties with it counts ½ in C(i)."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f'tau_ap needs two equally long 1-D arrays, got shapes {x.shape} and {y.shape}')
+    if len(x) < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
+        return float('nan')
+    order = np.argsort(-x, kind='stable')
+    total = 0.0
+    for pos in range(1, len(x)):
+        i, above = order[pos], order[:pos]
+        credit = np.where(y[above] > y[i], 1.0, np.where(y[above] == y[i], 0.5, 0.0))
+        credit[x[above] == x[i]] = 0.5
+        total += credit.mean()
+    return float(2.0 * total / (len(x) - 1) - 1.0)
+
+
 def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, pairs: Optional[Iterable] = None) -> pd.DataFrame:
-    """Kendall τ-b, Spearman and Pearson (with p-values) for every pair of metric columns of ``table``
-    (one row per system), lower-is-better metrics negated first (see the module docstring).
+    """Kendall τ-b, Spearman and Pearson (with p-values) and τ_AP (of a's ranking against b's, :func:`tau_ap`) for
+    every pair of metric columns of ``table`` (one row per system), lower-is-better metrics negated first (see the
+    module docstring).
 
     Args:
         table: systems × metrics (a ``name`` column, if present, is ignored).
@@ -56,7 +84,7 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
         y = sign[b] * table[b].to_numpy(dtype=np.float64)
         ok = np.isfinite(x) & np.isfinite(y)
         row = {'a': a, 'b': b, 'n': int(ok.sum()), 'kendall_tau': np.nan, 'kendall_p': np.nan, 'spearman': np.nan,
-               'spearman_p': np.nan, 'pearson': np.nan, 'pearson_p': np.nan,
+               'spearman_p': np.nan, 'pearson': np.nan, 'pearson_p': np.nan, 'tau_ap': np.nan,
                'oriented': ','.join(m for m in (a, b) if sign[m] < 0)}
         constant = [m for m, v in ((a, x[ok]), (b, y[ok])) if len(v) and np.ptp(v) == 0]
         if ok.sum() < 3 or constant:
@@ -69,7 +97,8 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
             rho = scipy.stats.spearmanr(x[ok], y[ok])
             r = scipy.stats.pearsonr(x[ok], y[ok])
             row.update({'kendall_tau': float(tau.statistic), 'kendall_p': float(tau.pvalue), 'spearman': float(rho.statistic),
-                        'spearman_p': float(rho.pvalue), 'pearson': float(r.statistic), 'pearson_p': float(r.pvalue)})
+                        'spearman_p': float(rho.pvalue), 'pearson': float(r.statistic), 'pearson_p': float(r.pvalue),
+                        'tau_ap': tau_ap(x[ok], y[ok])})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -88,29 +117,42 @@ def agreement_notes(table: pd.DataFrame, measures) -> List[str]:
 
 
 def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
-    """Kendall τ-b of every set measure's column against the first other measure's column across the bootstrapped
-    systems, with the percentile interval of τ over the bootstrap samples (the same query draws for every system,
-    so each sample is one resampled query set evaluated for all systems). Oriented as :func:`correlations`.
-    Calibration: ``python -m pyterrier_frechet calibrate --statistic tau`` (README "Calibration")."""
+    """Kendall τ-b and τ_AP (:func:`tau_ap`) of every other measure's column against the first per-query measure's
+    column (e.g. nDCG@10, the reference ranking of τ_AP) across the bootstrapped systems, each with the percentile
+    interval over the bootstrap samples (the same query draws for every system, so each sample is one resampled
+    query set evaluated for all systems). Oriented as :func:`correlations`. Calibration of the τ interval:
+    ``python -m pyterrier_frechet calibrate --statistic tau`` (README "Calibration").
+
+    Returns one row per measure: ``a``, ``b`` (the reference), ``n`` (systems), ``kendall_tau``, ``tau_low``,
+    ``tau_high``, ``tau_ap``, ``tau_ap_low``, ``tau_ap_high``."""
     from ..core.intervals import interval
-    set_ms = [m for m in measures if is_set_measure(m)]
+    columns = ['a', 'b', 'n', 'kendall_tau', 'tau_low', 'tau_high', 'tau_ap', 'tau_ap_low', 'tau_ap_high']
     ref_ms = [m for m in measures if not is_set_measure(m)]
     systems = list(boot.samples)
-    if len(systems) < 3 or not set_ms or not ref_ms:
-        return pd.DataFrame(columns=['a', 'b', 'n', 'kendall_tau', 'low', 'high'])
-    ref = [column_label(ref_ms[0])]
+    if len(systems) < 3 or not ref_ms or len(measures) < 2:
+        return pd.DataFrame(columns=columns)
+    ref = ref_ms[0]
     values = boot.summary.set_index(['name', 'measure'])['value']
-    rows = []
-    for m in set_ms:
+
+    def oriented(m, sample=None):
         col = column_label(m)
-        sign = (1.0 if _measure_higher_is_better(m) else -1.0) * (1.0 if _measure_higher_is_better(ref_ms[0]) else -1.0)
-        x = np.array([values[s, col] for s in systems])
-        y = np.array([values[s, ref[0]] for s in systems])
-        tau = float(scipy.stats.kendalltau(sign * x, y).statistic)
-        xs = np.stack([boot.samples[s][col] for s in systems])
-        ys = np.stack([boot.samples[s][ref[0]] for s in systems])
-        taus = np.array([scipy.stats.kendalltau(sign * xs[:, b], ys[:, b]).statistic
-                         for b in range(xs.shape[1]) if np.isfinite(xs[:, b]).all() and np.isfinite(ys[:, b]).all()])
-        low, high = interval('percentile', tau, taus, ci)
-        rows.append({'a': col, 'b': ref[0], 'n': len(systems), 'kendall_tau': tau, 'low': low, 'high': high})
-    return pd.DataFrame(rows)
+        sign = 1.0 if _measure_higher_is_better(m) else -1.0
+        if sample is None:
+            return sign * np.array([values[s, col] for s in systems])
+        return sign * np.stack([boot.samples[s][col] for s in systems])
+
+    y, ys = oriented(ref), oriented(ref, True)
+    rows = []
+    for m in measures:
+        if m is ref:
+            continue
+        x, xs = oriented(m), oriented(m, True)
+        ok = [b for b in range(xs.shape[1]) if np.isfinite(xs[:, b]).all() and np.isfinite(ys[:, b]).all()]
+        row = {'a': column_label(m), 'b': column_label(ref), 'n': len(systems)}
+        for name, fn in (('kendall_tau', lambda u, v: scipy.stats.kendalltau(u, v).statistic), ('tau_ap', tau_ap)):
+            point = float(fn(x, y))
+            low, high = interval('percentile', point, np.array([fn(xs[:, b], ys[:, b]) for b in ok]), ci)
+            prefix = 'tau' if name == 'kendall_tau' else 'tau_ap'
+            row.update({name: point, f'{prefix}_low': low, f'{prefix}_high': high})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)

@@ -105,3 +105,19 @@ def pareto(table: pd.DataFrame, metric: str, path, cost: str = 'mrt', log_cost: 
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
     return _save(fig, path)
+
+
+def asl_curves(asl: pd.DataFrame, path, alpha: float = 0.05) -> List[str]:
+    """Sakai's achieved-significance-level curves: for each measure, the p-value of every system pair, sorted
+    (rows of :func:`~pyterrier_frechet.analyses.discrimination.discriminative_power`'s ``asl``); the lower and the
+    longer a curve stays under α (dashed), the more pairs the measure tells apart."""
+    fig, ax = _figure((6, 4))
+    for measure, rows in asl.groupby('measure', sort=False):
+        ax.plot(rows['rank'], rows['p'], label=measure, lw=1.2)
+    ax.axhline(alpha, color='grey', ls='--', lw=0.8)
+    ax.set_xlabel('system pairs, sorted by p')
+    ax.set_ylabel('achieved significance level (paired bootstrap p)')
+    ax.set_ylim(0, min(1.0, max(0.2, 4 * alpha)))
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return _save(fig, path)

@@ -14,6 +14,7 @@ from ..vectors.sources import using_encoder
 from . import plots
 from .bootstrap import bootstrap, bootstrappable
 from .correlation import agreement_notes, correlations, tau_intervals
+from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .significance import check_test_resolution, compare_systems, n_comparisons
 
@@ -106,15 +107,26 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
               _table(summary, out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
-        lines += [f'Kendall τ across the runs with {ci:.0%} percentile intervals over the same bootstrap samples '
-                  '(lower-is-better measures negated; calibration: README "Calibration"):', '']
-        lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.low:.3f}, {row.high:.3f}]' for row in taus.itertuples()]
+        lines += [f'Kendall τ and τ_AP (top-weighted, the second measure the reference ranking) across the runs with '
+                  f'{ci:.0%} percentile intervals over the same bootstrap samples (lower-is-better measures negated; '
+                  'calibration: README "Calibration"):', '']
+        lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
+                  f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]' for row in taus.itertuples()]
         lines += ['']
         taus.to_csv(out / 'tau_intervals.csv', index=False)
     for measure in summary['measure'].unique():
         name = f'bootstrap_{plots.slug(measure)}'
         plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
         lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
+
+    if len(runs) >= 3:
+        power = discriminative_power(boot, [column_label(m) for m in boot_measures])
+        power.asl.to_csv(out / 'asl.csv', index=False)
+        plots.asl_curves(power.asl, out / 'figures' / 'asl')
+        lines += ['## Discriminative power', '', f'The share of the {len(runs) * (len(runs) - 1) // 2} pairs of runs '
+                  'each measure separates with the paired bootstrap at α = 0.05, uncorrected (Sakai 2006), and the '
+                  'achieved-significance-level curves (`asl.csv`).', '', _table(power.summary, out, 'discriminative_power'),
+                  '', '![ASL curves](figures/asl.png)', '']
 
     if len(runs) >= 2:
         pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,

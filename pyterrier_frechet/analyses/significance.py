@@ -25,7 +25,7 @@ from ..core.weighted import QueryStats, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import DOCNO, QID, to_ir_measures
 from ..evaluation.vector_sets import fd_sets
-from ..measures.base import GAUSSIAN, bootstrap_path, column_label, higher_is_better
+from ..measures.base import GAUSSIAN, VECTOR_PATHS, bootstrap_path, column_label, higher_is_better
 from ..vectors.sources import using_encoder
 from ..core.intervals import interval
 from .bootstrap import _jackknife_weights, _vectors_of, bootstrap, draw_counts, query_stats, weighted_fds
@@ -217,8 +217,8 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
         for a, b in pairs:
             diffs = boot.samples[a][col] - boot.samples[b][col]
             diff = float(values[a, col] - values[b, col])
-            if bootstrap_path(m) == GAUSSIAN and col in jack.get(a, {}) and col in jack.get(b, {}):
-                # FD's ΔFD: the jackknife interval, which covers the population ΔFD at 43 and 200 queries (the
+            if bootstrap_path(m) in VECTOR_PATHS and col in jack.get(a, {}) and col in jack.get(b, {}):
+                # FD's (and CFD's) difference: the jackknife interval, which covers the population ΔFD at 43 and 200 queries (the
                 # percentile interval does not at 43: README "Calibration")
                 method = 'jackknife'
                 low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col])

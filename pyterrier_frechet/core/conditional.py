@@ -14,14 +14,20 @@ with m_q the mean of query q's relevant (retrieved) vectors, and W the pooled wi
 relevant and retrieved vectors, each with weight 1. CFD is 0 when every query's retrieved documents are
 distributed like its own relevant ones, and grows when a ranking serves another query (the first term).
 The trace term takes the exact route of :mod:`.frechet` (nuclear norm of the product of two factors).
+
+:func:`conditional_fds` computes the same from per-query statistics (:class:`~.weighted.QueryStats`) for many
+query weightings at once — the bootstrap's fast path: a query drawn w times counts as w queries (its term w times
+in the mean, its within-query scatter w times with w(n_q − 1) degrees of freedom), exactly as if its copies were
+renamed ``q#1``, ``q#2``, ….
 """
 from typing import Tuple
 
 import numpy as np
 
-from .frechet import at_most_d_rows, check_pair, fd_from_factors
+from .frechet import GaussianStats, at_most_d_rows, check_pair, fd_from_factors, frechet_distance_from_stats
+from .weighted import CHUNK, QueryStats
 
-__all__ = ['conditional_frechet_distance']
+__all__ = ['conditional_frechet_distance', 'conditional_fds']
 
 
 def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -62,3 +68,49 @@ def conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids) -> flo
     m_rel, f_rel = _within(relevant, rel_qids, keep)
     m_ret, f_ret = _within(retrieved, ret_qids, keep)
     return fd_from_factors(float(np.mean(np.sum((m_rel - m_ret) ** 2, axis=1))), f_rel, f_ret)
+
+
+def _scatter(stats: QueryStats, weights: np.ndarray, keep: np.ndarray, upper) -> Tuple[np.ndarray, np.ndarray]:
+    """Per sample: Σ_q w_q S_q over the kept queries (S_q = P_q − s_q s_qᵀ / n_q, the within-query scatter, which
+    does not depend on the shift) as d×d matrices, and the degrees of freedom Σ_q w_q (n_q − 1)."""
+    d = stats.s.shape[1]
+    w = weights[:, keep]
+    n, s = stats.n[keep], stats.s[keep]
+    packed = w @ stats.p[keep]
+    out = np.empty((len(w), d, d))
+    for b in range(len(w)):
+        m = out[b]
+        m[upper] = packed[b]
+        m.T[upper] = packed[b]
+        m -= (s * (w[b] / n)[:, None]).T @ s
+    return out, w @ (n - 1)
+
+
+def conditional_fds(rel: QueryStats, ret: QueryStats, weights: np.ndarray, pbar=None) -> np.ndarray:
+    """CFD per sample (row of ``weights``, samples × queries: how often each query is drawn) from per-query
+    statistics of the relevant and retrieved sides; equals :func:`conditional_frechet_distance` for unit weights.
+    NaN where a sample has no query with both sides or a side without within-query degrees of freedom."""
+    weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    if rel.s.shape != ret.s.shape or weights.shape[1] != len(rel.n):
+        raise ValueError(f'per-query statistics over {len(rel.n)} and {len(ret.n)} queries and weights over '
+                         f'{weights.shape[1]}: one query universe is needed')
+    keep = (rel.n > 0) & (ret.n > 0)
+    d = rel.s.shape[1]
+    upper = np.triu_indices(d)
+    # shifts cancel in the difference of the per-query means (both sides share one)
+    gap = np.sum((rel.s[keep] / rel.n[keep, None] - ret.s[keep] / ret.n[keep, None]) ** 2, axis=1)
+    out = np.full(len(weights), np.nan)
+    zero = np.zeros(d)
+    for start in range(0, len(weights), CHUNK):
+        w = weights[start:start + CHUNK]
+        scatter_rel, dof_rel = _scatter(rel, w, keep, upper)
+        scatter_ret, dof_ret = _scatter(ret, w, keep, upper)
+        n_kept = w[:, keep].sum(axis=1)
+        for b in range(len(w)):
+            if n_kept[b] > 0 and dof_rel[b] >= 1 and dof_ret[b] >= 1:
+                trace = frechet_distance_from_stats(GaussianStats(zero, scatter_rel[b] / dof_rel[b], int(dof_rel[b]) + 1),
+                                                    GaussianStats(zero, scatter_ret[b] / dof_ret[b], int(dof_ret[b]) + 1))
+                out[start + b] = float(w[b, keep] @ gap) / n_kept[b] + trace
+        if pbar is not None:
+            pbar.update(len(w))
+    return out

@@ -10,7 +10,8 @@ A measure of this package is a :class:`SetMeasure` (an ir_measures :class:`~ir_m
 - :meth:`~SetMeasure.is_set_valued` — one number per query set (reported for every query of the qrels), or
   per-query values (FD's jackknife pseudo-values);
 - :meth:`~SetMeasure.bootstrap_path` — how the bootstrap resamples it exactly: ``'gaussian'`` (per-query sums
-  and cross-products re-weighted, FD), ``'histogram'`` (per-query bin counts re-weighted), or ``None`` (no
+  and cross-products re-weighted, FD), ``'conditional'`` (the same per-query statistics, within-query scatter
+  and per-query means re-weighted, CFD), ``'histogram'`` (per-query bin counts re-weighted), or ``None`` (no
   fast path: the bootstrap refuses it, naming :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap_naive`);
 - :meth:`~VectorMeasure.statistic` — the value from the inputs, through a pure numpy core.
 
@@ -31,8 +32,12 @@ HISTOGRAMS = 'histograms'
 
 #: ``bootstrap_path`` values.
 GAUSSIAN = 'gaussian'
+CONDITIONAL = 'conditional'
 HISTOGRAM = 'histogram'
 PER_QUERY = 'per_query'
+#: The paths of statistics of vectors re-weighted per query (FD and its variants, CFD): biased on a finite query
+#: set, printed with the jackknife (README "Calibration").
+VECTOR_PATHS = (GAUSSIAN, CONDITIONAL)
 
 
 class SetValueAgg(Agg):
@@ -101,7 +106,7 @@ class SetMeasure(measures.Measure):
         return True
 
     def bootstrap_path(self) -> Optional[str]:
-        """The bootstrap's exact fast path for this measure (``'gaussian'``, ``'histogram'``) or None."""
+        """The bootstrap's exact fast path for this measure (``'gaussian'``, ``'conditional'``, ``'histogram'``) or None."""
         return self.BOOTSTRAP
 
     def positive_int(self, name: str) -> Optional[int]:
@@ -205,7 +210,8 @@ def is_vector_measure(measure) -> bool:
 
 
 def bootstrap_path(measure) -> Optional[str]:
-    """``'gaussian'``, ``'histogram'``, ``'per_query'`` (any measure with per-query values, e.g. nDCG), or None."""
+    """``'gaussian'``, ``'conditional'``, ``'histogram'``, ``'per_query'`` (any measure with per-query values, e.g.
+    nDCG), or None."""
     if isinstance(measure, SetMeasure):
         return measure.bootstrap_path()
     return PER_QUERY

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional
 
 from ir_measures.measures.base import ParamInfo
 
-from .base import GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
+from .base import CONDITIONAL, GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
 
 
 class _FD(VectorMeasure):
@@ -111,7 +111,8 @@ class _CFD(VectorMeasure):
     over the queries with both relevant and retrieved vectors — the conditional Fréchet distance of Soloveitchik
     et al. with the query identity as the condition (:mod:`pyterrier_frechet.core.conditional`). 0 when every
     query's retrieved documents are distributed like its relevant ones; lower is better. The same two sets and
-    parameters as FD. No bootstrap fast path.
+    parameters as FD. The bootstrap re-weights its per-query statistics exactly (a query drawn w times counts as
+    w queries).
 
     .. cite:: soloveitchik2021cfid
        Michael Soloveitchik, Tzvi Diskin, Efrat Morin and Ami Wiesel. 2021. Conditional Frechet Inception
@@ -123,7 +124,7 @@ class _CFD(VectorMeasure):
     SHORT_DESC = ("Fréchet distance between each query's relevant and retrieved documents, given the query "
                   '(lower is better).')
     HIGHER_IS_BETTER = False
-    BOOTSTRAP = None
+    BOOTSTRAP = CONDITIONAL
 
     def needs_query_ids(self) -> bool:
         return True

@@ -18,6 +18,12 @@ weights file, the tokenizer files, and ``artifact.metadata`` (JSON: ``query_maxl
 - document: ``[CLS] [unused1] tokens… [SEP]``, truncated to ``doc_maxlen``; padding and (with
   ``mask_punctuation``) punctuation positions are dropped;
 - vectors are L2-normalised projections; score(q, d) = Σ_i max_j ⟨q_i, d_j⟩.
+
+No ColBERT checkpoint can be had without hub access. :class:`TokenMaxSim` is the honest stand-in: late
+interaction (the same MaxSim, the same scorer and exhaustive index) over the L2-normalised contextual token vectors
+of a trained encoder that was *not* trained for late interaction (by default all-MiniLM-L6-v2, which ships with the
+package): ``[CLS] tokens… [SEP]`` without markers or query augmentation, padding and punctuation dropped. Its rows
+are labelled as late interaction over that encoder, never as ColBERT.
 """
 import json
 import os
@@ -119,6 +125,50 @@ class ColBERT:
 
     def __repr__(self):
         return f'ColBERT({self.name!r})'
+
+
+class TokenMaxSim(ColBERT):
+    """Late interaction over a trained encoder's contextual token vectors (see the module docstring): the encoder's
+    last hidden states, L2-normalised, no projection; query and document encoded alike."""
+
+    def __init__(self, model_name: str = 'sentence-transformers/all-MiniLM-L6-v2', device: Optional[str] = None,
+                 batch_size: int = 32, query_maxlen: int = 32, doc_maxlen: int = 180, mask_punctuation: bool = True):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+        from ..vectors.embedder import resolve_model_path
+        self.model_name = model_name
+        self.path = resolve_model_path(model_name)
+        self.device = torch.device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
+        self.batch_size = batch_size
+        self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+        self.bert = AutoModel.from_pretrained(self.path).to(self.device).eval()
+        self.config = {'query_maxlen': query_maxlen, 'doc_maxlen': doc_maxlen, 'dim': int(self.bert.config.hidden_size),
+                       'attend_to_mask_tokens': False, 'mask_punctuation': mask_punctuation}
+        vocab = self.tokenizer.get_vocab()
+        self.skiplist = {vocab[c] for c in string.punctuation if c in vocab} if mask_punctuation else set()
+        self.q_marker = self.d_marker = None  # no markers: the encoder was not trained with them
+
+    def _ids(self, texts: List[str], marker: Optional[int], maxlen: int, augment: bool):
+        enc = self.tokenizer([str(t) for t in texts], truncation=True, max_length=maxlen, padding=True, return_tensors='np')
+        return enc['input_ids'].astype(np.int64), enc['attention_mask'].astype(np.int64)
+
+    def _encode(self, ids: np.ndarray, mask: np.ndarray):
+        import torch
+        with torch.inference_mode():
+            hidden = self.bert(input_ids=torch.from_numpy(ids).to(self.device),
+                               attention_mask=torch.from_numpy(mask).to(self.device)).last_hidden_state
+            return torch.nn.functional.normalize(hidden, dim=-1).float().cpu().numpy()
+
+    def encode_queries(self, texts: List[str]) -> List[np.ndarray]:
+        """One (tokens × dim) matrix per query: its real tokens ([CLS] and [SEP] included, padding dropped)."""
+        out = []
+        for start in range(0, len(texts), self.batch_size):
+            ids, mask = self._ids(texts[start:start + self.batch_size], None, self.config['query_maxlen'], augment=False)
+            out.extend(vecs[k] for vecs, k in zip(self._encode(ids, mask), mask.astype(bool)))
+        return out
+
+    def __repr__(self):
+        return f'TokenMaxSim({self.name!r})'
 
 
 def maxsim(q: np.ndarray, d: np.ndarray) -> float:

@@ -123,9 +123,22 @@ def colbert(collection: Collection, model: str = None, first_stage: Optional[pt.
             num_results: int = 100, verbose: bool = False) -> pt.Transformer:
     """ColBERT: re-ranks ``first_stage`` (text looked up from the collection) or, without one, retrieves
     by exhaustive MaxSim over the collection's token vectors (feasible on CPU for small collections)."""
-    from .late_interaction import DEFAULT_COLBERT, ColBERT, ColBERTIndex
+    from .late_interaction import DEFAULT_COLBERT, ColBERT
+    return _maxsim(ColBERT(model or DEFAULT_COLBERT), collection, first_stage, num_results, verbose)
+
+
+def token_maxsim(collection: Collection, model: str = 'all-MiniLM-L6-v2', first_stage: Optional[pt.Transformer] = None,
+                     num_results: int = 100, verbose: bool = False) -> pt.Transformer:
+    """Late interaction (MaxSim) over a trained encoder's contextual token vectors — not ColBERT, which needs a
+    checkpoint trained for it (:class:`~.late_interaction.TokenMaxSim`); re-ranks ``first_stage`` or, without one,
+    retrieves exhaustively."""
+    from .late_interaction import TokenMaxSim
+    return _maxsim(TokenMaxSim(model), collection, first_stage, num_results, verbose)
+
+
+def _maxsim(encoder, collection: Collection, first_stage, num_results: int, verbose: bool) -> pt.Transformer:
+    from .late_interaction import ColBERTIndex
     from ..vectors.text import TextLookup
-    checkpoint = ColBERT(model or DEFAULT_COLBERT)
     if first_stage is None:
-        return ColBERTIndex(checkpoint, collection.texts, num_results=num_results, verbose=verbose)
-    return first_stage >> TextLookup(collection.texts, name=collection.name) >> checkpoint.scorer(verbose=verbose)
+        return ColBERTIndex(encoder, collection.texts, num_results=num_results, verbose=verbose)
+    return first_stage >> TextLookup(collection.texts, name=collection.name) >> encoder.scorer(verbose=verbose)
