@@ -8,16 +8,23 @@ vectors, all measured in this run:
 - the floor of an exact method, per sample: one weighted d×d covariance update of the retrieved set
   (the cheaper of ``w @ P`` over packed per-query cross-products and ``(√w·X)ᵀ(√w·X)`` over the vectors)
   plus one d×d symmetric eigendecomposition (``scipy.linalg.eigh``);
-- peak resident memory of the process.
+- peak resident memory of the process;
+- the same bootstrap with the per-query cross-products held in memory (the scheme before issue 18, forced with
+  ``--hold``) in a second process, with its time, peak memory and the largest difference from the streamed run.
 
 Relevant documents: one per query, a second for 7% of queries (MS MARCO dev has 1.07 on average).
 Vectors: standard normal, L2-normalised rows (the geometry of a sentence encoder's output), seeded.
 
     python benchmarks/bootstrap_scale.py [--queries 6980] [--samples 1000] [--naive-samples 3]
+
+Each variant runs in its own process (so that each peak is its own); the parent prints both side by side.
 """
 import argparse
+import json
 import logging
 import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -93,7 +100,14 @@ def main():
     parser.add_argument('--samples', type=int, default=1000)
     parser.add_argument('--naive-samples', type=int, default=3)
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--hold', action='store_true', help='hold every per-query cross-product in memory (the old scheme)')
+    parser.add_argument('--child', default=None, help=argparse.SUPPRESS)  # write samples and figures here (one variant)
     args = parser.parse_args()
+    if args.child is None:
+        return compare(args)
+    if args.hold:
+        from pyterrier_frechet.core.weighted import QueryStats
+        QueryStats.MATERIALIZE_BYTES = 1 << 50
     logging.basicConfig(level=logging.ERROR)
     qrels, run, prefix, vecs, docnos = synthetic(args.queries, args.depth, args.dim, args.seed)
     measure = pf.FD(encoder=pf.VectorStore(prefix)) @ args.depth
@@ -101,7 +115,10 @@ def main():
           f'{args.samples} samples')
 
     t0 = time.perf_counter()
-    fast = bootstrap({'synthetic': run}, qrels, [measure], n_samples=args.samples, seed=args.seed, verbose=False)
+    # the samples alone (percentile interval): the default jackknife interval adds one FD per query with relevant
+    # documents — 6,980 here, seven times the FDs of 1000 samples (not timed here)
+    fast = bootstrap({'synthetic': run}, qrels, [measure], n_samples=args.samples, seed=args.seed, verbose=False,
+                     interval='percentile')
     t_fast = time.perf_counter() - t0
     values = fast.samples['synthetic'][str(measure)]
     row = fast.summary.iloc[0]
@@ -109,6 +126,10 @@ def main():
     print(f'fast path:   {t_fast:8.1f} s in all, {t_fast / args.samples * 1e3:8.1f} ms/sample (set-up included)')
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
     print(f'peak RSS after the fast path: {peak:.2f} GiB')
+    np.save(f'{args.child}.npy', values)
+    Path(f'{args.child}.json').write_text(json.dumps({'seconds': t_fast, 'peak_gib': peak}))
+    if args.hold:
+        return
 
     t0 = time.perf_counter()
     naive = bootstrap_naive(run, qrels, measure, n_samples=args.naive_samples, seed=args.seed)
@@ -122,6 +143,24 @@ def main():
     print(f'floor: covariance update {min(t_packed, t_vectors) * 1e3:.1f} ms (w @ packed P {t_packed * 1e3:.1f} ms, '
           f'(√w·X)ᵀ(√w·X) {t_vectors * 1e3:.1f} ms) + eigh {t_eigh * 1e3:.1f} ms = {floor * 1e3:.1f} ms; '
           f'fast path / floor = {t_fast / args.samples / floor:.2f} (target ≤ 3)')
+
+
+def compare(args):
+    """Run the streamed and the held variant each in its own process and print them side by side."""
+    out = Path(tempfile.mkdtemp())
+    common = [sys.executable, __file__, '--queries', str(args.queries), '--depth', str(args.depth), '--dim', str(args.dim),
+              '--samples', str(args.samples), '--naive-samples', str(args.naive_samples), '--seed', str(args.seed)]
+    results = {}
+    for name, extra in (('streamed', []), ('held', ['--hold'])):
+        print(f'--- {name} ---', flush=True)
+        subprocess.run(common + extra + ['--child', str(out / name)], check=True)
+        results[name] = json.loads((out / f'{name}.json').read_text())
+        results[name]['values'] = np.load(out / f'{name}.npy')
+    s, h = results['streamed'], results['held']
+    diff = np.nanmax(np.abs(s['values'] - h['values']) / np.abs(h['values']))
+    print(f'\nstreamed: {s["seconds"]:.1f} s, peak {s["peak_gib"]:.2f} GiB; held: {h["seconds"]:.1f} s, peak '
+          f'{h["peak_gib"]:.2f} GiB; time streamed/held = {s["seconds"] / h["seconds"]:.2f}, memory held/streamed = '
+          f'{h["peak_gib"] / s["peak_gib"]:.1f}x; max relative difference {diff:.1e} (targets: ≤ 2 GiB, time ≤ held)')
 
 
 if __name__ == '__main__':

@@ -53,16 +53,18 @@ def main():
     for run in runs.values():
         needed |= set(run.sort_values(['qid', 'score'], ascending=[True, False]).groupby('qid').head(10)['docno'])
     texts = pf.TextLookup.from_jsonl(str(data / 'passages.dl19-dl20.jsonl.gz'))
+    without_text = sorted(needed - set(texts.texts))  # the shared passage file lacks a few (its README); both encoders drop them
     model = _second_encoder(args.model, work)
     embedder = pf.Embedder(model, texts=texts, cache_dir=work / 'embeddings')
     start = time.time()
-    embedder(pd.DataFrame({'docno': sorted(needed)}))  # encodes what the cache lacks, in committed chunks
+    embedder(pd.DataFrame({'docno': sorted(needed - set(without_text))}))  # what the cache lacks, in committed chunks
     encode_s = time.time() - start
 
     minilm = pf.VectorStore(str(shared / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm'))
     encoders = {'all-MiniLM-L6-v2': minilm, embedder.name: embedder}
-    lines = [f'{len(runs)} runs, {len(needed)} passages (label >= 2 and every top 10); {embedder.name} encoded '
-             f'{embedder.n_encoded} of them in {encode_s:.0f} s', '']
+    lines = [f'{len(runs)} runs, {len(needed)} passages (label >= 2 and every top 10), {len(without_text)} of them without '
+             f'text in the passage file (left out by both encoders: missing=\'drop\'); {embedder.name} encoded '
+             f'{embedder.n_encoded} in this run ({encode_s:.0f} s)', '']
     for measure in (FD(rel=2, missing='drop') @ 10, FD(rel=2, missing='drop') @ 1):
         table, agreement = pf.encoder_robustness(runs, qrels, encoders, measure=measure)
         row = agreement.iloc[0]

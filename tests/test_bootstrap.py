@@ -116,3 +116,25 @@ def test_torch_backend_on_tiny_ill_conditioned_sets(toy):
     assert np.isfinite(naive).sum() >= 30
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(naive))
     np.testing.assert_allclose(got[np.isfinite(got)], naive[np.isfinite(naive)], rtol=1e-7, atol=1e-12)
+
+
+def test_streamed_cross_products_give_the_same_fds_as_held_ones():
+    """Past the memory budget the per-query cross-products are streamed block by block (issue 18): the same FD per
+    sample as with them held, for document and query weighting and for CFD, to round-off."""
+    from pyterrier_frechet.core.conditional import conditional_fds
+    from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
+    rng = np.random.default_rng(0)
+    nq, d = 300, 6  # more than one block of 256 queries, each in sub-blocks of 64
+    rq, tq = rng.integers(0, nq, 700), np.repeat(np.arange(nq), 4)
+    rel, ret = rng.normal(size=(700, d)), rng.normal(size=(len(tq), d)) + 0.2
+    shift = rel.mean(axis=0)
+    held = [QueryStats(rq, rel, nq, shift), QueryStats(tq, ret, nq, shift)]
+    streamed = [QueryStats(rq, rel, nq, shift, max_bytes=0), QueryStats(tq, ret, nq, shift, max_bytes=0)]
+    assert not held[0].streamed and streamed[0].streamed and streamed[1].streamed
+    counts = draw_counts(nq, 300, seed=1).astype(np.float64)  # > one streamed chunk of samples
+    for transform in (lambda s: s, per_query_weighted):
+        a = weighted_fds(transform(held[0]), counts, [transform(held[1])], [counts], shift)
+        b = weighted_fds(transform(streamed[0]), counts, [transform(streamed[1])], [counts], shift)
+        np.testing.assert_allclose(b, a, rtol=1e-10)
+    np.testing.assert_allclose(conditional_fds(*streamed, counts[:40]), conditional_fds(*held, counts[:40]), rtol=1e-10)
+    np.testing.assert_allclose(streamed[1].p, held[1].p, rtol=1e-12)

@@ -76,7 +76,7 @@ def _scatter(stats: QueryStats, weights: np.ndarray, keep: np.ndarray, upper) ->
     d = stats.s.shape[1]
     w = weights[:, keep]
     n, s = stats.n[keep], stats.s[keep]
-    packed = w @ stats.p[keep]
+    packed = stats.weighted_cross(np.where(keep, weights, 0.0))
     out = np.empty((len(w), d, d))
     for b in range(len(w)):
         m = out[b]

@@ -1,6 +1,5 @@
 """``TextLookup``: a docno → text source for runs that carry only docnos."""
 import gzip
-import io
 import json
 import os
 from typing import Dict, Optional, Sequence
@@ -28,7 +27,7 @@ class TextLookup(pt.Transformer):
     @classmethod
     def from_jsonl(cls, path: str, text_fields: Sequence[str] = ('text',), docno_field: Optional[str] = None,
                    sep: str = ' ', allow_empty: bool = False) -> 'TextLookup':
-        """Read ``path`` (JSON lines, ``.gz`` allowed). The text is the named fields joined by ``sep``
+        """Read ``path`` (JSON lines; gzip recognised by its content, whatever the name; UTF-8, a BOM dropped). The text is the named fields joined by ``sep``
         (e.g. ``('title', 'text')``); the id field is ``docno_field`` or the first of docno, docid,
         doc_id, _id, id, pid present.
 
@@ -41,24 +40,23 @@ class TextLookup(pt.Transformer):
         text_fields = tuple(text_fields)
         texts = {}
         empty = []
-        with _open(path) as fin:
-            for lineno, line in enumerate(fin, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as ex:
-                    raise ValueError(f'TextLookup: {path}:{lineno} is not valid JSON ({ex})') from ex
-                field = docno_field or next((f for f in _DOCNO_FIELDS if f in rec), None)
-                if field is None or field not in rec:
-                    raise ValueError(f'TextLookup: {path}:{lineno} has no id field (looked for {docno_field or _DOCNO_FIELDS})')
-                if not any(f in rec for f in text_fields):
-                    raise ValueError(f'TextLookup: {path}:{lineno} has none of the text field(s) {list(text_fields)} '
-                                     f'(--text-fields); its fields are {sorted(rec)}')
-                text = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
-                if not text:
-                    empty.append(str(rec[field]))
-                texts[str(rec[field])] = text
+        for lineno, line in _lines(path):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError as ex:
+                raise ValueError(f'TextLookup: {path}:{lineno} is not valid JSON ({ex})') from ex
+            field = docno_field or next((f for f in _DOCNO_FIELDS if f in rec), None)
+            if field is None or field not in rec:
+                raise ValueError(f'TextLookup: {path}:{lineno} has no id field (looked for {docno_field or _DOCNO_FIELDS})')
+            if not any(f in rec for f in text_fields):
+                raise ValueError(f'TextLookup: {path}:{lineno} has none of the text field(s) {list(text_fields)} '
+                                 f'(--text-fields); its fields are {sorted(rec)}')
+            text = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
+            if not text:
+                empty.append(str(rec[field]))
+            texts[str(rec[field])] = text
         if empty and not allow_empty:
             raise ValueError(f'TextLookup: {path}: {len(empty)} record(s) have an empty text in field(s) {list(text_fields)} '
                              f'(--text-fields), e.g. docnos {empty[:5]}; fix the corpus or name other fields, or pass '
@@ -80,7 +78,20 @@ class TextLookup(pt.Transformer):
         return f'TextLookup({self.name!r})'
 
 
-def _open(path: str):
-    if path.endswith('.gz'):
-        return io.TextIOWrapper(gzip.open(path, 'rb'), encoding='utf-8')
-    return open(path, 'rt', encoding='utf-8')
+def _lines(path: str):
+    """(line number, line) of ``path``: gzip recognised by its content (not its name), UTF-8 with a BOM dropped. A
+    byte that is not UTF-8 or a damaged gzip stream is a ValueError naming the file and the line."""
+    with open(path, 'rb') as probe:
+        gzipped = probe.read(2) == b'\x1f\x8b'
+    lineno = 0
+    try:
+        with (gzip.open(path, 'rb') if gzipped else open(path, 'rb')) as fin:
+            for lineno, raw in enumerate(fin, 1):
+                try:
+                    line = raw.decode('utf-8')
+                except UnicodeDecodeError as ex:
+                    raise ValueError(f'TextLookup: {path}:{lineno}: byte 0x{raw[ex.start]:02x} is not UTF-8 text; '
+                                     'convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)') from ex
+                yield lineno, (line[1:] if lineno == 1 and line.startswith('\ufeff') else line)
+    except (OSError, EOFError) as ex:
+        raise ValueError(f'TextLookup: {path}: cannot be read after line {lineno} ({type(ex).__name__}: {ex})') from ex
