@@ -118,7 +118,7 @@ def test_torch_backend_on_tiny_ill_conditioned_sets(toy):
     np.testing.assert_allclose(got[np.isfinite(got)], naive[np.isfinite(naive)], rtol=1e-7, atol=1e-12)
 
 
-def test_streamed_cross_products_give_the_same_fds_as_held_ones():
+def test_streamed_cross_products_give_the_same_fds_as_held_ones(monkeypatch):
     """Past the memory budget the per-query cross-products are streamed block by block (issue 18): the same FD per
     sample as with them held, for document and query weighting and for CFD, to round-off."""
     from pyterrier_frechet.core.conditional import conditional_fds
@@ -131,7 +131,9 @@ def test_streamed_cross_products_give_the_same_fds_as_held_ones():
     held = [QueryStats(rq, rel, nq, shift), QueryStats(tq, ret, nq, shift)]
     streamed = [QueryStats(rq, rel, nq, shift, max_bytes=0), QueryStats(tq, ret, nq, shift, max_bytes=0)]
     assert not held[0].streamed and streamed[0].streamed and streamed[1].streamed
-    counts = draw_counts(nq, 300, seed=1).astype(np.float64)  # > one streamed chunk of samples
+    import pyterrier_frechet.core.weighted as weighted
+    monkeypatch.setattr(weighted, 'STREAM_SUMS_BYTES', 2 * held[0].packed_size * 8 * 100)  # chunks of 100 samples
+    counts = draw_counts(nq, 300, seed=1).astype(np.float64)  # three streamed passes
     for transform in (lambda s: s, per_query_weighted):
         a = weighted_fds(transform(held[0]), counts, [transform(held[1])], [counts], shift)
         b = weighted_fds(transform(streamed[0]), counts, [transform(streamed[1])], [counts], shift)

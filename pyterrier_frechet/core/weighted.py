@@ -15,7 +15,10 @@ import numpy as np
 from .frechet import GaussianStats, frechet_distance_from_stats
 
 CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cross-products held in memory)
-STREAM_CHUNK = 256  # the same when the cross-products are streamed: each chunk is one pass over the queries
+#: When the cross-products are streamed, each chunk of samples is one pass over the queries (forming every query's
+#: cross-product again), so chunks are as large as this budget for the per-sample sums of both sides allows:
+#: 507 samples at d = 384, two passes for 1000 samples.
+STREAM_SUMS_BYTES = 600 << 20
 
 
 class QueryStats:
@@ -104,11 +107,13 @@ class QueryStats:
         weights = np.atleast_2d(weights)
         if self._p is not None:
             return weights @ self._p
-        out = np.zeros((len(weights), len(self._upper)))
+        from scipy.linalg.blas import dgemm
+        # out += W_block @ P_block in place (BLAS beta = 1; P_blockᵀ is Fortran-ordered, so nothing is copied)
+        out = np.zeros((len(weights), len(self._upper)), order='F')
         for block, cross in self._blocks(self._BLOCK):
-            used = np.any(weights[:, block] != 0, axis=0)
-            if used.any():
-                out += weights[:, block][:, used] @ cross[used]
+            w = np.ascontiguousarray(weights[:, block], dtype=np.float64)
+            if w.any():
+                out = dgemm(1.0, w, cross.T, beta=1.0, c=out, trans_b=True, overwrite_c=True)
         return out
 
 
@@ -158,7 +163,9 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors. ``pbar``: anything with
     ``update(n)``."""
     out = np.full(len(rel_weights), np.nan)
-    chunk = STREAM_CHUNK if any(part.streamed for part in (rel, *ret_parts)) else CHUNK
+    chunk = CHUNK
+    if any(part.streamed for part in (rel, *ret_parts)):
+        chunk = max(CHUNK, STREAM_SUMS_BYTES // (2 * rel.packed_size * 8))
     for start in range(0, len(rel_weights), chunk):
         sl = slice(start, start + chunk)
         relevant = gaussians([rel], [rel_weights[sl]], shift)
