@@ -20,12 +20,12 @@ query weightings at once — the bootstrap's fast path: a query drawn w times co
 in the mean, its within-query scatter w times with w(n_q − 1) degrees of freedom), exactly as if its copies were
 renamed ``q#1``, ``q#2``, ….
 """
-from typing import Tuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
 
 from .frechet import GaussianStats, at_most_d_rows, check_pair, fd_from_factors, frechet_distance_from_stats
-from .weighted import CHUNK, QueryStats
+from .weighted import QueryStats, sample_chunk, unpack
 
 __all__ = ['conditional_frechet_distance', 'conditional_fds']
 
@@ -70,20 +70,24 @@ def conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids) -> flo
     return fd_from_factors(float(np.mean(np.sum((m_rel - m_ret) ** 2, axis=1))), f_rel, f_ret)
 
 
-def _scatter(stats: QueryStats, weights: np.ndarray, keep: np.ndarray, upper) -> Tuple[np.ndarray, np.ndarray]:
-    """Per sample: Σ_q w_q S_q over the kept queries (S_q = P_q − s_q s_qᵀ / n_q, the within-query scatter, which
-    does not depend on the shift) as d×d matrices, and the degrees of freedom Σ_q w_q (n_q − 1)."""
-    d = stats.s.shape[1]
+class _Scatter(NamedTuple):
+    """One side's within-query scatter Σ_q w_q S_q over the kept queries for a chunk of samples, kept packed
+    (S_q = P_q − s_q s_qᵀ / n_q, which does not depend on the shift); unpacked one sample at a time."""
+    packed: np.ndarray  # samples × d(d+1)/2: Σ_q w_q P_q
+    s: np.ndarray  # kept queries × d: the per-query sums s_q
+    scale: np.ndarray  # samples × kept queries: w_q / n_q
+    dof: np.ndarray  # samples: Σ_q w_q (n_q − 1)
+
+    def covariance(self, b: int) -> np.ndarray:
+        """Sample b's pooled within-query covariance Σ_q w_q S_q / dof."""
+        d = self.s.shape[1]
+        return (unpack(self.packed[b], d) - (self.s * self.scale[b][:, None]).T @ self.s) / self.dof[b]
+
+
+def _scatter(stats: QueryStats, weights: np.ndarray, keep: np.ndarray) -> _Scatter:
     w = weights[:, keep]
-    n, s = stats.n[keep], stats.s[keep]
-    packed = stats.weighted_cross(np.where(keep, weights, 0.0))
-    out = np.empty((len(w), d, d))
-    for b in range(len(w)):
-        m = out[b]
-        m[upper] = packed[b]
-        m.T[upper] = packed[b]
-        m -= (s * (w[b] / n)[:, None]).T @ s
-    return out, w @ (n - 1)
+    return _Scatter(stats.weighted_cross(np.where(keep, weights, 0.0)), stats.s[keep], w / stats.n[keep],
+                    w @ (stats.n[keep] - 1))
 
 
 def conditional_fds(rel: QueryStats, ret: QueryStats, weights: np.ndarray, pbar=None) -> np.ndarray:
@@ -96,21 +100,19 @@ def conditional_fds(rel: QueryStats, ret: QueryStats, weights: np.ndarray, pbar=
                          f'{weights.shape[1]}: one query universe is needed')
     keep = (rel.n > 0) & (ret.n > 0)
     d = rel.s.shape[1]
-    upper = np.triu_indices(d)
     # shifts cancel in the difference of the per-query means (both sides share one)
     gap = np.sum((rel.s[keep] / rel.n[keep, None] - ret.s[keep] / ret.n[keep, None]) ** 2, axis=1)
     out = np.full(len(weights), np.nan)
     zero = np.zeros(d)
-    for start in range(0, len(weights), CHUNK):
-        w = weights[start:start + CHUNK]
-        scatter_rel, dof_rel = _scatter(rel, w, keep, upper)
-        scatter_ret, dof_ret = _scatter(ret, w, keep, upper)
+    chunk = sample_chunk(rel, ret)
+    for start in range(0, len(weights), chunk):
+        w = weights[start:start + chunk]
+        sides = [_scatter(stats, w, keep) for stats in (rel, ret)]
         n_kept = w[:, keep].sum(axis=1)
         for b in range(len(w)):
-            if n_kept[b] > 0 and dof_rel[b] >= 1 and dof_ret[b] >= 1:
-                trace = frechet_distance_from_stats(GaussianStats(zero, scatter_rel[b] / dof_rel[b], int(dof_rel[b]) + 1),
-                                                    GaussianStats(zero, scatter_ret[b] / dof_ret[b], int(dof_ret[b]) + 1))
-                out[start + b] = float(w[b, keep] @ gap) / n_kept[b] + trace
+            if n_kept[b] > 0 and all(side.dof[b] >= 1 for side in sides):
+                within = [GaussianStats(zero, side.covariance(b), int(side.dof[b]) + 1) for side in sides]
+                out[start + b] = float(w[b, keep] @ gap) / n_kept[b] + frechet_distance_from_stats(*within)
         if pbar is not None:
             pbar.update(len(w))
     return out

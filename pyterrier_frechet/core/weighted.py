@@ -117,6 +117,23 @@ class QueryStats:
         return out
 
 
+def unpack(packed: np.ndarray, d: int) -> np.ndarray:
+    """The symmetric d×d matrix whose row-major upper triangle is ``packed`` (the packing of :class:`QueryStats`)."""
+    upper = np.triu_indices(d)
+    out = np.empty((d, d))
+    out[upper] = packed
+    out.T[upper] = packed
+    return out
+
+
+def sample_chunk(*parts: QueryStats) -> int:
+    """How many samples to re-weight at once: :data:`CHUNK` while every part holds its cross-products; when one
+    streams them, as many as :data:`STREAM_SUMS_BYTES` allows for two sides' packed sums (each chunk is one pass)."""
+    if not any(part.streamed for part in parts):
+        return CHUNK
+    return max(CHUNK, STREAM_SUMS_BYTES // (2 * parts[0].packed_size * 8))
+
+
 def query_weights(qids) -> np.ndarray:
     """1/n_q for each of the n_q vectors of query q (one query id per vector): every query has total weight 1."""
     _, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
@@ -136,7 +153,6 @@ def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift:
     ``weights`` (one samples × queries matrix per part, so queries can be drawn from different systems); None where
     a sample has fewer than 2 vectors."""
     d = len(shift)
-    upper = np.triu_indices(d)  # the packing of QueryStats.p (row-major upper triangle)
     # A query drawn w times contributes w copies of each of its documents, each of weight doc_weight (1, or 1/n_q):
     # per query the weight u = w·doc_weight scales its sums; V₁ = Σ u n, V₂ = Σ w n doc_weight² (aweights' V₂).
     counts = sum(w @ part.n for part, w in zip(parts, weights))
@@ -149,9 +165,7 @@ def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift:
             yield None
             continue
         mean_shifted = total / a
-        cov = np.empty((d, d))
-        cov[upper] = cross
-        cov.T[upper] = cross  # the packed upper triangle, mirrored
+        cov = unpack(cross, d)
         cov -= a * np.outer(mean_shifted, mean_shifted)
         cov /= a - b / a  # n − 1 for unit weights
         yield GaussianStats(mean_shifted + shift, cov, int(n))
@@ -163,9 +177,7 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors. ``pbar``: anything with
     ``update(n)``."""
     out = np.full(len(rel_weights), np.nan)
-    chunk = CHUNK
-    if any(part.streamed for part in (rel, *ret_parts)):
-        chunk = max(CHUNK, STREAM_SUMS_BYTES // (2 * rel.packed_size * 8))
+    chunk = sample_chunk(rel, *ret_parts)
     for start in range(0, len(rel_weights), chunk):
         sl = slice(start, start + chunk)
         relevant = gaussians([rel], [rel_weights[sl]], shift)
