@@ -41,7 +41,7 @@ from ..core.frechet import GaussianStats, frechet_distance_from_stats
 from ..core.intervals import METHODS, interval, printed_estimate
 from ..core.weighted import QueryStats, per_query_weighted, weighted_fds
 
-#: The statistics :func:`coverage` and :func:`test_level` can calibrate.
+#: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
 STATISTICS = ('fd', 'fd-query', 'cfd')
 
 
@@ -61,9 +61,7 @@ class World:
 
     def population_fd(self, p: float) -> float:
         """FD between the population Gaussians of the relevant documents and a system with on-topic share p."""
-        d = self.d
-        m = np.zeros(d)
-        m[0] = self.offset
+        d, m = self.d, self._offset_vector()
         on = (self.tau ** 2 + self.sigma ** 2)
         off = (self.pull ** 2 * self.tau ** 2 + self.sigma_off ** 2)
         rel = GaussianStats(np.zeros(d), on * np.eye(d), 0)
@@ -71,6 +69,7 @@ class World:
         return frechet_distance_from_stats(rel, ret)
 
     def _offset_vector(self) -> np.ndarray:
+        """m: the shift of off-topic documents, |m| = offset along the first axis."""
         m = np.zeros(self.d)
         m[0] = self.offset
         return m
@@ -95,23 +94,8 @@ class World:
 
     def draw(self, n_queries: int, rng: np.random.Generator):
         """One query set: (relevant, retrieved by A, retrieved by B) as :class:`QueryStats`, and the shift."""
-        d, k = self.d, self.k
-        centres = rng.normal(scale=self.tau, size=(n_queries, d))
-        n_rel = 1 + rng.poisson(self.mean_relevant, size=n_queries)
-        q_rel = np.repeat(np.arange(n_queries), n_rel)
-        rel = centres[q_rel] + rng.normal(scale=self.sigma, size=(len(q_rel), d))
-        m = np.zeros(d)
-        m[0] = self.offset
-        q_ret = np.repeat(np.arange(n_queries), k)
-        sides = []
-        for p in (self.p_a, self.p_b):
-            on = rng.random(len(q_ret)) < p
-            x = np.where(on[:, None], centres[q_ret] + rng.normal(scale=self.sigma, size=(len(q_ret), d)),
-                         self.pull * centres[q_ret] + m + rng.normal(scale=self.sigma_off, size=(len(q_ret), d)))
-            sides.append(x)
-        shift = rel.mean(axis=0)
-        return (QueryStats(q_rel, rel, n_queries, shift), QueryStats(q_ret, sides[0], n_queries, shift),
-                QueryStats(q_ret, sides[1], n_queries, shift), shift)
+        rel, (ret_a, ret_b), _, shift = _draw_systems(self, [(self.p_a, self.offset), (self.p_b, self.offset)], n_queries, rng)
+        return rel, ret_a, ret_b, shift
 
 
 def _fds(rel, ret, weights, shift, statistic: str = 'fd') -> np.ndarray:
@@ -136,6 +120,13 @@ def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, stati
         values[i] = _fds(rel, ret_a, ones, shift, statistic)[0], _fds(rel, ret_b, ones, shift, statistic)[0]
     return {'A': float(values[:, 0].mean()), 'delta': float((values[:, 0] - values[:, 1]).mean()),
             'A_se': float(values[:, 0].std(ddof=1) / np.sqrt(n_reference))}
+
+
+def _draw_counts(rng: np.random.Generator, n_samples: int, n_queries: int) -> np.ndarray:
+    """(n_samples × n_queries) how often each query is drawn in each bootstrap sample, from ``rng``."""
+    counts = np.zeros((n_samples, n_queries))
+    np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n_queries, size=(n_samples, n_queries))), 1)
+    return counts
 
 
 def _mean(values) -> float:
@@ -171,9 +162,7 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
         jack_w = 1.0 - np.eye(n)
         for _ in pt.tqdm(range(n_trials), desc=f'calibration, {n} queries', unit='trial', disable=not verbose):
             rel, ret_a, ret_b, shift = world.draw(n, rng)
-            counts = np.zeros((n_samples, n))
-            draws = rng.integers(0, n, size=(n_samples, n))
-            np.add.at(counts, (np.arange(n_samples)[:, None], draws), 1)
+            counts = _draw_counts(rng, n_samples, n)
             est_a, est_b = (_fds(rel, ret, ones, shift, statistic)[0] for ret in (ret_a, ret_b))
             boot_a, boot_b = (_fds(rel, ret, counts, shift, statistic) for ret in (ret_a, ret_b))
             jack_a, jack_b = (_fds(rel, ret, jack_w, shift, statistic) for ret in (ret_a, ret_b))
@@ -243,8 +232,7 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
         hits, widths, estimates = [], [], []
         for _ in pt.tqdm(range(n_trials), desc=f'tau calibration, {n} queries', unit='trial', disable=not verbose):
             rel, rets, shares, shift = _draw_systems(world, systems, n, rng)
-            counts = np.zeros((n_samples, n))
-            np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n, size=(n_samples, n))), 1)
+            counts = _draw_counts(rng, n_samples, n)
             fd_hat = np.array([_fds(rel, ret, ones, shift)[0] for ret in rets])
             fd_star = np.stack([_fds(rel, ret, counts, shift) for ret in rets])  # systems × samples
             prec_hat, prec_star = shares.mean(axis=1), shares @ counts.T / n
@@ -259,8 +247,9 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
     return pd.DataFrame(rows)
 
 
-def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200, n_samples: int = 1000,
-               alpha: float = 0.05, seed: int = 0, verbose: bool = True, statistic: str = 'fd') -> pd.DataFrame:
+def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200,
+                    n_samples: int = 1000, alpha: float = 0.05, seed: int = 0, verbose: bool = True,
+                    statistic: str = 'fd') -> pd.DataFrame:
     """How often the paired bootstrap test rejects at ``alpha``: under the null (system B is system A — the same
     on-topic share, its own independent draws) the rate is the test's level, which should not exceed ``alpha``;
     with B = ``world.p_b`` it is the power. The same for the per-query precision (share of on-topic documents in
@@ -276,8 +265,7 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
             rejected = {statistic: [], 'precision': []}
             for _ in pt.tqdm(range(n_trials), desc=f'level, {n} queries, {hypothesis}', unit='trial', disable=not verbose):
                 rel, (ret_a, ret_b), shares, shift = _draw_systems(world, systems, n, rng)
-                counts = np.zeros((n_samples, n))
-                np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n, size=(n_samples, n))), 1)
+                counts = _draw_counts(rng, n_samples, n)
                 diffs = _fds(rel, ret_a, counts, shift, statistic) - _fds(rel, ret_b, counts, shift, statistic)
                 rejected[statistic].append(bootstrap_p(diffs) < alpha)
                 rejected['precision'].append(bootstrap_p((shares[0] - shares[1]) @ counts.T / n) < alpha)
