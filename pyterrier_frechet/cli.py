@@ -22,7 +22,7 @@ from .core.intervals import METHODS
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
-from .measures.base import is_set_measure, is_vector_measure
+from .measures.base import column_label, is_set_measure, is_vector_measure
 from .data.runs import read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
@@ -250,11 +250,11 @@ def cmd_agreement(args) -> int:
         raise CliError(f'agreement needs at least 3 runs, got {len(data.runs)}')
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
                      verbose=not args.quiet, encoder=data.encoder)
-    table = agreement_table(boot, data.measures, args.ci, args.alpha)
+    power = discriminative_power(boot, [column_label(m) for m in data.measures], args.alpha)
+    table = agreement_table(boot, data.measures, args.ci, args.alpha, power=power)
     if args.plot_dir:
-        asl = discriminative_power(boot, list(table['measure']), args.alpha).asl
-        asl.to_csv(Path(args.plot_dir) / 'asl.csv', index=False)
-        plots.asl_curves(asl, Path(args.plot_dir) / 'asl', args.alpha)
+        power.asl.to_csv(Path(args.plot_dir) / 'asl.csv', index=False)
+        plots.asl_curves(power.asl, Path(args.plot_dir) / 'asl', args.alpha)
     _emit(args, table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
                         f'{args.seed}; tau and tau_AP against {table["reference"].dropna().iloc[0]} with {args.ci:.0%} '
                         f'percentile intervals; separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '

