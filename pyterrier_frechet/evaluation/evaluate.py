@@ -20,6 +20,7 @@ from ..measures.base import column_label, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
 from .frames import QID, prepare_qrels, prepare_run, to_ir_measures
 from .provider import compute_set_measures, outcome_value
+from .selection import Judgments
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,8 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     check_labels_distinct(measures)
     labels = [column_label(m) for m in measures]
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
-    universe = sorted(qrels_ir[QID].unique())
+    judgments = Judgments(qrels_ir)  # coded once for every run
+    universe = judgments.query_names.tolist()
     set_measures = [m for m in measures if is_set_measure(m)]
     others = [m for m in measures if not is_set_measure(m)]
     has_vectors = any(is_vector_measure(m) for m in measures)
@@ -80,7 +82,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
             if not set(run_ir[QID].unique()) & set(universe):
                 raise ValueError(f'run {name!r} shares no query with the qrels')
             try:
-                outcomes = compute_set_measures(set_measures, qrels_ir, run_ir, universe)
+                outcomes = compute_set_measures(set_measures, judgments, run_ir, universe)
                 values = dict(ir_measures.calc_aggregate(others, qrels_ir, run_ir)) if others else {}
             except ValueError as ex:
                 raise ValueError(f'run {name!r}: {ex}') from ex

@@ -16,11 +16,13 @@ from ir_measures import Metric, providers
 
 from ..measures.base import HISTOGRAMS, VECTORS, SetMeasure
 from .frames import DOCNO, QID, SCORE, prepare_qrels, prepare_run
+from .selection import Judgments
 
 
-def compute_set_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame, universe: List[str]) -> Dict[object, object]:
+def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, universe: List[str]) -> Dict[object, object]:
     """Each measure's outcome for ``run``: a :class:`~.vector_sets.VectorOutcome` for vector measures, a float for
-    histogram measures. ``qrels`` and ``run`` are prepared frames (:mod:`.frames`)."""
+    histogram measures. ``judgments``: the qrels coded once (:class:`~.selection.Judgments` of a prepared frame);
+    ``run``: a prepared frame (:mod:`.frames`)."""
     from .histograms import compute_histogram_measures
     from .vector_sets import compute_vector_measures
     by_input = {VECTORS: [], HISTOGRAMS: []}
@@ -28,9 +30,9 @@ def compute_set_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame, unive
         by_input[m.INPUT].append(m)
     out = {}
     if by_input[VECTORS]:
-        out.update(compute_vector_measures(by_input[VECTORS], qrels, run, universe))
+        out.update(compute_vector_measures(by_input[VECTORS], judgments, run, universe))
     if by_input[HISTOGRAMS]:
-        out.update(compute_histogram_measures(by_input[HISTOGRAMS], qrels, run))
+        out.update(compute_histogram_measures(by_input[HISTOGRAMS], judgments.frame, run))
     return out
 
 
@@ -45,7 +47,8 @@ class SetEvaluator(providers.Evaluator):
 
     def __init__(self, measures, qrels):
         qrels = prepare_qrels(qrels, 'pyterrier_frechet')
-        super().__init__(measures, sorted(qrels[QID].unique()))
+        self.judgments = Judgments(qrels)
+        super().__init__(measures, self.judgments.query_names.tolist())
         self.qrels = qrels
 
     def iter_calc(self, run) -> Iterator[Metric]:
@@ -56,7 +59,7 @@ class SetEvaluator(providers.Evaluator):
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         run = prepare_run(run, 'pyterrier_frechet')
-        outcomes = compute_set_measures(self.measures, self.qrels, run, self.qrel_qids)
+        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids)
         for measure, outcome in outcomes.items():
             value = outcome_value(outcome)
             if isinstance(value, dict):  # per-query values (FD's jackknife pseudo-values)

@@ -14,9 +14,8 @@ import pandas as pd
 
 from ..measures.base import is_vector_measure
 from ..vectors.sources import encoder_key, get_default_encoder, lookup_vectors, stack_vectors
-from .frames import DOCNO, LABEL, QID, SCORE
-from .qrels import balance_qrels
-from .ranking import top_k
+from .frames import DOCNO, QID
+from .selection import Judgments, RankedRun
 
 logger = logging.getLogger(__name__)
 
@@ -41,48 +40,69 @@ class VectorOutcome(NamedTuple):
     dropped_retrieved: np.ndarray  # the same for retrieved documents
 
 
+def _retrieved_rows(measure, judgments: Judgments, ranked: RankedRun, relevant_rows: np.ndarray):
+    """Positions (in ``ranked``'s order) of ``measure``'s retrieved set: its top-k (or first k unjudged) documents of
+    each query with a relevant document; queries left with none are logged."""
+    queries = judgments.query_mask(relevant_rows)
+    selected = ranked.select(measure.positive_int('cutoff'), bool(measure['urr']), queries)
+    n_empty = int(queries.sum()) - len(np.unique(ranked.qcode[selected]))
+    if n_empty:
+        logger.info('%s: %d of %d queries with relevant documents have no %s document in the run',
+                    measure, n_empty, int(queries.sum()), 'unjudged' if measure['urr'] else 'retrieved')
+    return selected
+
+
 def fd_sets(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> FDSets:
     """Select the relevant and retrieved documents that ``measure`` (a vector measure) compares.
 
-    ``qrels`` and ``run`` use ir_measures column names (query_id, doc_id, relevance / score) with str ids.
+    ``qrels`` and ``run`` use ir_measures column names (query_id, doc_id, relevance / score) with str ids. The
+    relevant frame has (query_id, doc_id); the retrieved frame has the run's columns, in trec_eval order.
     """
-    cutoff = measure.positive_int('cutoff')
-    per_query = measure.positive_int('per_query')
-    rel = measure['rel']
-    relevant = qrels[qrels[LABEL] >= rel]
-    if per_query is not None:
-        relevant = balance_qrels(relevant, per_query, rel=rel, seed=measure['seed'], qid=QID, docno=DOCNO, label=LABEL)
-    if len(relevant) == 0:
-        raise ValueError(f'{measure}: the qrels have no document with relevance >= {rel}'
-                         f' (labels found: {sorted(qrels[LABEL].unique().tolist())[:10]})')
-    queries = sorted(relevant[QID].unique())
-    run = run[run[QID].isin(queries)]
-    exclude = qrels[[QID, DOCNO]] if measure['urr'] else None
-    retrieved = top_k(run, cutoff, qid=QID, docno=DOCNO, score=SCORE, exclude=exclude)
-    n_empty = len(queries) - retrieved[QID].nunique()
-    if n_empty:
-        logger.info('%s: %d of %d queries with relevant documents have no %s document in the run',
-                    measure, n_empty, len(queries), 'unjudged' if measure['urr'] else 'retrieved')
-    return FDSets(relevant[[QID, DOCNO]].reset_index(drop=True), retrieved.reset_index(drop=True), queries)
+    judgments = Judgments(qrels)
+    ranked = RankedRun(run, judgments)
+    relevant_rows = judgments.relevant(measure)
+    selected = _retrieved_rows(measure, judgments, ranked, relevant_rows)
+    queries = judgments.query_names[judgments.query_mask(relevant_rows)].tolist()
+    relevant = qrels[[QID, DOCNO]].iloc[relevant_rows].reset_index(drop=True)
+    return FDSets(relevant, run.iloc[ranked.rows[selected]].reset_index(drop=True), queries)
 
 
 class _Vectors:
-    """Vectors of every docno needed by a group of measures sharing one encoder, looked up once."""
+    """Vectors of the documents (codes of one vocabulary) needed by the measures sharing one encoder, looked up once."""
 
-    def __init__(self, encoder, docnos: np.ndarray):
+    def __init__(self, encoder, vocabulary: np.ndarray, codes: np.ndarray):
         self.encoder = encoder
-        self.docnos = np.unique(np.asarray(docnos, dtype=str))
+        codes = np.unique(codes)
+        self._row = np.full(len(vocabulary), -1, dtype=np.int64)
+        self._row[codes] = np.arange(len(codes))
         if encoder is None:
-            self.vecs, self.found = np.zeros((len(self.docnos), 0)), np.zeros(len(self.docnos), dtype=bool)
+            self.vecs, self.found = np.zeros((len(codes), 0)), np.zeros(len(codes), dtype=bool)
         else:
-            self.vecs, self.found = lookup_vectors(encoder, self.docnos)
-        self._index = pd.Index(self.docnos)
+            self.vecs, self.found = lookup_vectors(encoder, vocabulary[codes])
 
-    def get(self, docnos: np.ndarray):
-        pos = self._index.get_indexer(pd.Index(np.asarray(docnos, dtype=str)))
-        if (pos < 0).any():  # every docno asked for was looked up when this object was made
-            raise KeyError(f'docnos not looked up: {np.asarray(docnos)[pos < 0][:5].tolist()}')
+    def get(self, codes: np.ndarray):
+        pos = self._row[codes]
+        if (pos < 0).any():  # every code asked for was looked up when this object was made
+            raise KeyError(f'document codes not looked up: {np.asarray(codes)[pos < 0][:5].tolist()}')
         return self.vecs[pos], self.found[pos]
+
+
+class _RunVectors:
+    """The run's own ``doc_vec`` of the rows some measure selected (positions in a :class:`RankedRun`'s order),
+    stacked once."""
+
+    def __init__(self, run: pd.DataFrame, ranked: RankedRun, positions: np.ndarray):
+        column = run['doc_vec'].iloc[ranked.rows[positions]]
+        self.has = column.notna().to_numpy()
+        stacked = stack_vectors(column[self.has].tolist(), "the run's doc_vec") if self.has.any() else np.zeros((0, 0))
+        self.vecs = np.full((len(positions), stacked.shape[1]), np.nan)
+        self.vecs[self.has] = stacked
+        self._row = np.full(len(ranked.rows), -1, dtype=np.int64)
+        self._row[positions] = np.arange(len(positions))
+
+    def get(self, positions: np.ndarray):
+        row = self._row[positions]
+        return self.vecs[row], self.has[row]
 
 
 class _Side(NamedTuple):
@@ -91,46 +111,39 @@ class _Side(NamedTuple):
     dropped: np.ndarray  # distinct docnos without a vector
 
 
-def _set_vectors(measure, side: str, frame: pd.DataFrame, vectors: Optional[_Vectors]) -> _Side:
-    """One side's vectors, applying the measure's missing= policy, the query of each row, and the count dropped."""
-    docnos = frame[DOCNO].to_numpy(dtype=str)
-    if 'doc_vec' in frame.columns:
-        has = frame['doc_vec'].notna().to_numpy()
-        vecs = stack_vectors(frame['doc_vec'][has].tolist(), f"{measure}: the run's doc_vec") if has.any() else None
-        found = has
-    else:
-        if vectors is None or vectors.encoder is None:
-            raise ValueError(f'{measure}: no vectors for the {side} documents: the run has no doc_vec column and no encoder is set. '
-                             'Pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-        allvecs, found = vectors.get(docnos)
-        vecs = allvecs[found] if found.any() else None
+def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,
+                 vocabulary: np.ndarray, query_names: np.ndarray) -> _Side:
+    """One side's vectors (``vecs``/``found``: a row per document of the side), applying the measure's missing= policy,
+    with the query of each row and the distinct docnos dropped."""
     n_missing = int((~found).sum())
-    dropped = np.unique(docnos[~found])
+    dropped = np.unique(vocabulary[codes[~found]]) if n_missing else np.zeros(0, dtype=str)
     if n_missing:
         example = dropped[:5].tolist()
         if measure['missing'] == 'error':
-            raise ValueError(f'{measure}: {n_missing} of {len(docnos)} {side} document(s) have no vector, e.g. {example}. '
+            raise ValueError(f'{measure}: {n_missing} of {len(codes)} {side} document(s) have no vector, e.g. {example}. '
                              "Provide vectors for them, or pass missing='drop' to leave them out (with a counted log).")
-        logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(docnos), side, example)
-    if vecs is None or len(vecs) < 2:
-        raise ValueError(f'{measure}: the {side} set has {0 if vecs is None else len(vecs)} document(s) with a vector; '
-                         'a Gaussian needs at least 2')
-    return _Side(vecs, frame[QID].to_numpy(dtype=str)[found], dropped)
+        logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
+        vecs = vecs[found]
+    if len(vecs) < 2:
+        raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
+    return _Side(vecs, query_names[qcodes[found]], dropped)
 
 
-def _check_run_vectors(measure, sets: FDSets, vectors: Optional[_Vectors]) -> None:
+def _check_run_vectors(measure, relevant_codes: np.ndarray, selected: np.ndarray, ranked: RankedRun,
+                       run_vectors: _RunVectors, vectors: Optional[_Vectors]) -> None:
     """A run carrying doc_vec must agree with the encoder the relevant side uses, wherever both have a document."""
     if vectors is None or vectors.encoder is None:
         return
-    both = sets.retrieved[sets.retrieved[DOCNO].isin(sets.relevant[DOCNO]) & sets.retrieved['doc_vec'].notna()]
-    both = both.drop_duplicates(DOCNO)
-    if len(both) == 0:
+    codes = ranked.code[selected]
+    both = np.isin(codes, relevant_codes) & run_vectors.get(selected)[1]
+    if not both.any():
         logger.info("%s: no retrieved document is relevant, so the run's doc_vec cannot be checked against the encoder", measure)
         return
-    enc, found = vectors.get(both[DOCNO].to_numpy(dtype=str))
+    uniq, first = np.unique(codes[both], return_index=True)
+    enc, found = vectors.get(uniq)
     if not found.any():
         return
-    run_vecs = stack_vectors(both['doc_vec'].tolist(), f"{measure}: the run's doc_vec")
+    run_vecs = run_vectors.get(selected[both][first])[0]
     if run_vecs.shape[1] != enc.shape[1]:
         raise ValueError(f"{measure}: the run's doc_vec are {run_vecs.shape[1]}-d but the encoder gives {enc.shape[1]}-d vectors")
     err = float(np.max(np.abs(run_vecs[found] - enc[found])))
@@ -144,14 +157,17 @@ def measure_encoder(measure):
     return measure['encoder'] if measure['encoder'] is not None else get_default_encoder()
 
 
-def compute_vector_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame,
+def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
-    """The outcome of each vector measure in ``measures`` for ``run``, looking up each encoder's vectors once.
+    """The outcome of each vector measure in ``measures`` for ``run`` (a prepared frame), on the qrels coded in
+    ``judgments``: the run is ranked once, each measure's two sets are masks over it, and each encoder's vectors are
+    looked up once for all measures.
 
     ``universe``: restricts per-query values to these queries (default: every query with a relevant document)."""
     has_doc_vec = 'doc_vec' in run.columns
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), m.positive_int('cutoff') or float('inf'), repr(m)))
+    ranked = RankedRun(run, judgments)
     plans = []
     needed: Dict[tuple, list] = {}
     encoders: Dict[tuple, object] = {}
@@ -159,34 +175,48 @@ def compute_vector_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame,
         if not is_vector_measure(measure):
             raise ValueError(f'{measure} is not a vector measure')
         encoder = measure_encoder(measure)
-        sets = fd_sets(measure, qrels, run)
-        docnos = [sets.relevant[DOCNO].to_numpy(dtype=str)]
-        if not has_doc_vec:
-            docnos.append(sets.retrieved[DOCNO].to_numpy(dtype=str))
+        relevant_rows = judgments.relevant(measure)
+        selected = _retrieved_rows(measure, judgments, ranked, relevant_rows)
         key = encoder_key(encoder)
-        needed.setdefault(key, []).extend(docnos)
+        needed.setdefault(key, []).append(judgments.dcode[relevant_rows])
+        if not has_doc_vec:
+            needed[key].append(ranked.code[selected])
         encoders[key] = encoder
-        plans.append((measure, key, sets))
-    vectors = {key: _Vectors(encoders[key], np.concatenate(docnos)) for key, docnos in needed.items()}
+        plans.append((measure, key, relevant_rows, selected))
+    vectors = {key: _Vectors(encoders[key], ranked.vocabulary, np.concatenate(codes)) for key, codes in needed.items()}
+    run_vectors = _RunVectors(run, ranked, np.unique(np.concatenate([p[3] for p in plans]))) if has_doc_vec else None
+    names = judgments.query_names
     result = {}
-    for measure, key, sets in plans:
+    for measure, key, relevant_rows, selected in plans:
         vecs = vectors[key]
+        rel_codes, ret_codes = judgments.dcode[relevant_rows], ranked.code[selected]
         if has_doc_vec:
-            _check_run_vectors(measure, sets, vecs)
-        rel = _set_vectors(measure, 'relevant', sets.relevant, vecs)
-        ret = _set_vectors(measure, 'retrieved', sets.retrieved, vecs)
+            _check_run_vectors(measure, rel_codes, selected, ranked, run_vectors, vecs)
+            if vecs.encoder is None:
+                raise ValueError(f'{measure}: no vectors for the relevant documents: no encoder is set. Pass FD(encoder=...) '
+                                 'or call pyterrier_frechet.set_default_encoder(...)')
+        elif vecs.encoder is None:
+            raise ValueError(f'{measure}: no vectors for the relevant documents: the run has no doc_vec column and no '
+                             'encoder is set. Pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
+        rel = _set_vectors(measure, 'relevant', *vecs.get(rel_codes), rel_codes, judgments.qcode[relevant_rows],
+                           ranked.vocabulary, names)
+        ret_vecs, ret_found = run_vectors.get(selected) if has_doc_vec else vecs.get(ret_codes)
+        ret = _set_vectors(measure, 'retrieved', ret_vecs, ret_found, ret_codes, ranked.qcode[selected], ranked.vocabulary,
+                           names)
         if rel.vecs.shape[1] != ret.vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
         try:
             if not measure.is_set_valued():
                 # per-query values (the jackknife) are over the queries the sets are made of: those with
                 # relevant documents. Qrels queries without any add no unit (they used to inflate n: S6).
-                units = sets.queries if universe is None else [q for q in sets.queries if q in set(universe)]
+                units = names[judgments.query_mask(relevant_rows)].tolist()
+                if universe is not None:
+                    units = [q for q in units if q in set(universe)]
                 value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids, units)
             elif measure.needs_query_ids():
                 value = measure.query_statistic(rel.vecs, rel.qids, ret.vecs, ret.qids)
             else:
-                relevant_key = key + (hashlib.sha1('\n'.join(sets.relevant[DOCNO]).encode()).hexdigest(),)
+                relevant_key = key + (hashlib.sha1('\n'.join(ranked.vocabulary[rel_codes]).encode()).hexdigest(),)
                 value = measure.statistic(rel.vecs, ret.vecs, relevant_key)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
