@@ -154,6 +154,23 @@ def test_from_stats_cholesky_and_singular_fallback():
     assert frechet_distance_from_stats(gaussian_stats(xs), gaussian_stats(y)) == pytest.approx(mp_frechet(xs, y, dps=50), rel=1e-8)
 
 
+@pytest.mark.parametrize('n2', [5, 9, 40])
+def test_an_ill_conditioned_large_set_goes_straight_to_singular_values(n2):
+    # a large set whose covariance is singular (a coordinate repeated, as MiniLM's near-null directions) is flagged
+    # when reduced; against a set with ≥ d rows the cross matrix is then singular and its singular values are taken
+    # without the eigenvalue attempt; against a small set the fast path stays allowed. Same value as 50-digit arithmetic.
+    rng = np.random.default_rng(n2)
+    d = 6
+    x = rng.normal(size=(40, d))
+    x[:, -1] = x[:, 0]
+    y = rng.normal(size=(n2, d)) + 0.3
+    from pyterrier_frechet import frechet_distance_reduced, reduce_set
+    a = reduce_set(x)
+    assert a.ill_conditioned and a.factor.shape == (d, d)
+    assert not reduce_set(y).ill_conditioned
+    assert frechet_distance_reduced(a, reduce_set(y)) == pytest.approx(mp_frechet(x, y, dps=50), rel=1e-10, abs=1e-12)
+
+
 @pytest.mark.parametrize('n1,n2,d', [(5, 7, 3), (40, 30, 6), (4, 30, 5), (12, 9, 20), (60, 8, 10)])
 def test_reduced_sets_equal_the_direct_route(n1, n2, d):
     # a set reduced once (as the provider does for the relevant set) gives the same FD as the direct call,
@@ -164,6 +181,10 @@ def test_reduced_sets_equal_the_direct_route(n1, n2, d):
     from pyterrier_frechet import frechet_distance_reduced, reduce_set
     got = frechet_distance_reduced(reduce_set(x), reduce_set(y))
     assert got == pytest.approx(mp_frechet(x, y, dps=50), rel=1e-10, abs=1e-12)
-    assert reduce_set(x).factor.shape[0] == min(n1 - 1, d)
+    # deflated (n−1 rows) up to 5d/3 rows, else the d×d factor; flagged ill-conditioned when its Cholesky was refused
+    reduced = reduce_set(x)
+    assert reduced.factor.shape[0] == (n1 - 1 if n1 - 1 <= 5 * d / 3 else d)
+    assert reduced.ill_conditioned == (reduced.factor.shape[0] == d and n1 - 1 > 5 * d / 3
+                                       and np.linalg.matrix_rank(x - x.mean(0)) < d)
     with pytest.raises(ValueError, match='dimension mismatch'):
         frechet_distance_reduced(reduce_set(x), reduce_set(np.ones((3, d + 1)) * np.arange(3)[:, None]))

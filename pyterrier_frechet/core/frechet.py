@@ -59,6 +59,10 @@ Method = Literal['auto', 'cross', 'qr', 'gram']
 
 _GRAM_MIN_RCOND = 1e-8  # below this the Cholesky factor of X̃ᵀX̃ costs digits: use Householder QR
 _FAST_MIN_RATIO = 1e-8  # λ_min/λ_max of MMᵀ below this: its eigenvalues cost digits, take M's singular values
+# reduce_set keeps a set deflated (n−1 rows) up to this many rows per dimension: a Householder QR to d rows
+# (2nd² − 2d³/3 flops) only pays once it saves more than the longer cross matrix costs its SVD (4(n−d)d²),
+# i.e. beyond n ≈ 5d/3
+_DEFLATED_MAX_ROWS = 5 / 3
 
 
 class GaussianStats(NamedTuple):
@@ -125,7 +129,7 @@ def choose_method(n1: int, n2: int, d: int) -> Literal['cross', 'gram']:
     return 'cross' if cost_cross <= cost_gram else 'gram'
 
 
-def _nuclear_norm(m: np.ndarray) -> float:
+def _nuclear_norm(m: np.ndarray, try_fast: bool = True) -> float:
     """Sum of the singular values of ``m``.
 
     Fast path: the square roots of the eigenvalues of the smaller Gram matrix G = MMᵀ (or MᵀM), accepted
@@ -134,11 +138,14 @@ def _nuclear_norm(m: np.ndarray) -> float:
     digits, and the relative error is at most about k·ε·cond(M)/2 ≤ k·1e-12 for k values (≈ 1e-15 on
     typical data). Otherwise — M singular or ill-conditioned (low-rank or duplicated data) — the singular
     values themselves (``gesdd``, accurate for the small ones too; ``gesvd`` on the rare non-convergence).
+    ``try_fast=False`` goes straight to the singular values, when the caller knows M to be ill-conditioned (the
+    fast path would be computed only to be rejected); the result is the same either way, up to round-off.
     """
     small = m if m.shape[0] <= m.shape[1] else m.T
-    evals = scipy.linalg.eigvalsh(small @ small.T, check_finite=False, overwrite_a=True)  # G by syrk
-    if evals[-1] > 0 and evals[0] >= _FAST_MIN_RATIO * evals[-1]:
-        return float(np.sqrt(evals).sum())
+    if try_fast:
+        evals = scipy.linalg.eigvalsh(small @ small.T, check_finite=False, overwrite_a=True)  # G by syrk
+        if evals[-1] > 0 and evals[0] >= _FAST_MIN_RATIO * evals[-1]:
+            return float(np.sqrt(evals).sum())
     try:
         s = scipy.linalg.svdvals(m, check_finite=False)
     except np.linalg.LinAlgError:  # pragma: no cover - LAPACK non-convergence is data dependent
@@ -161,12 +168,13 @@ def _deflate(xc: np.ndarray) -> np.ndarray:
     return xc[1:] - vtx * (1.0 / (root * (1.0 - 1.0 / root)))
 
 
-def _factor(xc: np.ndarray, gram: bool = False) -> np.ndarray:
+def _factor(xc: np.ndarray, gram: bool = False) -> Tuple[np.ndarray, bool]:
     """A matrix F with FᵀF = X̃ᵀX̃ and at most d rows: X̃ deflated to n−1 rows when n ≤ d, else a d×d triangular R —
     with ``gram``, the Cholesky factor of X̃ᵀX̃ if it is well conditioned, otherwise (and without
-    ``gram``) the R of a Householder QR decomposition."""
+    ``gram``) the R of a Householder QR decomposition. Also whether X̃ᵀX̃ was found ill-conditioned (the
+    Cholesky was refused): then any d-row product with F is ill-conditioned too."""
     if xc.shape[0] <= xc.shape[1]:
-        return _deflate(xc)
+        return _deflate(xc), False
     if gram:
         from scipy.linalg import lapack
         g = xc.T @ xc  # numpy computes AᵀA with syrk
@@ -174,8 +182,9 @@ def _factor(xc: np.ndarray, gram: bool = False) -> np.ndarray:
         if info == 0:
             rcond, info = lapack.dpocon(r, float(np.abs(g).sum(axis=0).max()), uplo='U')
             if info == 0 and rcond >= _GRAM_MIN_RCOND:
-                return r
-    return np.linalg.qr(xc, mode='r')  # the economic d×d R (scipy's mode='r' would return n×d)
+                return r, False
+        return np.linalg.qr(xc, mode='r'), True  # the economic d×d R (scipy's mode='r' would return n×d)
+    return np.linalg.qr(xc, mode='r'), False
 
 
 def _sqrt_psd(cov: np.ndarray, scale: float = 0.0) -> np.ndarray:
@@ -233,7 +242,8 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
     if method == 'cross':
         xc, yc = _deflate(x - mu1), _deflate(y - mu2)
     else:
-        xc, yc = _factor(x - mu1, method == 'gram'), _factor(y - mu2, method == 'gram')
+        (xc, ill1), (yc, ill2) = _factor(x - mu1, method == 'gram'), _factor(y - mu2, method == 'gram')
+        return frechet_distance_reduced(ReducedSet(mu1, xc, n1, ill1), ReducedSet(mu2, yc, n2, ill2))
     return frechet_distance_reduced(ReducedSet(mu1, xc, n1), ReducedSet(mu2, yc, n2))
 
 
@@ -259,21 +269,26 @@ def _same_rows(x: np.ndarray, y: np.ndarray) -> bool:
 
 
 class ReducedSet(NamedTuple):
-    """A set of vectors reduced once for FD: its mean, a factor F with FᵀF = X̃ᵀX̃ (at most min(n−1, d)
-    rows for a set reduced by :func:`reduce_set`) and its size n."""
+    """A set of vectors reduced once for FD: its mean, a factor F with FᵀF = X̃ᵀX̃ (n−1 rows, or d rows for a large
+    set reduced by :func:`reduce_set`), its size n, and whether X̃ᵀX̃ is known to be ill-conditioned (a hint that
+    spares the nuclear norm a fast path bound to be refused; never changes the value beyond round-off)."""
     mean: np.ndarray
     factor: np.ndarray
     n: int
+    ill_conditioned: bool = False
 
 
 def reduce_set(x) -> ReducedSet:
     """Reduce a set of vectors (n×d) to what FD needs from it, to compare it with many other sets: the
-    factor is X̃ deflated to n−1 rows when n ≤ d, else the d×d ``"gram"`` factor (Cholesky of X̃ᵀX̃, or
-    Householder QR when that is ill conditioned). ``frechet_distance_reduced(reduce_set(x), reduce_set(y))``
-    equals ``frechet_distance(x, y)`` up to round-off."""
+    factor is X̃ deflated to n−1 rows when n ≤ 5d/3 (no factorisation: cheaper than one below that size), else
+    the d×d ``"gram"`` factor (Cholesky of X̃ᵀX̃, or Householder QR when that is ill conditioned).
+    ``frechet_distance_reduced(reduce_set(x), reduce_set(y))`` equals ``frechet_distance(x, y)`` up to round-off."""
     x = check_vectors(x)
     mean = x.mean(axis=0)
-    return ReducedSet(mean, _factor(x - mean, gram=True), x.shape[0])
+    if x.shape[0] - 1 <= _DEFLATED_MAX_ROWS * x.shape[1]:
+        return ReducedSet(mean, _deflate(x - mean), x.shape[0])
+    factor, ill_conditioned = _factor(x - mean, gram=True)
+    return ReducedSet(mean, factor, x.shape[0], ill_conditioned)
 
 
 def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
@@ -286,8 +301,11 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     # traces from the same factors as the cross term (FᵀF = X̃ᵀX̃), so that identical sets cancel exactly
     tr1 = float(np.einsum('ij,ij->', a.factor, a.factor)) / (a.n - 1)
     tr2 = float(np.einsum('ij,ij->', b.factor, b.factor)) / (b.n - 1)
-    tr_sqrt = _nuclear_norm(a.factor @ b.factor.T) / np.sqrt((a.n - 1) * (b.n - 1))
-    return _finish(float(diff @ diff), tr1, tr2, tr_sqrt)
+    cross = a.factor @ b.factor.T
+    # a d-row cross matrix with an ill-conditioned d×d factor is ill-conditioned: straight to its singular values
+    full = min(cross.shape) == a.mean.shape[0]
+    tr_sqrt = _nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)))
+    return _finish(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))
 
 
 def at_most_d_rows(factor: np.ndarray) -> np.ndarray:
