@@ -3,7 +3,8 @@ of one evaluation shares is reduced once (pure numpy).
 
 The key is what the caller says the set *is* (a stable identity of the encoder and the relevant docnos); an entry
 is served only if the vectors' shape and float64 sum match as well, so a changed vector under the same key is
-recomputed, never served stale. Least recently used entries leave first.
+recomputed, never served stale — or if they are the very read-only array reduced before (which cannot have changed).
+Least recently used entries leave first.
 """
 from collections import OrderedDict
 from typing import Tuple
@@ -14,20 +15,23 @@ from .frechet import ReducedSet, reduce_set
 
 MAX_ENTRIES = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
 
-_MEMO: 'OrderedDict[tuple, Tuple[float, ReducedSet]]' = OrderedDict()
+_MEMO: 'OrderedDict[tuple, Tuple[float, np.ndarray, ReducedSet]]' = OrderedDict()
 
 
 def reduced(vectors: np.ndarray, key: tuple) -> ReducedSet:
     """:func:`reduce_set` of ``vectors``, remembered under ``key``."""
     arr = np.ascontiguousarray(vectors)
     key = tuple(key) + (arr.shape,)
-    checksum = float(arr.sum(dtype=np.float64))
     hit = _MEMO.get(key)
+    if hit is not None and hit[1] is arr and not arr.flags.writeable:
+        _MEMO.move_to_end(key)
+        return hit[2]
+    checksum = float(arr.sum(dtype=np.float64))
     if hit is not None and hit[0] == checksum:
         _MEMO.move_to_end(key)
-        return hit[1]
+        return hit[2]
     result = reduce_set(arr)
-    _MEMO[key] = (checksum, result)
+    _MEMO[key] = (checksum, arr if not arr.flags.writeable else None, result)
     _MEMO.move_to_end(key)
     if len(_MEMO) > MAX_ENTRIES:
         _MEMO.popitem(last=False)

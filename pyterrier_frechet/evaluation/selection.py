@@ -47,8 +47,10 @@ class Judgments:
         self.qcode, self.dcode = qcode.astype(np.int64), dcode.astype(np.int64)
         self.queries, self.docs = pd.Index(queries), pd.Index(docs)
         self.query_names = np.asarray(self.queries, dtype=str)
+        self.doc_names = np.asarray(self.docs, dtype=object)
         self.labels = qrels[LABEL].to_numpy(dtype=np.int64)
-        self.pairs = np.unique(self.qcode * len(self.docs) + self.dcode)  # every judged (query, document), sorted
+        # every judged (query, document), sorted (prepared qrels have no duplicate pair)
+        self.pairs = np.sort(self.qcode * len(self.docs) + self.dcode)
         self._relevant: Dict[Tuple, np.ndarray] = {}
 
     def relevant(self, measure) -> np.ndarray:
@@ -94,8 +96,11 @@ class RankedRun:
         if np.isnan(scores).any():
             raise ValueError(f'{int(np.isnan(scores).sum())} row(s) of the run have a missing or non-numeric {SCORE!r}')
         docnos = run[DOCNO].iloc[rows]
-        docno_rank = pd.factorize(docnos, sort=True)[0]  # dense rank in string order, for trec_eval's tie-break
-        order = np.lexsort((-docno_rank, -scores, qcode[rows]))
+        order = np.lexsort((-scores, qcode[rows]))
+        q_sorted, s_sorted = qcode[rows][order], scores[order]
+        if ((q_sorted[1:] == q_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])).any():  # ties: docno descending
+            docno_rank = pd.factorize(docnos, sort=True)[0]  # dense rank in string order
+            order = np.lexsort((-docno_rank, -scores, qcode[rows]))
         self.rows = rows[order]
         self.qcode = qcode[self.rows].astype(np.int64)
         judged_code = judgments.docs.get_indexer(docnos)[order]
@@ -103,7 +108,7 @@ class RankedRun:
         code = judged_code.astype(np.int64)
         code[judged_code < 0] = len(judgments.docs) + extra_code
         self.code = code
-        self.vocabulary = np.concatenate([np.asarray(judgments.docs, dtype=str), np.asarray(extra, dtype=str)])
+        self.vocabulary = np.concatenate([judgments.doc_names, np.asarray(extra, dtype=object)])  # of Python str
         keys = self.qcode * len(judgments.docs) + judged_code
         pos = np.searchsorted(judgments.pairs, keys)
         hit = (judged_code >= 0) & (pos < len(judgments.pairs))

@@ -7,7 +7,8 @@ for its value; it reports how many documents each side lost, so no dropped docum
 """
 import hashlib
 import logging
-from typing import Dict, List, NamedTuple, Optional, Union
+from collections import OrderedDict
+from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
@@ -113,8 +114,8 @@ class _Side(NamedTuple):
 
 def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,
                  vocabulary: np.ndarray, query_names: np.ndarray) -> _Side:
-    """One side's vectors (``vecs``/``found``: a row per document of the side), applying the measure's missing= policy,
-    with the query of each row and the distinct docnos dropped."""
+    """One side's vectors (``vecs``: a row per document of the side that has a vector, ``found`` which those are),
+    applying the measure's missing= policy, with the query of each row and the distinct docnos dropped."""
     n_missing = int((~found).sum())
     dropped = np.unique(vocabulary[codes[~found]]) if n_missing else np.zeros(0, dtype=str)
     if n_missing:
@@ -123,10 +124,40 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
             raise ValueError(f'{measure}: {n_missing} of {len(codes)} {side} document(s) have no vector, e.g. {example}. '
                              "Provide vectors for them, or pass missing='drop' to leave them out (with a counted log).")
         logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
-        vecs = vecs[found]
     if len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
     return _Side(vecs, query_names[qcodes[found]], dropped)
+
+
+def _with_vector(vecs: np.ndarray, found: np.ndarray) -> np.ndarray:
+    return vecs if found.all() else vecs[found]
+
+
+# Relevant vectors of encoders whose key is a content identity (a VectorStore's files), by (identity, docnos): every
+# run evaluated on the same qrels needs the same ones. Read-only arrays, so the memo of their reduction
+# (core.reduced_memo) knows them again without a checksum.
+_RELEVANT: 'OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]' = OrderedDict()
+_RELEVANT_ENTRIES = 8
+
+
+def _remembers(key: tuple) -> bool:
+    return key[0] == 'identity'
+
+
+def _relevant_vectors(encoder, key: tuple, docnos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the vectors of ``docnos`` that have one, in order; the found mask) from ``encoder``, remembered under ``key``
+    (the encoder's content identity and the docnos' digest)."""
+    hit = _RELEVANT.get(key)
+    if hit is None:
+        vecs, found = lookup_vectors(encoder, docnos)
+        hit = (np.ascontiguousarray(_with_vector(vecs, found)), found)
+        for array in hit:
+            array.flags.writeable = False
+        _RELEVANT[key] = hit
+        if len(_RELEVANT) > _RELEVANT_ENTRIES:
+            _RELEVANT.popitem(last=False)
+    _RELEVANT.move_to_end(key)
+    return hit
 
 
 def _check_run_vectors(measure, relevant_codes: np.ndarray, selected: np.ndarray, ranked: RankedRun,
@@ -178,16 +209,23 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
         relevant_rows = judgments.relevant(measure)
         selected = _retrieved_rows(measure, judgments, ranked, relevant_rows)
         key = encoder_key(encoder)
-        needed.setdefault(key, []).append(judgments.dcode[relevant_rows])
+        rel_codes, ret_codes = judgments.dcode[relevant_rows], ranked.code[selected]
+        # what the relevant set *is*: the encoder and its docnos in order (keys the memos of its vectors and reduction)
+        relevant_key = key + (hashlib.sha1('\n'.join(ranked.vocabulary[rel_codes]).encode()).hexdigest(),)
+        codes = needed.setdefault(key, [])
+        if not _remembers(key) or encoder is None:
+            codes.append(rel_codes)
         if not has_doc_vec:
-            needed[key].append(ranked.code[selected])
+            codes.append(ret_codes)
+        elif _remembers(key):  # the run's doc_vec are checked against the encoder's vectors of relevant documents
+            codes.append(ret_codes[np.isin(ret_codes, rel_codes)])
         encoders[key] = encoder
-        plans.append((measure, key, relevant_rows, selected))
+        plans.append((measure, key, relevant_rows, selected, relevant_key))
     vectors = {key: _Vectors(encoders[key], ranked.vocabulary, np.concatenate(codes)) for key, codes in needed.items()}
     run_vectors = _RunVectors(run, ranked, np.unique(np.concatenate([p[3] for p in plans]))) if has_doc_vec else None
     names = judgments.query_names
     result = {}
-    for measure, key, relevant_rows, selected in plans:
+    for measure, key, relevant_rows, selected, relevant_key in plans:
         vecs = vectors[key]
         rel_codes, ret_codes = judgments.dcode[relevant_rows], ranked.code[selected]
         if has_doc_vec:
@@ -198,11 +236,16 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
         elif vecs.encoder is None:
             raise ValueError(f'{measure}: no vectors for the relevant documents: the run has no doc_vec column and no '
                              'encoder is set. Pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-        rel = _set_vectors(measure, 'relevant', *vecs.get(rel_codes), rel_codes, judgments.qcode[relevant_rows],
+        if _remembers(key):
+            rel_vecs, rel_found = _relevant_vectors(vecs.encoder, relevant_key, ranked.vocabulary[rel_codes])
+        else:
+            all_vecs, rel_found = vecs.get(rel_codes)
+            rel_vecs = _with_vector(all_vecs, rel_found)
+        rel = _set_vectors(measure, 'relevant', rel_vecs, rel_found, rel_codes, judgments.qcode[relevant_rows],
                            ranked.vocabulary, names)
         ret_vecs, ret_found = run_vectors.get(selected) if has_doc_vec else vecs.get(ret_codes)
-        ret = _set_vectors(measure, 'retrieved', ret_vecs, ret_found, ret_codes, ranked.qcode[selected], ranked.vocabulary,
-                           names)
+        ret = _set_vectors(measure, 'retrieved', _with_vector(ret_vecs, ret_found), ret_found, ret_codes,
+                           ranked.qcode[selected], ranked.vocabulary, names)
         if rel.vecs.shape[1] != ret.vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
         try:
@@ -216,7 +259,6 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
             elif measure.needs_query_ids():
                 value = measure.query_statistic(rel.vecs, rel.qids, ret.vecs, ret.qids)
             else:
-                relevant_key = key + (hashlib.sha1('\n'.join(ranked.vocabulary[rel_codes]).encode()).hexdigest(),)
                 value = measure.statistic(rel.vecs, ret.vecs, relevant_key)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex

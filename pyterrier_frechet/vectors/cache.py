@@ -80,6 +80,8 @@ class EmbeddingCache:
     def __init__(self, root, identity: Dict[str, object], memo_size: int = 200_000):
         self.memo_size = memo_size
         self._memo: Dict[tuple, np.ndarray] = {}
+        self._shas: Dict[str, str] = {}  # text → text_sha of the texts seen (a text source hands the same str objects
+        # out again, whose hash Python keeps: a later look-up costs a dict probe, not a sha256)
         self.identity = json.loads(json.dumps({**identity, 'cache_schema': SCHEMA}, sort_keys=True))  # as in encoder.json
         self.path = Path(root) / identity_key(self.identity)
         self.db = None
@@ -139,7 +141,7 @@ class EmbeddingCache:
             else:
                 if len(texts) != len(docnos):
                     raise ValueError(f'{len(docnos)} docnos but {len(texts)} texts')
-                shas = {d: text_sha(str(t)) for d, t in zip(docnos, texts)}
+                shas = {d: self._text_sha(str(t)) for d, t in zip(docnos, texts)}
             wanted = [(d, shas[d]) for d in docnos if d in shas]
             found = {k: self._memo[k] for k in wanted if k in self._memo}
             todo = [k for k in wanted if k not in found]
@@ -153,6 +155,14 @@ class EmbeddingCache:
                         if len(self._memo) < self.memo_size:
                             self._memo[key] = vec
         return {d: vec for (d, _), vec in found.items()}
+
+    def _text_sha(self, text: str) -> str:
+        sha = self._shas.get(text)
+        if sha is None:
+            sha = text_sha(text)
+            if len(self._shas) < self.memo_size:
+                self._shas[text] = sha
+        return sha
 
     def _stored_shas(self, docnos: Sequence[str]) -> Dict[str, str]:
         """docno → the one text fingerprint stored for it (docnos with none are left out)."""
@@ -175,7 +185,7 @@ class EmbeddingCache:
         entries are kept). Without ``texts`` the vectors are stored as of unknown text: they are served
         only to lookups by docno alone, never to a caller that gives a text."""
         docnos = [str(d) for d in docnos]
-        shas = [NO_TEXT] * len(docnos) if texts is None else [text_sha(str(t)) for t in texts]
+        shas = [NO_TEXT] * len(docnos) if texts is None else [self._text_sha(str(t)) for t in texts]
         rows = [(_key(d, s), pickle.dumps((np.asarray(v, dtype=np.float32),), protocol=PICKLE_PROTOCOL))
                 for d, s, v in zip(docnos, shas, vectors)]
         with self._errors('written'), self.db:  # one transaction: committed whole or rolled back whole

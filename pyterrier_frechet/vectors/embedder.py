@@ -244,25 +244,27 @@ class Embedder(pt.Transformer):
         """
         docnos = np.asarray(docnos, dtype=str)
         uniq, inverse = np.unique(docnos, return_inverse=True)
-        texts = self.texts(uniq) if self.texts is not None else {}
-        vectors = self._vectors(uniq, texts, f'texts={self._texts_name}')
-        found = np.array([d in vectors for d in uniq], dtype=bool)
+        names = uniq.tolist()  # Python str: the dict probes below hash them once
+        texts = self.texts(names) if self.texts is not None else {}
+        vectors = self._vectors(names, texts, f'texts={self._texts_name}')
+        found = np.fromiter((d in vectors for d in names), dtype=bool, count=len(names))
         dim = len(next(iter(vectors.values()))) if vectors else 0
-        out = np.full((len(uniq), dim), np.nan, dtype=np.float32)
+        out = np.full((len(names), dim), np.nan, dtype=np.float32)
         if found.any():
-            out[found] = np.stack([vectors[d] for d in uniq[found]])
+            out[found] = np.stack([vectors[d] for d in names if d in vectors])
         return out[inverse], found[inverse]
 
     @property
     def _texts_name(self) -> str:
         return getattr(self.texts, 'name', 'source')
 
-    def _vectors(self, uniq: np.ndarray, texts: Dict[str, str], where: Optional[str]) -> Dict[str, np.ndarray]:
+    def _vectors(self, uniq, texts: Dict[str, str], where: Optional[str]) -> Dict[str, np.ndarray]:
         """Vectors of the distinct docnos ``uniq``: those in ``texts`` by (docno, text) — from the cache or
         embedded now and cached —, the others by docno alone from the cache (absent if it has none)."""
-        with_text = np.array([d for d in uniq if d in texts], dtype=str)
-        without = np.array([d for d in uniq if d not in texts], dtype=str)
-        blank = [str(d) for d in with_text if not str(texts[d]).strip()] if self.empty_text == 'error' else []
+        uniq = [str(d) for d in uniq]
+        with_text = [d for d in uniq if d in texts]
+        without = [d for d in uniq if d not in texts] if len(with_text) < len(uniq) else []
+        blank = [d for d in with_text if _blank(str(texts[d]))] if self.empty_text == 'error' else []
         if blank:
             raise ValueError(f'{self!r}: {len(blank)} document(s) have an empty or white-space-only text in {where} '
                              f'(--text-fields), e.g. {blank[:5]}: a vector of nothing is the same for every such '
@@ -271,12 +273,12 @@ class Embedder(pt.Transformer):
         if self.cache is None:
             vectors = {}
         else:
-            vectors = self.cache.get(with_text, [str(texts[d]) for d in with_text]) if len(with_text) else {}
-            if len(without):
+            vectors = self.cache.get(with_text, [str(texts[d]) for d in with_text]) if with_text else {}
+            if without:
                 vectors.update(self.cache.get(without))
-        misses = np.array([d for d in with_text if d not in vectors], dtype=str)
-        if len(misses):
-            self._encode_and_store(misses, [str(texts[d]) for d in misses], vectors)
+        misses = [d for d in with_text if d not in vectors]
+        if misses:
+            self._encode_and_store(np.array(misses, dtype=str), [str(texts[d]) for d in misses], vectors)
         return vectors
 
     def _encode_and_store(self, docnos: np.ndarray, texts: List[str], vectors: Dict[str, np.ndarray]) -> None:
@@ -307,6 +309,11 @@ class Embedder(pt.Transformer):
         if self.max_length is not None:
             args.append(f'max_length={self.max_length}')
         return f'Embedder({", ".join(args)})'
+
+
+def _blank(text: str) -> bool:
+    """Whether ``text`` is empty or white space only (``not text.strip()`` without copying it)."""
+    return not text or text.isspace()
 
 
 def _text_source(texts) -> Optional[Callable[[np.ndarray], Dict[str, str]]]:
