@@ -79,7 +79,7 @@ class _Vectors:
         if encoder is None:
             self.vecs, self.found = np.zeros((len(codes), 0)), np.zeros(len(codes), dtype=bool)
         else:
-            self.vecs, self.found = lookup_vectors(encoder, vocabulary[codes])
+            self.vecs, self.found = lookup_vectors(encoder, vocabulary[codes], dtype=None)  # float64 per side, later
 
     def get(self, codes: np.ndarray):
         pos = self._row[codes]
@@ -130,7 +130,8 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
 
 
 def _with_vector(vecs: np.ndarray, found: np.ndarray) -> np.ndarray:
-    return vecs if found.all() else vecs[found]
+    """The rows of the documents with a vector, in float64 (the precision of every statistic)."""
+    return np.asarray(vecs if found.all() else vecs[found], dtype=np.float64)
 
 
 # Relevant vectors of encoders whose key is a content identity (a VectorStore's files), by (identity, docnos): every
@@ -225,6 +226,7 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
     run_vectors = _RunVectors(run, ranked, np.unique(np.concatenate([p[3] for p in plans]))) if has_doc_vec else None
     names = judgments.query_names
     result = {}
+    relevant: Dict[tuple, Tuple[np.ndarray, np.ndarray]] = {}
     for measure, key, relevant_rows, selected, relevant_key in plans:
         vecs = vectors[key]
         rel_codes, ret_codes = judgments.dcode[relevant_rows], ranked.code[selected]
@@ -236,11 +238,13 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
         elif vecs.encoder is None:
             raise ValueError(f'{measure}: no vectors for the relevant documents: the run has no doc_vec column and no '
                              'encoder is set. Pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-        if _remembers(key):
-            rel_vecs, rel_found = _relevant_vectors(vecs.encoder, relevant_key, ranked.vocabulary[rel_codes])
-        else:
-            all_vecs, rel_found = vecs.get(rel_codes)
-            rel_vecs = _with_vector(all_vecs, rel_found)
+        if relevant_key not in relevant:  # measures with the same relevant set (rel, per_query, encoder) share it
+            if _remembers(key):
+                relevant[relevant_key] = _relevant_vectors(vecs.encoder, relevant_key, ranked.vocabulary[rel_codes])
+            else:
+                all_vecs, found = vecs.get(rel_codes)
+                relevant[relevant_key] = (_with_vector(all_vecs, found), found)
+        rel_vecs, rel_found = relevant[relevant_key]
         rel = _set_vectors(measure, 'relevant', rel_vecs, rel_found, rel_codes, judgments.qcode[relevant_rows],
                            ranked.vocabulary, names)
         ret_vecs, ret_found = run_vectors.get(selected) if has_doc_vec else vecs.get(ret_codes)

@@ -144,8 +144,9 @@ def encoder_key(encoder) -> tuple:
     return ('repr', type(encoder).__qualname__, repr(encoder))
 
 
-def lookup_vectors(encoder, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
-    """Vectors for ``docnos`` from any encoder (see the module docstring), float64, with a found mask.
+def lookup_vectors(encoder, docnos: Sequence[str], dtype=np.float64) -> Tuple[np.ndarray, np.ndarray]:
+    """Vectors for ``docnos`` from any encoder (see the module docstring), as ``dtype`` (None: the encoder's own
+    floating-point type, which spares a copy when the caller converts only some rows), with a found mask.
 
     Rows of documents without a vector are NaN. Raises ValueError if the encoder returns vectors of
     mixed dimension or containing NaN/inf.
@@ -153,7 +154,9 @@ def lookup_vectors(encoder, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarr
     docnos = np.asarray(docnos, dtype=str)
     if hasattr(encoder, 'lookup'):
         vecs, found = encoder.lookup(docnos)
-        vecs = np.asarray(vecs, dtype=np.float64)
+        vecs = np.asarray(vecs, dtype=dtype)
+        if not np.issubdtype(vecs.dtype, np.floating):
+            vecs = vecs.astype(np.float64)
         found = np.asarray(found, dtype=bool)
     elif isinstance(encoder, pt.Transformer):
         if len(docnos) == 0:
@@ -167,10 +170,11 @@ def lookup_vectors(encoder, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarr
         raise ValueError(f'encoder must be a pt.Transformer producing doc_vec or have a lookup() method; got {type(encoder).__name__}')
     if vecs.ndim != 2 or vecs.shape[0] != len(docnos):
         raise ValueError(f'encoder {encoder!r} returned vectors of shape {vecs.shape} for {len(docnos)} docnos')
-    if not np.isfinite(vecs[found]).all():
-        bad = docnos[found][~np.isfinite(vecs[found]).all(axis=1)]
+    bad = found & ~np.isfinite(vecs).all(axis=1)  # rows not found are NaN by design
+    if bad.any():
+        bad = docnos[bad]
         raise ValueError(f'encoder {encoder!r} returned NaN/inf vectors for {len(bad)} docno(s), e.g. {bad[:5].tolist()}')
-    return vecs, found
+    return (vecs if dtype is None else vecs.astype(dtype, copy=False)), found
 
 
 def _align(out_docnos: np.ndarray, out_vecs: list, docnos: np.ndarray, what: str) -> Tuple[np.ndarray, np.ndarray]:
