@@ -20,6 +20,7 @@ import scipy.linalg
 
 import pyterrier_frechet as pf
 from pyterrier_frechet.analyses.bootstrap import bootstrap, bootstrap_naive
+from pyterrier_frechet.measures.base import column_label
 
 
 def main():
@@ -43,7 +44,7 @@ def main():
     t0 = time.perf_counter()
     naive = bootstrap_naive(run, qrels, measure, n_samples=args.naive_samples, seed=0)
     t_naive = (time.perf_counter() - t0) / args.naive_samples
-    got = fast.samples['bm25'][str(measure)][:args.naive_samples]
+    got = fast.samples['bm25'][column_label(measure)][:args.naive_samples]
     rel_diff = float(np.max(np.abs(got - naive) / np.abs(naive)))
 
     sets = pf.fd_sets(measure, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))
