@@ -86,6 +86,12 @@ class Embedder(pt.Transformer):
             the vectors of nothing, all alike, would silently shrink FD; ``'embed'``: encode the empty string,
             for collections with genuinely empty documents (Cranfield 471 and 995). Not part of the cache key:
             the vector of a text does not depend on it.
+        backend: ``'torch'`` (default) or ``'openvino'``: CPU encoding through OpenVINO (opt-in; needs the
+            ``openvino`` package; sentence-transformers models of Transformer + Pooling [+ Normalize], or plain
+            transformers encoders; see :mod:`pyterrier_frechet.vectors.openvino_backend`).
+        precision: with ``backend='openvino'``: ``'fp32'`` (default) or ``'bf16'`` (about twice the torch
+            throughput on CPUs with bfloat16 instructions; per-document cosine to the float32 vectors ≥ 0.9999 on
+            DL19 passages). Backend and precision are part of the cache identity: their vectors never mix.
         cache_dir: root of the persistent cache (default ``$PYTERRIER_FRECHET_CACHE`` or
             ``~/.cache/pyterrier_frechet``); ``None`` disables it (documents are still encoded once per call).
         verbose: show a progress bar while encoding.
@@ -96,7 +102,16 @@ class Embedder(pt.Transformer):
     def __init__(self, model_name: Optional[str] = None, *, revision: Optional[str] = None, pooling: str = 'auto',
                  normalize: bool = False, max_length: Optional[int] = None, batch_size: int = 32,
                  device: Optional[str] = None, devices: Optional[Sequence[str]] = None, text_field: str = 'text',
-                 texts=None, empty_text: str = 'error', cache_dir='default', verbose: bool = True):
+                 texts=None, empty_text: str = 'error', backend: str = 'torch', precision: str = 'fp32',
+                 cache_dir='default', verbose: bool = True):
+        if backend not in ('torch', 'openvino'):
+            raise ValueError(f"backend must be 'torch' or 'openvino', got {backend!r}")
+        if precision not in ('fp32', 'bf16'):
+            raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
+        if backend == 'torch' and precision != 'fp32':
+            raise ValueError(f"precision={precision!r} is offered by backend='openvino'; the torch backend encodes in fp32")
+        if backend == 'openvino' and (devices is not None or device not in (None, 'cpu')):
+            raise ValueError("backend='openvino' encodes on this machine's CPU: drop device=/devices=, or use backend='torch'")
         if empty_text not in ('error', 'embed'):
             raise ValueError(f"empty_text must be 'error' or 'embed', got {empty_text!r}")
         if pooling not in ('auto', 'mean', 'cls'):
@@ -114,6 +129,7 @@ class Embedder(pt.Transformer):
         self.text_field = text_field
         self.empty_text = empty_text
         self.verbose = verbose
+        self.backend, self.precision = backend, precision
         self.n_encoded = 0
         self.texts = _text_source(texts)
         self.kind = 'sentence-transformers' if pooling == 'auto' and os.path.exists(os.path.join(self.path, 'modules.json')) else 'transformers'
@@ -136,8 +152,11 @@ class Embedder(pt.Transformer):
             'max_length': max_length,
             'hash': _hash_dir(self.path),
         }
+        if backend != 'torch':  # torch's identity stays as it was, so existing caches keep serving
+            self.identity.update(backend=backend, precision=precision)
         if cache_dir == 'default':
             cache_dir = default_cache_root()
+        self._cache_root = Path(cache_dir) if cache_dir is not None else None
         self.cache = EmbeddingCache(cache_dir, self.identity) if cache_dir is not None else None
 
     @property
@@ -149,6 +168,13 @@ class Embedder(pt.Transformer):
     # -- the model -------------------------------------------------------------------------------------
     def _load(self):
         if self._model is not None:
+            return
+        if self.backend == 'openvino':
+            from .openvino_backend import OpenVINOEncoder
+            self._model = OpenVINOEncoder(
+                self.path, self.kind, self.identity['hash'], self.name, pooling=self.pooling, normalize=self.normalize,
+                max_length=self.max_length, batch_size=self.batch_size, precision=self.precision,
+                store=None if self._cache_root is None else self._cache_root / 'openvino')
             return
         import torch
         device = self.device or ('cuda' if torch.cuda.is_available() else 'cpu')
@@ -166,6 +192,8 @@ class Embedder(pt.Transformer):
     def encode(self, texts: List[str]) -> np.ndarray:
         """Encode ``texts`` with the model (no cache): a float32 matrix, one row per text."""
         self._load()
+        if self.backend == 'openvino':
+            return self._model.encode(list(texts))
         if self.kind == 'sentence-transformers':
             if self.devices is not None and self._pool is None:
                 self._pool = self._model.start_multi_process_pool(target_devices=self.devices)
@@ -308,6 +336,10 @@ class Embedder(pt.Transformer):
             args.append('normalize=True')
         if self.max_length is not None:
             args.append(f'max_length={self.max_length}')
+        if self.backend != 'torch':
+            args.append(f'backend={self.backend!r}')
+            if self.precision != 'fp32':
+                args.append(f'precision={self.precision!r}')
         return f'Embedder({", ".join(args)})'
 
 
