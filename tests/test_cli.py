@@ -157,6 +157,25 @@ def test_text_mode_embeds_through_the_cached_embedder(files, toy, tmp_path, caps
     assert table.loc['fwd', 'FD@3'] == pytest.approx(expected, rel=1e-6)
 
 
+def test_text_mode_with_the_openvino_backend(files, tmp_path, capsys):
+    # --backend openvino gives torch's FD (fp32: the same vectors up to float32 round-off) from its own cache;
+    # a precision the torch backend does not offer is a usage error before any work
+    from test_embedder import WORDS, _tiny_bert
+    model = _tiny_bert(tmp_path / 'tiny-bert')
+    with open(files / 'corpus.jsonl', 'w') as f:
+        for i in range(60):
+            f.write(json.dumps({'docno': f'd{i}', 'text': ' '.join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(1 + i % 5))}) + '\n')
+    argv = ['eval', '--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--text', str(files / 'corpus.jsonl'),
+            '--model', model, '--metrics', 'FD@3', '--format', 'csv', '--quiet']
+    tables = []
+    for backend in ('torch', 'openvino'):
+        assert main(argv + ['--backend', backend]) == 0
+        tables.append(pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')['FD@3'])
+    pd.testing.assert_series_equal(tables[0], tables[1], rtol=1e-4)
+    assert main(argv + ['--precision', 'bf16']) == 2
+    assert "precision='bf16' is offered by backend='openvino'" in capsys.readouterr().err
+
+
 @needs_shared()
 @pytest.mark.shared
 def test_dl19_runs_with_precomputed_vectors(capsys):

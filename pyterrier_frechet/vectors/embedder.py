@@ -141,6 +141,9 @@ class Embedder(pt.Transformer):
                 raise ValueError(f'devices= (a multi-process pool) needs a sentence-transformers model; {self.path} is '
                                  f'encoded with plain transformers (pooling={pooling!r})')
         self.devices = devices
+        if backend == 'openvino':
+            from .openvino_backend import check_supported
+            check_supported(self.path, self.kind, pooling)
         self._pool = None
         self._model = None
         self._tokenizer = None

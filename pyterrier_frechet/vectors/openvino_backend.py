@@ -49,12 +49,17 @@ class Pipeline:
                                  f"(+ Normalize) with the transformer at the model's root; {path} has {types}. "
                                  "Use backend='torch'")
             config = _read_json(root / modules[1]['path'] / 'config.json')
-            modes = [m for m in ('cls_token', 'mean_tokens', 'max_tokens', 'mean_sqrt_len_tokens', 'weightedmean_tokens',
-                                 'lasttoken') if config.get(f'pooling_mode_{m}')]
-            if len(modes) != 1 or modes[0] not in ('cls_token', 'mean_tokens', 'max_tokens'):
+            if 'pooling_mode' in config:  # sentence-transformers >= 6: one string
+                modes = [str(config['pooling_mode'])]
+            else:  # earlier versions: one boolean per mode
+                modes = [m for m in ('cls_token', 'mean_tokens', 'max_tokens', 'mean_sqrt_len_tokens',
+                                     'weightedmean_tokens', 'lasttoken') if config.get(f'pooling_mode_{m}')]
+            names = {'cls_token': 'cls', 'mean_tokens': 'mean', 'max_tokens': 'max', 'cls': 'cls', 'mean': 'mean',
+                     'max': 'max'}
+            if len(modes) != 1 or modes[0] not in names:
                 raise ValueError(f"backend='openvino' supports mean, CLS or max pooling; {path} pools with {modes}. "
                                  "Use backend='torch'")
-            self.pooling = {'cls_token': 'cls', 'mean_tokens': 'mean', 'max_tokens': 'max'}[modes[0]]
+            self.pooling = names[modes[0]]
             self.normalize = normalize or types[-1] == 'Normalize'
             st_config = root / 'sentence_bert_config.json'
             st = _read_json(st_config) if st_config.exists() else {}
@@ -79,6 +84,15 @@ class Pipeline:
         return vec.astype(np.float32)
 
 
+def check_supported(path: str, kind: str, pooling: str) -> None:
+    """Raise ValueError, before any work, if openvino is not installed or the model's pipeline is not supported."""
+    import importlib.util
+    if importlib.util.find_spec('openvino') is None:
+        raise ValueError("backend='openvino' needs the openvino package: pip install openvino "
+                         "(or pip install 'pyterrier-frechet[openvino]')")
+    Pipeline(path, kind, pooling, False, None)
+
+
 class OpenVINOEncoder:
     """Encodes texts with a model directory's transformer compiled by OpenVINO for the CPU (see the module docstring).
 
@@ -89,11 +103,8 @@ class OpenVINOEncoder:
                  store: Optional[Path] = None):
         if precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {sorted(PRECISIONS)}, got {precision!r}")
-        try:
-            import openvino
-        except ImportError as ex:
-            raise ValueError("backend='openvino' needs the openvino package: pip install openvino "
-                             "(or pip install 'pyterrier-frechet[openvino]')") from ex
+        check_supported(path, kind, pooling)
+        import openvino
         self.path, self.kind, self.precision, self.batch_size = path, kind, precision, batch_size
         self.pipeline = Pipeline(path, kind, pooling, normalize, max_length)  # refuses unsupported models first
         from transformers import AutoTokenizer
