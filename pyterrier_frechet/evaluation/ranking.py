@@ -10,17 +10,32 @@ import numpy as np
 import pandas as pd
 
 
+def numeric_scores(scores: pd.Series, name: str = 'score') -> np.ndarray:
+    """A run's scores as float64; ValueError if any is missing or not a number."""
+    values = pd.to_numeric(scores, errors='coerce').to_numpy(dtype=np.float64)
+    if np.isnan(values).any():
+        raise ValueError(f'{int(np.isnan(values).sum())} row(s) of the run have a missing or non-numeric {name!r}')
+    return values
+
+
+def trec_eval_order(queries: np.ndarray, scores: np.ndarray, docnos: pd.Series) -> np.ndarray:
+    """The permutation putting rows in trec_eval's order: by ``queries`` (codes or ids, ascending), score descending,
+    ties by docno descending. The docnos are ranked (a string sort) only when some query has tied scores."""
+    # np.lexsort sorts by the last key first; negated scores and reversed docno ranks give descending orders.
+    order = np.lexsort((-scores, queries))
+    q, s = queries[order], scores[order]
+    if len(order) and ((q[1:] == q[:-1]) & (s[1:] == s[:-1])).any():
+        docno_rank = pd.factorize(pd.Series(docnos).astype(str), sort=True)[0]  # dense rank in string order
+        order = np.lexsort((-docno_rank, -scores, queries))
+    return order
+
+
 def ordered(run: pd.DataFrame, qid: str = 'qid', docno: str = 'docno', score: str = 'score') -> pd.DataFrame:
     """``run`` sorted by query, then score descending, ties by docno descending (trec_eval's order)."""
     if len(run) == 0:
         return run
-    scores = pd.to_numeric(run[score], errors='coerce').to_numpy(dtype=np.float64)
-    if np.isnan(scores).any():
-        raise ValueError(f'{int(np.isnan(scores).sum())} row(s) of the run have a missing or non-numeric {score!r}')
-    # np.lexsort sorts by the last key first; negated scores and reversed docno ranks give descending orders.
-    docno_rank = run[docno].astype(str).rank(method='dense').to_numpy()
-    order = np.lexsort((-docno_rank, -scores, run[qid].to_numpy(dtype=str)))
-    return run.iloc[order]
+    scores = numeric_scores(run[score], score)
+    return run.iloc[trec_eval_order(run[qid].to_numpy(dtype=str), scores, run[docno])]
 
 
 def check_duplicates(frame: pd.DataFrame, qid: str, docno: str, what: str) -> None:

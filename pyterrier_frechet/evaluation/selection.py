@@ -15,6 +15,7 @@ import pandas as pd
 
 from .frames import DOCNO, LABEL, QID, SCORE
 from .qrels import balance_qrels
+from .ranking import numeric_scores, trec_eval_order
 
 _ROW = '__row__'  # a qrels row's position, carried through balance_qrels
 
@@ -92,15 +93,9 @@ class RankedRun:
         self.judgments = judgments
         qcode = judgments.queries.get_indexer(run[QID])
         rows = np.flatnonzero(qcode >= 0)  # rows of queries absent from the qrels count for no vector measure
-        scores = pd.to_numeric(run[SCORE].iloc[rows], errors='coerce').to_numpy(dtype=np.float64)
-        if np.isnan(scores).any():
-            raise ValueError(f'{int(np.isnan(scores).sum())} row(s) of the run have a missing or non-numeric {SCORE!r}')
+        scores = numeric_scores(run[SCORE].iloc[rows], SCORE)
         docnos = run[DOCNO].iloc[rows]
-        order = np.lexsort((-scores, qcode[rows]))
-        q_sorted, s_sorted = qcode[rows][order], scores[order]
-        if ((q_sorted[1:] == q_sorted[:-1]) & (s_sorted[1:] == s_sorted[:-1])).any():  # ties: docno descending
-            docno_rank = pd.factorize(docnos, sort=True)[0]  # dense rank in string order
-            order = np.lexsort((-docno_rank, -scores, qcode[rows]))
+        order = trec_eval_order(qcode[rows], scores, docnos)  # query codes follow the sorted query ids
         self.rows = rows[order]
         self.qcode = qcode[self.rows].astype(np.int64)
         judged_code = judgments.docs.get_indexer(docnos)[order]

@@ -214,7 +214,7 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
         # what the relevant set *is*: the encoder and its docnos in order (keys the memos of its vectors and reduction)
         relevant_key = key + (hashlib.sha1('\n'.join(ranked.vocabulary[rel_codes]).encode()).hexdigest(),)
         codes = needed.setdefault(key, [])
-        if not _remembers(key) or encoder is None:
+        if not _remembers(key):
             codes.append(rel_codes)
         if not has_doc_vec:
             codes.append(ret_codes)
