@@ -140,3 +140,10 @@ def test_streamed_cross_products_give_the_same_fds_as_held_ones(monkeypatch):
         np.testing.assert_allclose(b, a, rtol=1e-10)
     np.testing.assert_allclose(conditional_fds(*streamed, counts[:40]), conditional_fds(*held, counts[:40]), rtol=1e-10)
     np.testing.assert_allclose(streamed[1].p, held[1].p, rtol=1e-12)
+    # the torch backend streams them on its device the same way (CPU here): the numpy held path's FDs, for
+    # document and query weighting, over several streamed passes and inner chunks
+    from pyterrier_frechet.analyses.torch_backend import weighted_fds_torch
+    for transform in (lambda s: s, per_query_weighted):
+        a = weighted_fds(transform(held[0]), counts, [transform(held[1])], [counts], shift)
+        b = weighted_fds_torch(transform(streamed[0]), counts, [transform(streamed[1])], [counts], shift, device='cpu')
+        np.testing.assert_allclose(b, a, rtol=1e-8)

@@ -8,7 +8,7 @@ cross-products would not fit a memory budget they are streamed in blocks of quer
 (:class:`QueryStats`), so the bootstrap's memory stays bounded at MS MARCO scale.
 """
 import copy
-from typing import Iterator, Optional, Sequence
+from typing import Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -19,6 +19,15 @@ CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cros
 #: cross-product again), so chunks are as large as this budget for the per-sample sums of both sides allows:
 #: 507 samples at d = 384, two passes for 1000 samples.
 STREAM_SUMS_BYTES = 600 << 20
+
+
+class QueryRows(NamedTuple):
+    """See :meth:`QueryStats.rows`."""
+    x: np.ndarray
+    qidx: np.ndarray
+    slot: np.ndarray
+    starts: np.ndarray
+    upper: np.ndarray
 
 
 class QueryStats:
@@ -77,6 +86,12 @@ class QueryStats:
     def p(self) -> np.ndarray:
         """The packed per-query cross-products (n_queries × d(d+1)/2), formed now if they are streamed."""
         return self._p if self._p is not None else self._all_blocks(self._BLOCK)
+
+    def rows(self) -> 'QueryRows':
+        """What the cross-products are formed from, for a backend that forms them itself (the torch bootstrap streams
+        them on its device the same way): the shifted vectors sorted by query, each one's query and position in it,
+        each query's first row, and the packed positions in a flattened d×d matrix."""
+        return QueryRows(self._x, self._qidx, self._slot, self._starts, self._upper)
 
     def _blocks(self, size: int):
         """(query slice, packed cross-products of its queries) for consecutive blocks of ``size`` queries, each
