@@ -48,7 +48,7 @@ class QueryStats:
         max_bytes: hold the packed cross-products in memory up to this size (None: the default).
     """
 
-    _BLOCK = 256  # queries per block when the cross-products are held, and per re-weighting product when streamed
+    _BLOCK = 128  # queries per block when the cross-products are held, and per re-weighting product when streamed
     _SUB_BLOCK = 64  # queries per batched d×d product (bounds the temporary unpacked products: 75 MB at d = 384)
     MATERIALIZE_BYTES = 256 << 20
 
