@@ -125,9 +125,6 @@ class OpenVINOEncoder:
         self.request = self.compiled.create_infer_request()
         logger.info('OpenVINO %s model of %s compiled for the CPU', precision, path)
 
-    def _example(self):
-        return self.tokenizer(['an example text', 'a second, longer example text'], padding=True, return_tensors='pt')
-
     def _convert(self, openvino):
         import torch
         from transformers import AutoModel
