@@ -143,8 +143,8 @@ def weighted_fds_torch(rel, rel_weights: np.ndarray, ret_parts: Sequence, ret_we
     rel_t = _to_device(rel, device)
     ret_t = [_to_device(p, device) for p in ret_parts]
     # one pass over the queries per outer chunk when streaming (as many samples as the numpy path takes), the
-    # covariances in inner chunks of _CHUNK samples
-    outer = sample_chunk(rel, *ret_parts) if (rel.streamed or any(p.streamed for p in ret_parts)) else _CHUNK
+    # covariances in inner chunks of _CHUNK samples (held cross-products: sample_chunk is below _CHUNK)
+    outer = max(_CHUNK, sample_chunk(rel, *ret_parts))
     out = np.full(len(rel_weights), np.nan)
     with torch.inference_mode():
         for first in range(0, len(rel_weights), outer):

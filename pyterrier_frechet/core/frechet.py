@@ -177,7 +177,7 @@ def _factor(xc: np.ndarray, gram: bool = False) -> Tuple[np.ndarray, bool]:
     """A matrix F with FᵀF = X̃ᵀX̃ and at most d rows: X̃ deflated to n−1 rows when n ≤ d, else a d×d triangular R —
     with ``gram``, the Cholesky factor of X̃ᵀX̃ if it is well conditioned, otherwise (and without
     ``gram``) the R of a Householder QR decomposition. Also whether X̃ᵀX̃ was found ill-conditioned (the
-    Cholesky was refused): then any d-row product with F is ill-conditioned too."""
+    Cholesky was refused): a hint that a d-row product with F is ill-conditioned too (not a guarantee)."""
     if xc.shape[0] <= xc.shape[1]:
         return _deflate(xc), False
     if gram:
@@ -248,11 +248,10 @@ def frechet_distance(x, y, method: Method = 'auto') -> float:
     n1, n2 = x.shape[0], y.shape[0]
     mu1, mu2 = x.mean(axis=0), y.mean(axis=0)
     if method == 'cross':
-        xc, yc = _deflate(x - mu1), _deflate(y - mu2)
+        (xc, ill1), (yc, ill2) = (_deflate(x - mu1), False), (_deflate(y - mu2), False)
     else:
         (xc, ill1), (yc, ill2) = _factor(x - mu1, method == 'gram'), _factor(y - mu2, method == 'gram')
-        return frechet_distance_reduced(ReducedSet(mu1, xc, n1, ill1), ReducedSet(mu2, yc, n2, ill2))
-    return frechet_distance_reduced(ReducedSet(mu1, xc, n1), ReducedSet(mu2, yc, n2))
+    return frechet_distance_reduced(ReducedSet(mu1, xc, n1, ill1), ReducedSet(mu2, yc, n2, ill2))
 
 
 _SAFE_RANGE = (2.0 ** -200, 2.0 ** 200)  # the Gram matrix of a cross matrix holds 4th powers of entries
@@ -314,7 +313,8 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     tr1 = float(np.einsum('ij,ij->', a.factor, a.factor)) / (a.n - 1)
     tr2 = float(np.einsum('ij,ij->', b.factor, b.factor)) / (b.n - 1)
     cross = a.factor @ b.factor.T
-    # a d-row cross matrix with an ill-conditioned d×d factor is ill-conditioned: straight to its singular values
+    # a d-row cross matrix with an ill-conditioned d×d factor is (almost always) ill-conditioned: straight to its
+    # singular values, which are exact either way; only the eigenvalue attempt, bound to be refused, is skipped
     full = min(cross.shape) == a.mean.shape[0]
     tr_sqrt = _nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)))
     return _finish(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))

@@ -154,7 +154,7 @@ def lookup_vectors(encoder, docnos: Sequence[str], dtype=np.float64) -> Tuple[np
     docnos = np.asarray(docnos, dtype=str)
     if hasattr(encoder, 'lookup'):
         vecs, found = encoder.lookup(docnos)
-        vecs = np.asarray(vecs, dtype=dtype)
+        vecs = np.asarray(vecs)  # converted to dtype once, at the end
         if not np.issubdtype(vecs.dtype, np.floating):
             vecs = vecs.astype(np.float64)
         found = np.asarray(found, dtype=bool)
