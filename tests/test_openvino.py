@@ -116,3 +116,11 @@ def test_refusals_come_before_any_work(models):
         pf.Embedder(models['bert'], backend='onnx', cache_dir=None)
     with pytest.raises(ValueError, match="precision must be"):
         pf.Embedder(models['bert'], backend='openvino', precision='int8', cache_dir=None)
+
+
+def test_a_missing_openvino_package_is_named_before_any_work(models, monkeypatch):
+    import importlib.util
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, 'find_spec', lambda name, *a: None if name == 'openvino' else real(name, *a))
+    with pytest.raises(ValueError, match=r"needs the openvino package: pip install openvino"):
+        pf.Embedder(models['bert'], backend='openvino', cache_dir=None)
