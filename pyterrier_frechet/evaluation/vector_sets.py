@@ -59,6 +59,9 @@ def fd_sets(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> FDSets:
     ``qrels`` and ``run`` use ir_measures column names (query_id, doc_id, relevance / score) with str ids. The
     relevant frame has (query_id, doc_id); the retrieved frame has the run's columns, in trec_eval order.
     """
+    if hasattr(measure, 'balancing_draws') and len(measure.balancing_draws()) > 1:
+        raise ValueError(f'{measure} is a mean over {len(measure.balancing_draws())} balancing draws, not one pair of '
+                         'sets; select the sets of each draw (measure.balancing_draws())')
     judgments = Judgments(qrels)
     ranked = RankedRun(run, judgments)
     relevant_rows = judgments.relevant(measure)
@@ -193,9 +196,31 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
     """The outcome of each vector measure in ``measures`` for ``run`` (a prepared frame), on the qrels coded in
     ``judgments``: the run is ranked once, each measure's two sets are masks over it, and each encoder's vectors are
-    looked up once for all measures.
+    looked up once for all measures. A measure averaged over qrels balancing draws (``per_query=N, draws=D``) is
+    the mean of its D draws' outcomes (:meth:`~..measures.base.SetMeasure.balancing_draws`).
 
     ``universe``: restricts per-query values to these queries (default: every query with a relevant document)."""
+    parts = {m: m.balancing_draws() if hasattr(m, 'balancing_draws') else [m] for m in measures}
+    if all(len(p) == 1 for p in parts.values()):
+        return _compute_vector_measures(measures, judgments, run, universe)
+    flat = list(dict.fromkeys(x for p in parts.values() for x in p))
+    outcomes = _compute_vector_measures(flat, judgments, run, universe)
+    result = {}
+    for measure, draws in parts.items():
+        got = [outcomes[x] for x in draws]
+        if len(got) == 1:
+            result[measure] = got[0]
+            continue
+        if any(isinstance(o.value, dict) for o in got):
+            raise ValueError(f'{measure}: draws= averages set values; it cannot be combined with jackknife=True')
+        result[measure] = VectorOutcome(float(np.mean([o.value for o in got])), int(round(np.mean([o.relevant for o in got]))),
+                                        got[0].retrieved, np.unique(np.concatenate([o.dropped_relevant for o in got])),
+                                        got[0].dropped_retrieved)
+    return result
+
+
+def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
+                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
     has_doc_vec = 'doc_vec' in run.columns
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), m.positive_int('cutoff') or float('inf'), repr(m)))

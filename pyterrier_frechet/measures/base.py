@@ -109,6 +109,17 @@ class SetMeasure(measures.Measure):
         """The bootstrap's exact fast path for this measure (``'gaussian'``, ``'conditional'``, ``'histogram'``) or None."""
         return self.BOOTSTRAP
 
+    def balancing_draws(self) -> list:
+        """The measures whose mean this one is: itself, or with ``per_query`` and ``draws=D`` > 1, the same measure
+        with ``draws=1`` and the seeds ``seed, …, seed+D−1`` (ValueError for ``draws`` without ``per_query``)."""
+        draws = self.positive_int('draws') if 'draws' in self.SUPPORTED_PARAMS else None
+        if draws is None or draws == 1:
+            return [self]
+        if self.positive_int('per_query') is None:
+            raise ValueError(f'{self}: draws={draws} averages over qrels balancing draws; it needs per_query=N')
+        params = {k: v for k, v in self.params.items() if k != 'draws'}
+        return [type(self)(**{**params, 'seed': self['seed'] + i}) for i in range(draws)]
+
     def positive_int(self, name: str) -> Optional[int]:
         """Parameter ``name`` as a positive int, None if not given; ValueError otherwise."""
         value = self[name]
@@ -168,6 +179,8 @@ VECTOR_PARAMS = {
     'urr': ParamInfo(dtype=bool, default=False, desc='use the first cutoff unjudged documents of each ranking (Unjudged Retrieved Results)'),
     'per_query': ParamInfo(dtype=int, required=False, desc='keep at most this many relevant documents per query (highest grade first, random within a grade)'),
     'seed': ParamInfo(dtype=int, default=0, desc='random seed of the per_query balancing'),
+    'draws': ParamInfo(dtype=int, default=1, desc='with per_query: the mean over this many balancing draws (seeds seed, '
+                       'seed+1, ...), so the value does not hang on one random draw'),
     'encoder': ParamInfo(default=None, desc='transformer or VectorStore giving doc_vec for a docno; None: the run\'s doc_vec and the default encoder'),
     'missing': ParamInfo(dtype=str, choices=['error', 'drop'], default='error', desc='documents without a vector: raise (error) or leave out with a counted log (drop)'),
 }
@@ -213,7 +226,8 @@ def bootstrap_path(measure) -> Optional[str]:
     """``'gaussian'``, ``'conditional'``, ``'histogram'``, ``'per_query'`` (any measure with per-query values, e.g.
     nDCG), or None."""
     if isinstance(measure, SetMeasure):
-        return measure.bootstrap_path()
+        # a mean over balancing draws has no single pair of sets to re-weight
+        return measure.bootstrap_path() if len(measure.balancing_draws()) == 1 else None
     return PER_QUERY
 
 

@@ -1,0 +1,306 @@
+"""Coverage of every interval and level/power of every test the package prints, in worlds it did not design.
+
+The worlds come from :mod:`benchmarks.worlds` (built separately, without the package's statistics in view): independent
+queries, queries that share topics, heavy-tailed / clustered embeddings, and Cranfield with real MiniLM vectors and
+real runs as a finite population. For each (world, d, n queries) this script
+
+1. draws ``--reference`` independent query sets of n queries and takes the mean FD̂ of each system: the estimand
+   **E[FD̂ₙ]**, the expected FD over query sets of this size drawn from this population (and E[ΔFD̂ₙ] for pairs);
+   the **population FD** comes from the world's pooled population moments (closed form, or the whole finite
+   population); the population mean nDCG@k likewise;
+2. draws ``--trials`` further query sets and computes on each, with the package's own code (the weighted
+   statistics of :mod:`pyterrier_frechet.core.weighted`, the leave-one-query-out values the package computes, the
+   intervals of :mod:`pyterrier_frechet.core.intervals`, the p-values of :mod:`pyterrier_frechet.analyses.significance`):
+   FD̂ and every interval method, ΔFD̂ for each compared pair, the paired tests (jackknife, bootstrap,
+   randomisation), mean nDCG@k with its bootstrap interval and paired t-test (pt.Experiment's), Kendall τ between FD
+   and nDCG over the systems with its percentile interval;
+3. prints coverage (share of trials whose interval holds the estimand), mean width, and rejection rates.
+
+Run (one configuration; the docs' table is the concatenation of such runs, the commands are in
+docs/calibration-worlds.md)::
+
+    python -m benchmarks.calibrate_worlds --world independent --dim 128 --queries 43 --trials 200 --reference 300 \
+        --samples 200 --out results/independent-128-43.csv
+"""
+import argparse
+import logging
+import sys
+import time
+from itertools import combinations
+from typing import Dict, List
+
+import numpy as np
+import pandas as pd
+import scipy.stats
+
+from pyterrier_frechet.analyses.significance import bootstrap_p
+from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
+from pyterrier_frechet.core.intervals import interval
+from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
+
+logger = logging.getLogger(__name__)
+
+FD_METHODS = ('jackknife', 'jackknife_bc', 'percentile', 'shifted', 'basic')
+
+
+# ---------------------------------------------------------------------------------------------------- one query set
+def _stats(sample, statistic: str):
+    """QueryStats of the relevant side and of every system's retrieved side, and the shift."""
+    index = {q: i for i, q in enumerate(sample.qids)}
+    n = len(sample.qids)
+    shift = np.asarray(sample.relevant, dtype=np.float64).mean(axis=0)
+    rel = QueryStats(np.array([index[q] for q in sample.relevant_qid]), sample.relevant, n, shift)
+    rets = {}
+    for system, (vecs, qids, _rank) in sample.retrieved.items():
+        rets[system] = QueryStats(np.array([index[q] for q in qids]), vecs, n, shift)
+    if statistic == 'fd-query':
+        rel = per_query_weighted(rel)
+        rets = {s: per_query_weighted(r) for s, r in rets.items()}
+    return rel, rets, shift
+
+
+def _fd(rel, ret, weights, shift):
+    return weighted_fds(rel, weights, [ret], [weights], shift)
+
+
+def leave_one_out(rel, ret, shift, n: int) -> np.ndarray:
+    """FD with each query left out, as the package computes it for its jackknife."""
+    try:  # the linear-time path, where the package has it
+        from pyterrier_frechet.core.weighted import leave_one_out_fds
+        return leave_one_out_fds(rel, [ret], shift)
+    except ImportError:
+        return _fd(rel, ret, 1.0 - np.eye(n), shift)
+
+
+def ndcg_per_query(sample, system: str, k: int) -> np.ndarray:
+    """nDCG@k per drawn query (linear gain, log2(rank + 1) discount, trec_eval's), from the world's labels."""
+    _vecs, qids, ranks = sample.retrieved[system]
+    labels = np.asarray(sample.retrieved_relevant[system], dtype=np.float64)
+    discount = 1.0 / np.log2(np.arange(2, k + 2))
+    out = np.zeros(len(sample.qids))
+    rel_labels = pd.Series(np.asarray(sample.relevant_label, dtype=np.float64)).groupby(np.asarray(sample.relevant_qid))
+    ideal = {q: np.sort(v.to_numpy())[::-1][:k] for q, v in rel_labels}
+    frame = pd.DataFrame({'q': np.asarray(qids), 'r': np.asarray(ranks, dtype=int), 'l': labels})
+    by_q = {q: g for q, g in frame.groupby('q')}
+    for i, q in enumerate(sample.qids):
+        best = ideal.get(q)
+        if best is None or best.sum() == 0:
+            continue
+        idcg = float(best @ discount[:len(best)])
+        g = by_q.get(q)
+        dcg = 0.0 if g is None else float(np.sum(g['l'].to_numpy() * discount[np.clip(g['r'].to_numpy(), 1, k) - 1]))
+        out[i] = dcg / idcg
+    return out
+
+
+def _draw_counts(rng, n_samples: int, n: int) -> np.ndarray:
+    counts = np.zeros((n_samples, n))
+    np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n, size=(n_samples, n))), 1)
+    return counts
+
+
+def _jackknife_se(values: np.ndarray) -> float:
+    values = values[np.isfinite(values)]
+    m = len(values)
+    return float(np.sqrt((m - 1) / m * np.sum((values - values.mean()) ** 2))) if m > 1 else float('nan')
+
+
+# ---------------------------------------------------------------------------------------------------- truths
+def population_values(world, statistic: str) -> Dict[str, float]:
+    """Population FD per system from the world's pooled moments (document-pooled; for fd-query the same moments)."""
+    pop = world.population()
+    rel = GaussianStats(np.asarray(pop.relevant_mean, dtype=np.float64), np.asarray(pop.relevant_cov, dtype=np.float64), 0)
+    return {s: float(frechet_distance_from_stats(rel, GaussianStats(np.asarray(pop.retrieved_mean[s], dtype=np.float64),
+                                                                    np.asarray(pop.retrieved_cov[s], dtype=np.float64), 0)))
+            for s in world.systems}
+
+
+def reference(world, n: int, n_reference: int, seed: int, statistic: str) -> pd.DataFrame:
+    """FD̂ and mean nDCG@k of every system on ``n_reference`` independent query sets of ``n`` queries."""
+    rng = np.random.default_rng([seed, n, 11])
+    rows = []
+    for r in range(n_reference):
+        sample = world.draw(n, rng)
+        rel, rets, shift = _stats(sample, statistic)
+        ones = np.ones((1, n))
+        for s in world.systems:
+            rows.append({'draw': r, 'system': s, 'fd': float(_fd(rel, rets[s], ones, shift)[0]),
+                         'ndcg': float(ndcg_per_query(sample, s, world.k).mean())})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------------- trials
+def compared_pairs(world) -> List[tuple]:
+    """The pairs whose differences are tested: every equal-in-law pair (level) and every other pair (power)."""
+    equal = {tuple(sorted(p)) for p in world.equal_pairs}
+    pairs = [(a, b, tuple(sorted((a, b))) in equal) for a, b in combinations(world.systems, 2)]
+    return pairs
+
+
+def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
+        statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True):
+    systems = list(world.systems)
+    ref = reference(world, n, n_reference, seed, statistic)
+    e_fd = ref.groupby('system')['fd'].mean()
+    e_ndcg = ref.groupby('system')['ndcg'].mean()
+    sd_fd = ref.groupby('system')['fd'].std(ddof=1)
+    wide = ref.pivot(index='draw', columns='system', values='fd')
+    pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
+    if world.max_queries is not None:  # a finite population: its own values are exact
+        full = reference_full(world, statistic)
+        pop_fd, pop_ndcg = full['fd'], full['ndcg']
+    else:
+        pop_ndcg = dict(e_ndcg)  # the mean nDCG is unbiased: E over query sets is the population mean
+    pairs = compared_pairs(world)
+    e_delta = {(a, b): float((wide[a] - wide[b]).mean()) for a, b, _ in pairs}
+    tau_n = float(scipy.stats.kendalltau(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy()).statistic)
+    tau_pop = (float(scipy.stats.kendalltau(-np.array([pop_fd[s] for s in systems]),
+                                            np.array([pop_ndcg[s] for s in systems])).statistic) if pop_fd else np.nan)
+    rng = np.random.default_rng([seed, n, 12])
+    cover: Dict[tuple, list] = {}
+    width: Dict[tuple, list] = {}
+    reject: Dict[tuple, list] = {}
+
+    def record(key, low, high, truth):
+        cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
+        width.setdefault(key[:3], []).append(high - low)
+
+    t0 = time.time()
+    for t in range(n_trials):
+        sample = world.draw(n, rng)
+        rel, rets, shift = _stats(sample, statistic)
+        ones = np.ones((1, n))
+        counts = _draw_counts(rng, n_samples, n) if n_samples else None
+        est = {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in systems}
+        loo = {s: leave_one_out(rel, rets[s], shift, n) for s in systems}
+        boot = {s: _fd(rel, rets[s], counts, shift) for s in systems} if n_samples else {}
+        ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
+        for s in systems:
+            for method in FD_METHODS:
+                if method not in ('jackknife', 'jackknife_bc') and not n_samples:
+                    continue
+                low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s])
+                record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
+                if s in pop_fd:
+                    record(('FD', method, 'population FD', s), low, high, pop_fd[s])
+            m = ndcg[s].mean()
+            se = ndcg[s].std(ddof=1) / np.sqrt(n)
+            tq = scipy.stats.t.ppf(1 - (1 - ci) / 2, n - 1)
+            record(('nDCG', 't', 'population mean', s), m - tq * se, m + tq * se, pop_ndcg[s])
+            if n_samples:
+                low, high = interval('percentile', m, counts @ ndcg[s] / n, ci)
+                record(('nDCG', 'percentile', 'population mean', s), low, high, pop_ndcg[s])
+        for a, b, equal in pairs:
+            kind = 'null' if equal else 'alternative'
+            delta = est[a] - est[b]
+            jd = loo[a] - loo[b]
+            se = _jackknife_se(jd)
+            for method in ('jackknife', 'jackknife_bc'):
+                low, high = interval(method, delta, np.array([]), ci, jackknife=jd)
+                record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                if pop_fd:
+                    record(('ΔFD', method, 'population ΔFD', f'{a}-{b}'), low, high, pop_fd[a] - pop_fd[b])
+            z = abs(delta) / se if se > 0 else np.inf
+            reject.setdefault(('FD', 'jackknife z', kind, f'{a}-{b}'), []).append(2 * scipy.stats.norm.sf(z) < alpha)
+            reject.setdefault(('FD', 'jackknife t', kind, f'{a}-{b}'), []).append(2 * scipy.stats.t.sf(z, n - 1) < alpha)
+            if n_samples:
+                diffs = boot[a] - boot[b]
+                reject.setdefault(('FD', 'bootstrap', kind, f'{a}-{b}'), []).append(bootstrap_p(diffs) < alpha)
+                low, high = interval('percentile', delta, diffs, ci)
+                record(('ΔFD', 'percentile', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+            if n_permutations:
+                p = _randomisation_p(rel, rets[a], rets[b], shift, delta, n_permutations, rng)
+                reject.setdefault(('FD', 'randomisation', kind, f'{a}-{b}'), []).append(p < alpha)
+            dn = ndcg[a] - ndcg[b]
+            sd = dn.std(ddof=1)
+            p_t = 2 * scipy.stats.t.sf(abs(dn.mean()) / (sd / np.sqrt(n)), n - 1) if sd > 0 else 1.0
+            reject.setdefault(('nDCG', 'paired t', kind, f'{a}-{b}'), []).append(p_t < alpha)
+        if n_samples:
+            fd_star = np.stack([boot[s] for s in systems])
+            nd_star = np.stack([counts @ ndcg[s] / n for s in systems])
+            tau_hat = scipy.stats.kendalltau(-np.array([est[s] for s in systems]),
+                                             np.array([ndcg[s].mean() for s in systems])).statistic
+            taus = np.array([scipy.stats.kendalltau(-fd_star[:, b], nd_star[:, b]).statistic for b in range(n_samples)])
+            low, high = interval('percentile', tau_hat, taus, ci)
+            record(('τ(FD, nDCG)', 'percentile', 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n)
+            if np.isfinite(tau_pop):
+                record(('τ(FD, nDCG)', 'percentile', 'population τ', 'all'), low, high, tau_pop)
+        if verbose and (t + 1) % max(1, n_trials // 10) == 0:
+            logger.info('%s d=%d n=%d: %d/%d trials, %.0f s', world.name, world.d, n, t + 1, n_trials, time.time() - t0)
+    rows = []
+    for (stat, method, estimand, who), hits in cover.items():
+        h = np.asarray(hits, dtype=np.float64)
+        truth = {'E[FD_n]': lambda: e_fd[who], 'population FD': lambda: pop_fd[who],
+                 'population mean': lambda: pop_ndcg[who],
+                 'E[ΔFD_n]': lambda: e_delta[tuple(who.split('-', 1))],
+                 'population ΔFD': lambda: pop_fd[who.split('-', 1)[0]] - pop_fd[who.split('-', 1)[1]],
+                 'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop}[estimand]()
+        rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
+                     'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
+                     'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand)])),
+                     'trials': n_trials})
+    tests = []
+    for (stat, test, kind, who), r in reject.items():
+        tests.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'test': test,
+                      'hypothesis': kind, 'pair': who, 'rejection_rate': float(np.mean(r)), 'trials': n_trials,
+                      'relative_difference': (abs(e_delta[tuple(who.split('-', 1))]) / np.mean([e_fd[x] for x in who.split('-', 1)])
+                                              if stat == 'FD' else np.nan)})
+    context = pd.DataFrame({'E[FD_n]': e_fd, 'sd FD_n': sd_fd, 'population FD': pd.Series(pop_fd),
+                            'mean nDCG': pd.Series(pop_ndcg)})
+    return pd.DataFrame(rows), pd.DataFrame(tests), context
+
+
+def reference_full(world, statistic: str) -> Dict[str, Dict[str, float]]:
+    """FD and mean nDCG of every system on the whole finite population."""
+    sample = world.draw(world.max_queries, np.random.default_rng(0))
+    rel, rets, shift = _stats(sample, statistic)
+    ones = np.ones((1, world.max_queries))
+    return {'fd': {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in world.systems},
+            'ndcg': {s: float(ndcg_per_query(sample, s, world.k).mean()) for s in world.systems}}
+
+
+def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> float:
+    swap = rng.integers(0, 2, size=(n_permutations, len(rel.n))).astype(np.float64)
+    keep, full = 1.0 - swap, np.ones_like(swap)
+    perm = (weighted_fds(rel, full, [ret_a, ret_b], [keep, swap], shift)
+            - weighted_fds(rel, full, [ret_a, ret_b], [swap, keep], shift))
+    perm = perm[np.isfinite(perm)]
+    return float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
+
+
+def main(argv=None):
+    from benchmarks.worlds import make_world
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--world', required=True)
+    parser.add_argument('--dim', type=int, required=True)
+    parser.add_argument('--queries', type=int, required=True)
+    parser.add_argument('--trials', type=int, default=100)
+    parser.add_argument('--reference', type=int, default=300)
+    parser.add_argument('--samples', type=int, default=0, help='bootstrap samples per trial (0: jackknife only)')
+    parser.add_argument('--permutations', type=int, default=0)
+    parser.add_argument('--statistic', default='fd', choices=('fd', 'fd-query'))
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--out', required=True, help='prefix of the CSV files written')
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format='%(asctime)s %(message)s')
+    world = make_world(args.world, d=args.dim, seed=args.seed)
+    n = min(args.queries, world.max_queries) if world.max_queries else args.queries
+    t0 = time.time()
+    cov, tests, context = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
+                              args.statistic)
+    elapsed = time.time() - t0
+    for frame in (cov, tests):
+        frame['statistic_kind'] = args.statistic
+        frame['seconds'] = elapsed
+    cov.to_csv(f'{args.out}.coverage.csv', index=False)
+    tests.to_csv(f'{args.out}.tests.csv', index=False)
+    context.to_csv(f'{args.out}.context.csv')
+    summary = cov.groupby(['statistic', 'method', 'estimand'])['coverage'].agg(['min', 'mean', 'max'])
+    print(summary.to_string())
+    print(tests.groupby(['statistic', 'test', 'hypothesis'])['rejection_rate'].agg(['min', 'mean', 'max']).to_string())
+    print(context.to_string())
+    print(f'{elapsed:.0f} s')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
