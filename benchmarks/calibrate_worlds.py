@@ -268,8 +268,20 @@ def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> flo
     return float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
 
 
+def make_world(name: str, d: int, seed: int):
+    """A world of :mod:`benchmarks.worlds` by name."""
+    if name == 'cranfield':
+        from benchmarks.worlds.cranfield import cranfield_world
+        return cranfield_world(d=d, seed=seed)
+    from benchmarks.worlds import synthetic
+    factories = {'independent': synthetic.independent_world, 'topics': synthetic.topics_world,
+                 'heavy': synthetic.heavy_world, 'sphere': synthetic.sphere_world}
+    if name not in factories:
+        raise SystemExit(f'unknown world {name!r}: one of {sorted(factories) + ["cranfield"]}')
+    return factories[name](d=d, seed=seed)
+
+
 def main(argv=None):
-    from benchmarks.worlds import make_world
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--world', required=True)
     parser.add_argument('--dim', type=int, required=True)
