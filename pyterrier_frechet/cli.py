@@ -23,7 +23,7 @@ from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
-from .data.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
+from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
 from .data.runs import check_run_queries, read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ def _check_writable_file(path: Optional[str], option: str, args=None, others: Se
 
 def _check_writable_dir(path: Optional[str], option: str, reserved=report_paths) -> Optional[OutputFolder]:
     """--plot-dir / --out / --figures, resolved and checked before any work: a new folder (made when written), an
-    empty one, or one this package wrote into before (:class:`~pyterrier_frechet.data.outputs.OutputFolder`)."""
+    empty one, or one this package wrote into before (:class:`~pyterrier_frechet.analyses.outputs.OutputFolder`)."""
     if not path:
         return None
     try:
@@ -678,7 +678,7 @@ def main(argv=None) -> int:
     logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')
     package_log = logging.getLogger('pyterrier_frechet')
     # warnings about the inputs and the output folders are shown whatever --missing says
-    kept = [logging.getLogger(f'pyterrier_frechet.data.{m}') for m in ('runs', 'outputs')]
+    kept = [logging.getLogger(f'pyterrier_frechet.{m}') for m in ('data.runs', 'analyses.outputs')]
     levels = [log.level for log in [package_log] + kept]
     if getattr(args, 'missing', None) == 'drop':  # the no_vector columns and a closing note replace per-measure warnings
         package_log.setLevel(logging.ERROR)

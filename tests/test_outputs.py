@@ -15,9 +15,9 @@ import pytest
 import pyterrier_frechet as pf
 from pyterrier_frechet import cli
 from pyterrier_frechet.cli import main
-from pyterrier_frechet.data.outputs import (MARKER, STAGING_MARKER, OutputFolder, csv_cell, markdown_text,
+from pyterrier_frechet.analyses.outputs import (MARKER, STAGING_MARKER, OutputFolder, csv_cell, markdown_text,
                                             read_marker, report_paths)
-from test_cli import _write_run, files  # noqa: F401  (the toy files fixture, used by name)
+from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
 
 
 def _data(files):
@@ -134,7 +134,7 @@ def test_write_report_api_refuses_a_folder_it_did_not_write(files, tmp_path):
 
 def test_a_killed_write_leaves_a_staging_folder_that_the_next_run_cleans_and_nothing_else(files, tmp_path, capsys):
     out = tmp_path / 'report'
-    script = ('import os, sys\nfrom pyterrier_frechet.data.outputs import OutputFolder, report_paths\n'
+    script = ('import os, sys\nfrom pyterrier_frechet.analyses.outputs import OutputFolder, report_paths\n'
               'f = OutputFolder(sys.argv[1], "--out", report_paths)\n'
               'with f.staging() as work:\n'
               '    (work / "report.md").write_text("half")\n    (work / "figures").mkdir()\n'

@@ -5,7 +5,7 @@ from typing import Dict, Optional, Sequence
 
 import pandas as pd
 
-from ..data.outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
+from .outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..measures.base import column_label, higher_is_better, is_set_measure
 from ..vectors.sources import using_encoder
@@ -30,7 +30,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     paired comparisons and sparsified judgments for ``runs`` on ``qrels``.
 
     ``out`` must be a new folder, an empty one or the folder of an earlier report (marked by
-    ``.pyterrier-frechet-outputs.json``, :mod:`pyterrier_frechet.data.outputs`); anything else is refused before the
+    ``.pyterrier-frechet-outputs.json``, :mod:`pyterrier_frechet.analyses.outputs`); anything else is refused before the
     work, with nothing touched. The report is built in a staging folder and moved in only when complete; replacing
     an earlier report removes only the files its marker lists, so a failure leaves ``out`` as it was and files
     others put there stay. Measures without a bootstrap path (FDInf, KID, k-NN, FD's

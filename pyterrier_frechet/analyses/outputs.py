@@ -17,15 +17,13 @@ import json
 import logging
 import os
 import re
-import shutil
 import socket
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterable, List, Optional, Set
+from typing import Callable, Iterable, List, Optional
 
-import numpy as np
 import pandas as pd
 
 logger = logging.getLogger(__name__)
