@@ -68,7 +68,8 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
         corr = correlations(table, labels)
         lines += ['## Correlations across systems', '',
                   'Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
-                  'coefficient means agreement.', '']
+                  'coefficient means agreement. τ_AP: the ranking by the other metric against the reference ranking '
+                  '`tau_ap_reference` (the classical per-query measure), top-weighted by the ranking under test.', '']
         lines += [f'- {note}' for note in agreement_notes(table, measures)]
         lines += ['', _table(corr, out, 'correlations'), '']
         for fd in set_labels:
@@ -88,7 +89,7 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
               _table(summary, out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
-        lines += [f'Kendall τ and τ_AP (top-weighted, the second measure the reference ranking) across the runs with '
+        lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
                   f'{ci:.0%} percentile intervals over the same bootstrap samples (lower-is-better measures negated; '
                   'calibration: README "Calibration"):', '']
         lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
