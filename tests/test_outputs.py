@@ -397,3 +397,37 @@ def test_compare_permutations_says_why_cfd_has_no_randomisation_p(files, capsys)
     assert table.loc[table.measure == 'CFD@3', 'p_randomisation'].isna().all()
     assert table.loc[table.measure == 'FD@3', 'p_randomisation'].notna().all()
     assert 'p_randomisation is empty for CFD@3, nDCG@3' in captured.err
+
+
+def test_a_write_killed_while_replacing_leaves_a_marked_folder_the_next_run_completes(tmp_path):
+    out = tmp_path / 'report'
+    script = ('import os, sys\nfrom pyterrier_frechet.analyses.outputs import OutputFolder, report_paths\n'
+              'def write(names):\n'
+              '    f = OutputFolder(sys.argv[1], "--out", report_paths)\n'
+              '    with f.staging() as work:\n'
+              '        (work / "figures").mkdir()\n'
+              '        for n in names:\n'
+              '            (work / n).write_text("new " + n)\n'
+              '        f.commit(work, replace=True)\n'
+              'write(["report.md", "results.csv", "figures/old.png"])\n'
+              'real = os.replace\n'
+              'def dying(a, b):\n'
+              '    real(a, b)\n'
+              '    if not str(b).endswith(".json"):\n'
+              '        os._exit(3)\n'
+              'os.replace = dying\n'
+              'write(["report.md", "bootstrap.csv"])\n')
+    assert subprocess.run([sys.executable, '-c', script, str(out)], cwd=os.getcwd()).returncode == 3
+    (out / 'notes.txt').write_text('mine')
+    marker = json.loads((out / MARKER).read_text())
+    assert marker['state'] == 'replacing'
+    assert set(marker['files']) == {'report.md', 'results.csv', 'figures/old.png', 'bootstrap.csv'}
+    staging = [p for p in out.iterdir() if p.name.startswith('.rep.')]
+    assert len(staging) == 1  # inside the folder being replaced, with its marker
+    folder = OutputFolder(out, '--out', report_paths)  # accepted: marked; the dead process's staging removed
+    assert not staging[0].exists()
+    with folder.staging() as work:
+        (work / 'report.md').write_text('final')
+        folder.commit(work, replace=True)
+    assert sorted(p.name for p in out.iterdir()) == sorted([MARKER, 'notes.txt', 'report.md'])
+    assert read_marker(out) == ['report.md'] and (out / 'notes.txt').read_text() == 'mine'

@@ -181,7 +181,7 @@ class OutputFolder:
 
     def _ours(self, entry: str, listed: Optional[List[str]]) -> bool:
         top = entry.split('/')[0]
-        if entry in (MARKER, 'figures') or top.startswith(STAGING_PREFIX) or top.startswith(MARKER + '.'):
+        if entry in (MARKER, STAGING_MARKER, 'figures') or top.startswith(STAGING_PREFIX) or top.startswith(MARKER + '.'):
             return True
         return listed is not None and entry in listed
 
@@ -222,14 +222,15 @@ class OutputFolder:
             raise RuntimeError(f'internal: output names {bad} are not ones the package may write')
         if not self.path.exists():
             _write_marker(work, new, 'complete')
-            (work / STAGING_MARKER).unlink()
-            try:
+            try:  # the staging marker travels along, so a kill before the rename leaves a folder the next run cleans
                 os.rename(work, self.path)
-                return [str(self.path / e) for e in new]
             except OSError:
                 if not self.path.exists():
                     raise
-                (work / STAGING_MARKER).write_text('{}')  # someone made the folder meanwhile: merge as below
+                # someone made the folder meanwhile: merge as below
+            else:
+                (self.path / STAGING_MARKER).unlink()
+                return [str(self.path / e) for e in new]
         listed = read_marker(self.path) or []
         clash = [e for e in new if (self.path / e).exists() and e not in listed]
         if clash:
@@ -242,6 +243,8 @@ class OutputFolder:
             (self.path / e).parent.mkdir(exist_ok=True)
             os.replace(work / e, self.path / e)
         _write_marker(self.path, set(new) | (set() if replace else set(listed)), 'complete')
+        if (self.path / STAGING_MARKER).is_file():  # left by a run killed just after its rename
+            (self.path / STAGING_MARKER).unlink()
         return [str(self.path / e) for e in new]
 
     def __str__(self):
