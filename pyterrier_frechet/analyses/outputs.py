@@ -67,6 +67,9 @@ def _write_marker(folder: Path, files: Iterable[str], state: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=MARKER + '.')
     with os.fdopen(fd, 'wt', encoding='utf-8') as f:
         f.write(text)
+    umask = os.umask(0)  # mkstemp makes 0600; give the marker the mode open() would, so others can read it
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)
     os.replace(tmp, folder / MARKER)
 
 
