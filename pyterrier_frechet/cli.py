@@ -142,7 +142,10 @@ def _input_paths(args) -> Dict[Path, str]:
             inputs[_resolved(args.vectors + suffix)] = '--vectors'
     for path in getattr(args, 'runs', None) or []:
         p = _resolved(path)
-        files = [f for f in p.iterdir() if f.is_file()] if p.is_dir() else [p]
+        try:
+            files = [f for f in p.iterdir() if f.is_file()] if p.is_dir() else [p]
+        except OSError:  # an unreadable folder: reading the runs will say so
+            files = []
         inputs.update({_resolved(f): '--runs' for f in files})
     return inputs
 
