@@ -124,6 +124,24 @@ def test_an_empty_folder_is_accepted_and_a_damaged_marker_refused(files, tmp_pat
     assert _tree(tmp_path) == before
 
 
+def test_a_marked_folder_whose_figures_folder_is_a_link_is_refused(tmp_path):
+    out = tmp_path / 'report'
+    folder = OutputFolder(out, '--out', report_paths)
+    with folder.staging() as work:
+        (work / 'figures').mkdir()
+        (work / 'figures' / 'a.png').write_bytes(b'x')
+        folder.commit(work, replace=True)
+    elsewhere = tmp_path / 'elsewhere'
+    elsewhere.mkdir()
+    (elsewhere / 'a.png').write_bytes(b'precious')
+    (out / 'figures' / 'a.png').unlink()
+    (out / 'figures').rmdir()
+    (out / 'figures').symlink_to(elsewhere)
+    with pytest.raises(ValueError, match='symbolic link'):
+        OutputFolder(out, '--out', report_paths)
+    assert (elsewhere / 'a.png').read_bytes() == b'precious'
+
+
 def test_write_report_api_refuses_a_folder_it_did_not_write(files, tmp_path):
     (tmp_path / 'exp').mkdir()
     (tmp_path / 'exp' / 'qrels.txt').write_text('1 0 d1 1\n')
@@ -221,6 +239,8 @@ def test_csv_cells_are_neutralised_and_numbers_stay_numbers():
     for fine in ('-5', '+1.5e3', 'bm25', '', 'a=b', -3.0, 7):
         assert csv_cell(fine) == fine
     assert markdown_text('a|b\nc<script>&') == 'a\\|b<br>c&lt;script&gt;&amp;'
+    assert csv_cell(' =1+2') == "' =1+2" and csv_cell(' 5') == ' 5'
+    assert markdown_text('[x](javascript:alert(1)) *b* `c`') == '\\[x\\](javascript:alert(1)) \\*b\\* \\`c\\`'
 
 
 def test_run_names_reach_csv_inert_and_markdown_escaped(files, tmp_path, capsys):

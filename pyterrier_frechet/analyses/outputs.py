@@ -169,6 +169,9 @@ class OutputFolder:
         else:
             if not os.access(p, os.W_OK):
                 raise self._say('is not writable')
+            if (p / 'figures').is_symlink() or (p / MARKER).is_symlink():
+                raise self._say('its figures/ folder or its marker is a symbolic link; the package writes only into '
+                                'folders it made — nothing was deleted')
             listed = read_marker(p)
             foreign = [e for e in _entries(p) if not self._ours(e, listed)]
             if listed is None and foreign:
@@ -271,9 +274,9 @@ _NUMBER = re.compile(r'[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)', re
 
 
 def csv_cell(value):
-    """One cell made inert for spreadsheets: text beginning with ``= + - @``, tab or CR gets a leading ``'``
-    (OWASP's CSV-injection rule), unless it is a plain number; everything else unchanged."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START) and not _NUMBER.fullmatch(value):
+    """One cell made inert for spreadsheets: text beginning with ``= + - @``, tab or CR (after any spaces) gets a
+    leading ``'`` (OWASP's CSV-injection rule), unless it is a plain number; everything else unchanged."""
+    if isinstance(value, str) and value.lstrip(' ').startswith(_FORMULA_START) and not _NUMBER.fullmatch(value.strip()):
         return "'" + value
     return value
 
@@ -295,8 +298,10 @@ def to_csv(table: pd.DataFrame, path=None, **kwargs):
 
 
 def markdown_text(value) -> str:
-    """Text for a markdown table cell or paragraph: HTML (``& < >``) escaped, ``|`` escaped, line breaks as ``<br>``."""
-    text = str(value).replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;').replace('|', '\\|')
+    """Text for a markdown table cell or paragraph: HTML (``& < >``) escaped; ``|`` and the characters that start
+    links, images, code and emphasis (``\\ [ ] ` *``) backslash-escaped; line breaks as ``<br>``."""
+    text = re.sub(r'([\\`*\[\]|])', r'\\\1', str(value))
+    text = text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
     return re.sub(r'\r\n|\r|\n', '<br>', text)
 
 
