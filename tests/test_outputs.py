@@ -398,6 +398,9 @@ def test_calibrate_level_with_too_few_samples_refuses_like_compare(capsys):
         coverage(n_queries=[5], n_trials=1, seed=-5)
     with pytest.raises(ValueError, match='n_samples=10 \\(--samples\\)'):
         rejection_rates(n_queries=[5], n_trials=1, n_samples=10)
+    for statistic in ('fd', 'tau'):  # coverage of an interval whose tails hold no resample: refused, not printed as 0
+        assert main(['calibrate', '--statistic', statistic, '--samples', '10', '--trials', '2', '--quiet']) == 2
+        assert 'a 95% interval needs at least 40 bootstrap samples' in capsys.readouterr().err
 
 
 def test_every_seed_option_refuses_a_negative_seed(files, capsys):

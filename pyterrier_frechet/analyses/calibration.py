@@ -123,7 +123,7 @@ def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, stati
 
 
 def check_arguments(n_queries: Sequence[int] = (2,), n_trials: int = 1, n_samples: int = 1, seed: int = 0,
-                    ci: float = 0.95, n_reference: int = 1) -> None:
+                    ci: float = None, n_reference: int = 1) -> None:
     """Refuse arguments that would print a meaningless table (coverage 0 of NaN intervals), before any work."""
     sizes = [n_queries] if np.isscalar(n_queries) else list(n_queries)
     small = [n for n in sizes if not (isinstance(n, (int, np.integer)) and n >= 2)]
@@ -136,8 +136,13 @@ def check_arguments(n_queries: Sequence[int] = (2,), n_trials: int = 1, n_sample
             raise ValueError(f'{name} ({flag}) must be a positive integer, got {value!r}')
     if not (isinstance(seed, (int, np.integer)) and seed >= 0):
         raise ValueError(f'seed (--seed) must be a non-negative integer, got {seed!r}')
+    if ci is None:
+        return
     if not 0 < ci < 1:
         raise ValueError(f'ci (--ci) must be in (0, 1), got {ci!r}')
+    if n_samples * (1 - ci) / 2 < 1:  # each tail of a percentile interval must hold at least one resample
+        raise ValueError(f'n_samples={n_samples} (--samples): a {ci:.0%} interval needs at least '
+                         f'{int(np.ceil(2 / (1 - ci) - 1e-9))} bootstrap samples (each tail holds (1 - ci)/2 of them)')
 
 
 def _draw_counts(rng: np.random.Generator, n_samples: int, n_queries: int) -> np.ndarray:
