@@ -83,9 +83,12 @@ def format_table(table: pd.DataFrame, fmt: str) -> str:
 
 
 def _write_atomically(path: str, text: str) -> None:
-    """Write all of ``text`` or nothing: a temporary file in the same folder, renamed into place."""
+    """Write all of ``text`` or nothing: a temporary file in the same folder (``.rep.NAME.HOST-PID.*``), renamed into
+    place; such files left by a killed run are removed by the next write of the same file."""
+    from .analyses.outputs import clean_stale_temp_files, temp_prefix
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(path) + '.')
+    clean_stale_temp_files(folder, os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(os.path.basename(path)))
     try:
         with os.fdopen(fd, 'wt') as fout:
             fout.write(text)

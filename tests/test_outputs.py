@@ -454,3 +454,17 @@ def test_a_write_killed_while_replacing_leaves_a_marked_folder_the_next_run_comp
         folder.commit(work, replace=True)
     assert sorted(p.name for p in out.iterdir()) == sorted([MARKER, 'notes.txt', 'report.md'])
     assert read_marker(out) == ['report.md'] and (out / 'notes.txt').read_text() == 'mine'
+
+
+def test_a_killed_output_write_leaves_a_temporary_file_the_next_write_removes(files, tmp_path, capsys):
+    import socket
+    dead = int(subprocess.run([sys.executable, '-c', 'import os; print(os.getpid())'], capture_output=True, text=True).stdout)
+    host = socket.gethostname()
+    stale = tmp_path / f'.rep.out.csv.{host}-{dead}.abc123'
+    live = tmp_path / f'.rep.out.csv.{host}-{os.getpid()}.def456'
+    theirs = tmp_path / '.rep.out.csv.notes'
+    for p in (stale, live, theirs):
+        p.write_text('partial')
+    assert main(['eval', *_data(files), '--metrics', 'nDCG@3', '--format', 'csv', '--output', str(tmp_path / 'out.csv')]) == 0
+    assert not stale.exists() and live.exists() and theirs.exists()
+    assert pd.read_csv(tmp_path / 'out.csv')['name'].tolist() == ['fwd', 'mid', 'rev']

@@ -62,9 +62,31 @@ def read_marker(folder: Path) -> Optional[List[str]]:
     return files
 
 
+def temp_prefix(name: str) -> str:
+    """The prefix of this process's temporary file for ``name``: ``.rep.NAME.HOST-PID.`` — the host and process in
+    the name are its marker, so a later run can tell a file left by a dead process from one being written."""
+    return f'{STAGING_PREFIX}{name}.{socket.gethostname()}-{os.getpid()}.'
+
+
+def clean_stale_temp_files(folder, name: str) -> None:
+    """Remove the temporary files for ``name`` in ``folder`` (:func:`temp_prefix`) left by dead processes of this
+    host; regular files only, nothing else."""
+    prefix = f'{STAGING_PREFIX}{name}.{socket.gethostname()}-'
+    for p in Path(folder).glob(glob_escape(prefix) + '*'):
+        pid = p.name[len(prefix):].split('.', 1)[0]
+        if pid.isdigit() and not p.is_symlink() and p.is_file() and not _pid_alive(int(pid)):
+            logger.warning('removing %s, left by an interrupted write of this package', p)
+            p.unlink()
+
+
+def glob_escape(text: str) -> str:
+    return re.sub(r'([*?\[])', r'[\1]', text)
+
+
 def _write_marker(folder: Path, files: Iterable[str], state: str) -> None:
     text = json.dumps({'package': PACKAGE, 'state': state, 'files': sorted(set(files))}, indent=1)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=MARKER + '.')
+    clean_stale_temp_files(folder, MARKER)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(MARKER))
     with os.fdopen(fd, 'wt', encoding='utf-8') as f:
         f.write(text)
     umask = os.umask(0)  # mkstemp makes 0600; give the marker the mode open() would, so others can read it
@@ -187,7 +209,7 @@ class OutputFolder:
 
     def _ours(self, entry: str, listed: Optional[List[str]]) -> bool:
         top = entry.split('/')[0]
-        if entry in (MARKER, STAGING_MARKER, 'figures') or top.startswith(STAGING_PREFIX) or top.startswith(MARKER + '.'):
+        if entry in (MARKER, STAGING_MARKER, 'figures') or top.startswith(STAGING_PREFIX):
             return True
         return listed is not None and entry in listed
 
@@ -195,9 +217,11 @@ class OutputFolder:
         places = [(self.path.parent, f'{STAGING_PREFIX}{self.path.name}.')]
         if self.path.is_dir():
             places.append((self.path, STAGING_PREFIX))
-        return [c for where, prefix in places for c in where.glob(prefix + '*')]
+        return [c for where, prefix in places for c in where.glob(glob_escape(prefix) + '*') if c.is_dir()]
 
     def _clean_stale(self) -> None:
+        if self.path.is_dir():
+            clean_stale_temp_files(self.path, MARKER)
         for folder in self._stagings():
             if _is_stale_staging(folder, self.path):
                 logger.warning('removing %s, left by an interrupted write of this package', folder)
