@@ -195,7 +195,14 @@ class OutputFolder:
                 raise self._say('its figures/ folder or its marker is a symbolic link; the package writes only into '
                                 'folders it made — nothing was deleted')
             listed = read_marker(p)
-            foreign = [e for e in _entries(p) if not self._ours(e, listed)]
+            if listed is None:  # any entry is enough to refuse: do not walk a big tree (--out ~)
+                entries = [c.name for c in p.iterdir()]
+                fig = p / 'figures'
+                if fig.is_dir() and not fig.is_symlink():
+                    entries += [f'figures/{c.name}' for c in fig.iterdir()]
+            else:
+                entries = _entries(p)
+            foreign = [e for e in entries if not self._ours(e, listed)]
             if listed is None and foreign:
                 raise self._say(f'holds files this package did not write (e.g. {", ".join(sorted(foreign)[:3])}); '
                                 f'name a new or empty folder, or the folder of an earlier output of this package '
