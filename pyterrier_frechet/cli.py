@@ -23,7 +23,8 @@ from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
-from .data.runs import read_qrels, read_run, run_files, run_names
+from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
+from .data.runs import check_run_queries, read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
 
@@ -71,18 +72,23 @@ def _encoder(args):
 
 
 def format_table(table: pd.DataFrame, fmt: str) -> str:
+    """The table as CSV (cells a spreadsheet would run as formulas neutralised), LaTeX or markdown (``|``, line
+    breaks and HTML escaped): a run named ``=HYPERLINK(...)`` or ``a|b`` is shown, never run or split."""
     if fmt == 'csv':
-        return table.to_csv(index=False)
+        return to_csv(table)
     if fmt == 'latex':
         # escape=True: a run named my_run&50% must not break the LaTeX document it is pasted into
         return table.to_latex(index=False, float_format='%.4f', escape=True)
-    return table.to_markdown(index=False, floatfmt='.4f') + '\n'
+    return to_markdown(table, floatfmt='.4f') + '\n'
 
 
 def _write_atomically(path: str, text: str) -> None:
-    """Write all of ``text`` or nothing: a temporary file in the same folder, renamed into place."""
+    """Write all of ``text`` or nothing: a temporary file in the same folder (``.rep.NAME.HOST-PID.*``), renamed into
+    place; such files left by a killed run are removed by the next write of the same file."""
+    from .analyses.outputs import clean_stale_temp_files, temp_prefix
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(path) + '.')
+    clean_stale_temp_files(folder, os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(os.path.basename(path)))
     try:
         with os.fdopen(fd, 'wt') as fout:
             fout.write(text)
@@ -117,38 +123,75 @@ def load_data(args) -> Data:
         raise CliError(f'{args.qrels}: no document is judged relevant at the threshold (label >= {threshold})')
     files = run_files(args.runs)
     runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
+    check_run_queries(runs, qrels)
     needs_vectors = any(is_vector_measure(m) for m in measures)
     if needs_vectors and not (args.text or args.vectors):
         raise CliError('FD needs document vectors: pass --vectors PREFIX or --text JSONL')
     return Data(runs, qrels, measures, _encoder(args) if needs_vectors else None)
 
 
-def _check_writable_file(path: Optional[str], option: str) -> None:
-    """--output and the like: the folder must exist and be writable, and the path must not be a folder — checked
-    before any work."""
+def _resolved(path) -> Path:
+    return Path(os.path.abspath(os.path.expanduser(str(path)))).resolve()
+
+
+def _input_paths(args) -> Dict[Path, str]:
+    """Every file this command reads, resolved, with the option that names it (an output must be none of them)."""
+    inputs = {}
+    for option, attr in (('--qrels', 'qrels'), ('--text', 'text'), ('--groups', 'groups'), ('--table', 'table')):
+        if getattr(args, attr, None):
+            inputs[_resolved(getattr(args, attr))] = option
+    if getattr(args, 'vectors', None):
+        for suffix in ('.npy', '.ids.txt'):
+            inputs[_resolved(args.vectors + suffix)] = '--vectors'
+    for path in getattr(args, 'runs', None) or []:
+        p = _resolved(path)
+        try:
+            files = [f for f in p.iterdir() if f.is_file()] if p.is_dir() else [p]
+        except OSError:  # an unreadable folder: reading the runs will say so
+            files = []
+        inputs.update({_resolved(f): '--runs' for f in files})
+    return inputs
+
+
+def _check_writable_file(path: Optional[str], option: str, args=None, others: Sequence[str] = ()) -> None:
+    """--output and the like, resolved and checked before any work: not a folder, in an existing writable folder,
+    and none of the command's input files nor another of its outputs (the file it names is replaced whole, all or
+    nothing, as ``>`` would)."""
     if not path:
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
+    target = _resolved(path)
+    if target.is_dir():
         raise CliError(f'{option} {path!r} is a folder; name a file')
-    if not os.path.isdir(folder):
-        raise CliError(f'{option} {path!r}: the folder {folder!r} does not exist')
+    if target.exists() and not target.is_file():
+        raise CliError(f'{option} {path!r} exists and is not a regular file')
+    folder = target.parent
+    if not folder.is_dir():
+        raise CliError(f'{option} {path!r}: the folder {str(folder)!r} does not exist')
     if not os.access(folder, os.W_OK):
-        raise CliError(f'{option} {path!r}: the folder {folder!r} is not writable')
+        raise CliError(f'{option} {path!r}: the folder {str(folder)!r} is not writable')
+    if args is not None:
+        source = _input_paths(args).get(target)
+        if source:
+            raise CliError(f'{option} {path!r} is the file given to {source}: it would be overwritten; name another file')
+    for other in others:
+        if other and _resolved(other) == target:
+            raise CliError(f'{option} {path!r} is also another output of this command; name two different files')
 
 
-def _check_writable_dir(path: Optional[str], option: str) -> None:
-    """--plot-dir / --out: an existing writable folder, or a new one inside an existing writable folder."""
+def _check_writable_dir(path: Optional[str], option: str, reserved=report_paths) -> Optional[OutputFolder]:
+    """--plot-dir / --out / --figures, resolved and checked before any work: a new folder (made when written), an
+    empty one, or one this package wrote into before (:class:`~pyterrier_frechet.analyses.outputs.OutputFolder`)."""
     if not path:
-        return
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise CliError(f'{option} {path!r} exists and is not a folder')
-    target = p if p.exists() else p.resolve().parent
-    if not target.is_dir():
-        raise CliError(f'{option} {path!r}: the folder {str(target)!r} does not exist')
-    if not os.access(target, os.W_OK):
-        raise CliError(f'{option} {path!r}: {str(target)!r} is not writable')
+        return None
+    try:
+        return OutputFolder(path, option, reserved)
+    except ValueError as ex:
+        raise CliError(str(ex)) from ex
+
+
+def _plot_names(prefix: str) -> callable:
+    """The files a --plot-dir of one command may write: ``prefix*.png`` / ``.pdf`` (and ``.csv``)."""
+    return lambda rel: '/' not in rel and rel.startswith(prefix) and rel.endswith(('.png', '.pdf', '.csv'))
 
 
 def _emit(args, table: pd.DataFrame, notes: List[str]) -> None:
@@ -166,7 +209,7 @@ def _emit(args, table: pd.DataFrame, notes: List[str]) -> None:
 
 
 def cmd_eval(args) -> int:
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     table = evaluate(data.runs, data.qrels, data.measures, data.encoder, verbose=not args.quiet)
     from .analyses.correlation import agreement_notes
@@ -188,11 +231,12 @@ def _dropped_notes(table: pd.DataFrame) -> List[str]:
 
 def cmd_shuffle(args) -> int:
     from .analyses.shuffle import shuffle_check
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
     _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
-                        'document); a measure that sees which query a ranking serves gets worse, FD does not move'])
+                        "document at the measure's rel threshold); a measure that sees which query a ranking serves "
+                        'gets worse, FD does not move'])
     return 0
 
 
@@ -202,6 +246,12 @@ def cmd_calibrate(args) -> int:
     world = World(d=args.dim)
     if args.level and args.statistic == 'tau':
         raise CliError('--level measures the paired test of fd, fd-query or cfd, not tau')
+    if args.level:  # as compare does: refuse a test that could never reject at alpha = 1 - --ci
+        from .analyses.significance import check_test_resolution
+        try:
+            check_test_resolution(args.samples, round(1 - args.ci, 12))
+        except ValueError as ex:
+            raise CliError(f'calibrate --level tests at alpha = 1 - --ci = {1 - args.ci:.3g}: {ex}') from ex
     if args.statistic == 'tau':
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
@@ -219,16 +269,18 @@ def cmd_calibrate(args) -> int:
 def cmd_bootstrap(args) -> int:
     from .analyses import plots
     from .analyses.bootstrap import bootstrap, check_bootstrappable
-    _check_writable_file(args.output, '--output')
-    _check_writable_dir(args.plot_dir, '--plot-dir')
+    _check_writable_file(args.output, '--output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', _plot_names('bootstrap_'))
     data = load_data(args)
     check_bootstrappable(data.measures)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
                        verbose=not args.quiet, encoder=data.encoder, interval=args.interval)
     summary = result.summary
-    if args.plot_dir:
-        for measure in summary['measure'].unique():
-            plots.bootstrap_intervals(summary, measure, Path(args.plot_dir) / f'bootstrap_{plots.slug(measure)}')
+    if plot_dir:
+        with plot_dir.staging() as work:
+            for measure in summary['measure'].unique():
+                plots.bootstrap_intervals(summary, measure, work / f'bootstrap_{plots.slug(measure)}')
+            plot_dir.commit(work, replace=False)
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
@@ -241,8 +293,8 @@ def cmd_agreement(args) -> int:
     from .analyses.bootstrap import bootstrap, check_bootstrappable
     from .analyses.discrimination import agreement_table, discriminative_power
     from .analyses.significance import check_test_resolution
-    _check_writable_file(args.output, '--output')
-    _check_writable_dir(args.plot_dir, '--plot-dir')
+    _check_writable_file(args.output, '--output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', named_paths(['asl.csv', 'asl.png', 'asl.pdf']))
     measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
     check_bootstrappable(measures)
     if all(is_set_measure(m) for m in measures):
@@ -255,14 +307,22 @@ def cmd_agreement(args) -> int:
                      verbose=not args.quiet, encoder=data.encoder)
     power = discriminative_power(boot, [column_label(m) for m in data.measures], args.alpha)
     table = agreement_table(boot, data.measures, args.ci, args.alpha, power=power)
-    if args.plot_dir:
-        power.asl.to_csv(Path(args.plot_dir) / 'asl.csv', index=False)
-        plots.asl_curves(power.asl, Path(args.plot_dir) / 'asl', args.alpha)
+    if plot_dir:  # made here if new (it was checked before the work)
+        with plot_dir.staging() as work:
+            to_csv(power.asl, work / 'asl.csv')
+            plots.asl_curves(power.asl, work / 'asl', args.alpha)
+            plot_dir.commit(work, replace=False)
     _emit(args, table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
-                        f'{args.seed}; tau and tau_AP against {table["reference"].dropna().iloc[0]} with {args.ci:.0%} '
-                        f'percentile intervals; separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
+                        f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
+                        f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
+                        f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
                         '(Sakai 2006)'])
     return 0
+
+
+def _reference(table: pd.DataFrame) -> str:
+    refs = table['reference'].dropna()
+    return refs.iloc[0] if len(refs) else 'the first per-query measure'
 
 
 def cmd_models(args) -> int:
@@ -285,27 +345,31 @@ def cmd_models(args) -> int:
 
 def cmd_correlate(args) -> int:
     from .analyses.correlation import correlations
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     try:
         table = pd.read_csv(args.table)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as ex:
         raise CliError(f'{args.table}: cannot be read as a CSV results table ({ex})') from ex
     result = correlations(table, args.metrics)
-    _emit(args, result, ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement'])
+    _emit(args, result, ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement; '
+                         'tau_ap: of the other metric\'s ranking against tau_ap_reference (the classical per-query '
+                         'measure, else the one named first), as in agreement and report'])
     return 0
 
 
 def cmd_sparsify(args) -> int:
     from .analyses import plots
     from .analyses.robustness import sparsify, summarise
-    _check_writable_file(args.output, '--output')
-    _check_writable_dir(args.plot_dir, '--plot-dir')
+    _check_writable_file(args.output, '--output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', _plot_names('sparsification'))
     data = load_data(args)
     result = sparsify(data.runs, data.qrels, data.measures, per_query=args.per_query, seeds=args.seeds,
                       verbose=not args.quiet, encoder=data.encoder)
     summary = summarise(result)
-    if args.plot_dir:
-        plots.sparsification(summary, Path(args.plot_dir) / 'sparsification')
+    if plot_dir:
+        with plot_dir.staging() as work:
+            plots.sparsification(summary, work / 'sparsification')
+            plot_dir.commit(work, replace=False)
     _emit(args, summary, [f'Kendall tau between each metric with full qrels and with at most n relevant per query; '
                           f'seeds {list(args.seeds)}'])
     return 0
@@ -318,10 +382,10 @@ def _check_baseline(args, data: Data) -> None:
 
 def cmd_report(args) -> int:
     from .analyses.report import write_report
-    _check_writable_dir(args.out, '--out')
+    out = _check_writable_dir(args.out, '--out', report_paths)
     data = load_data(args)
     _check_baseline(args, data)
-    path = write_report(data.runs, data.qrels, data.measures, Path(args.out), encoder=data.encoder, n_samples=args.samples,
+    path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
                         qrels_name=args.qrels, verbose=not args.quiet)
     print(f'wrote {path}')
@@ -331,7 +395,7 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     from .analyses.bootstrap import check_bootstrappable
     from .analyses.significance import compare_systems
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     check_bootstrappable(data.measures)
     _check_baseline(args, data)
@@ -339,17 +403,25 @@ def cmd_compare(args) -> int:
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
                             verbose=not args.quiet, encoder=data.encoder)
     n = len(table) // max(1, table['measure'].nunique())
-    _emit(args, table, [f'{n} comparison(s) per measure, {args.samples} paired bootstrap samples (seed {args.seed}), '
-                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons'
-                        + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
-                        + f'; better: the better system where every adjusted p < {args.alpha:g}'])
+    notes = [f'{n} comparison(s) per measure, {args.samples} paired bootstrap samples (seed {args.seed}), '
+             f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons'
+             + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
+             + f'; better: the better system where every adjusted p < {args.alpha:g}']
+    if args.permutations:
+        from .measures.base import GAUSSIAN, bootstrap_path
+        without = [column_label(m) for m in data.measures if bootstrap_path(m) != GAUSSIAN]
+        if without:
+            notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
+                         'retrieved sets per query and is offered for FD (FD and FD(weighting=\'query\'), the measures '
+                         'with the Gaussian fast path) only; their bootstrap p and p_holm stand')
+    _emit(args, table, notes)
     return 0
 
 
 def cmd_pool_sim(args) -> int:
     from .analyses.pooling import read_groups, simulate_pools
-    _check_writable_file(args.output, '--output')
-    _check_writable_file(args.pools_output, '--pools-output')
+    _check_writable_file(args.output, '--output', args, others=[args.pools_output])
+    _check_writable_file(args.pools_output, '--pools-output', args)
     data = load_data(args)
     if args.groups:
         try:
@@ -368,7 +440,7 @@ def cmd_pool_sim(args) -> int:
                             fraction=args.fraction, depth=args.depth, repeats=args.repeats, seed=args.seed,
                             unpooled=args.unpooled, verbose=not args.quiet, encoder=data.encoder)
     if args.pools_output:
-        _write_atomically(args.pools_output, result.pools.to_csv(index=False))
+        _write_atomically(args.pools_output, to_csv(result.pools))
     share = result.pools.groupby('pool_type', sort=False)['relevant_share'].mean()
     _emit(args, result.summary, [f'Kendall tau between each metric with the full qrels (actual) and with depth-{args.depth} pools from '
                                  f'{args.fraction:g} of the groups (estimated), {args.repeats} pools per pool type, seed {args.seed}; '
@@ -380,9 +452,14 @@ def cmd_pool_sim(args) -> int:
 
 def cmd_demo(args) -> int:
     from .demo import run_demo
-    if args.figures:
-        _check_writable_dir(args.figures, '--figures')
-    result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=args.figures)
+    figures = _check_writable_dir(args.figures, '--figures', _plot_names('pareto_'))
+    if figures is None:  # the default, WORK_DIR/figures: the package's own working folder
+        result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=args.figures)
+    else:
+        with figures.staging() as work:
+            result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=work)
+            written = figures.commit(work, replace=False)
+        result = result._replace(figures=sorted(written))
     print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
@@ -410,6 +487,7 @@ def _checked(convert, ok, what: str):
 
 _positive_int = _checked(int, lambda v: v >= 1, 'a positive integer')
 _non_negative_int = _checked(int, lambda v: v >= 0, 'a non-negative integer')
+_at_least_two = _checked(int, lambda v: v >= 2, 'an integer >= 2 (a bootstrap over queries needs at least 2 queries)')
 _open_unit = _checked(float, lambda v: 0 < v < 1, 'a number in (0, 1)')
 _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
@@ -427,7 +505,7 @@ HELP = {
 
 
 def _seed_arg(p) -> None:
-    p.add_argument('--seed', type=int, default=0, help=HELP['seed'])
+    p.add_argument('--seed', type=_non_negative_int, default=0, help=HELP['seed'])
 
 
 def _samples_args(p) -> None:
@@ -438,7 +516,7 @@ def _samples_args(p) -> None:
 def _sparsify_args(p) -> None:
     p.add_argument('--per-query', '--n', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                    help=HELP['per_query'] + '; one τ per N (default 1 5 10; --n is the old name)')
-    p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds'])
+    p.add_argument('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds'])
 
 
 def _data_args(p) -> None:
@@ -521,12 +599,13 @@ def build_parser() -> argparse.ArgumentParser:
     _samples_args(ag)
     _seed_arg(ag)
     ag.add_argument('--alpha', type=_open_unit, default=0.05, help='level of the paired test (default 0.05)')
-    ag.add_argument('--plot-dir', help='also write the ASL curves (asl.png/.pdf) and asl.csv here')
+    ag.add_argument('--plot-dir', help='also write the ASL curves (asl.png/.pdf) and asl.csv here (a new or empty folder, '
+                    'or one this package wrote into)')
     _output_args(ag)
     ag.set_defaults(func=cmd_agreement)
 
     ca = sub.add_parser('calibrate', help='measured coverage of every interval method in a simulation with known truth')
-    ca.add_argument('--queries', type=_positive_int, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
+    ca.add_argument('--queries', type=_at_least_two, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
     ca.add_argument('--trials', type=_positive_int, default=200, help='simulated query sets per size (default 200)')
     ca.add_argument('--samples', type=_positive_int, default=500, help='bootstrap samples per trial (default 500)')
     ca.add_argument('--reference', type=_positive_int, default=2000,
@@ -589,7 +668,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser('report', help='eval, correlate, bootstrap, compare and sparsify, written as a markdown report with tables and figures')
     _data_args(rp)
-    rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures (replaced whole, only when complete)')
+    rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures: a new or empty folder, or an earlier report\'s '
+                    '(only the files that report wrote are replaced; anything else there is refused before the work)')
     _samples_args(rp)
     _seed_arg(rp)
     _sparsify_args(rp)
@@ -603,13 +683,18 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')
     package_log = logging.getLogger('pyterrier_frechet')
-    level = package_log.level
+    # warnings about the inputs and the output folders are shown whatever --missing says
+    kept = [logging.getLogger(f'pyterrier_frechet.{m}') for m in ('data.runs', 'analyses.outputs')]
+    levels = [log.level for log in [package_log] + kept]
     if getattr(args, 'missing', None) == 'drop':  # the no_vector columns and a closing note replace per-measure warnings
         package_log.setLevel(logging.ERROR)
+        for log in kept:
+            log.setLevel(logging.WARNING)
     try:
         return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
         print(f'error: {ex}', file=sys.stderr)
         return 2
     finally:
-        package_log.setLevel(level)
+        for log, level in zip([package_log] + kept, levels):
+            log.setLevel(level)

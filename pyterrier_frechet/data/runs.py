@@ -6,7 +6,10 @@
 import csv
 import gzip
 import io
+import logging
 import os
+import re
+import unicodedata
 import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
@@ -14,6 +17,8 @@ from typing import Dict, Iterable, List, Union
 import numpy as np
 import pandas as pd
 import pyterrier as pt
+
+logger = logging.getLogger(__name__)
 
 _EXTENSIONS = ('.gz', '.txt', '.trec', '.run', '.res', '.tsv')
 
@@ -146,6 +151,45 @@ def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
         raise ValueError(_first_bad(path, ~finite, text, 'the score is not finite'))
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'rank': rank.astype(np.int64),
                          'score': score.astype(np.float64), 'name': frame['tag']})
+
+
+def _id_form(qid: str) -> str:
+    """A loose form of a query id, to spot ids written differently: NFC, no surrounding blanks, lower case, a
+    number written as an integer where it is one (``1.0``, ``01``, ``1e0`` → ``1``)."""
+    text = unicodedata.normalize('NFC', qid).strip().lower()
+    if re.fullmatch(r'[+-]?(\d+\.?\d*|\.\d+)([e][+-]?\d+)?', text):
+        value = float(text)
+        if value.is_integer() and abs(value) < 2 ** 53:
+            return str(int(value))
+    return text
+
+
+def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> List[str]:
+    """Warn (``logging.warning``, once) when queries of the runs match no query of the qrels: they are left out of
+    every measure. Where such ids equal qrels ids written differently (``1.0`` vs ``1``, ``01``, blanks, case,
+    Unicode form) the warning says so: ids are compared as text. Returns the warning's lines (empty if none)."""
+    judged = set(qrels['qid'].astype(str))
+    loose = {}
+    for q in judged:
+        loose.setdefault(_id_form(q), q)
+    lines, pairs = [], {}
+    for name, run in runs.items():
+        qids = set(run['qid'].astype(str))
+        unmatched = sorted(qids - judged)
+        if not unmatched:
+            continue
+        lines.append(f'run {name!r}: {len(unmatched)} of {len(qids)} queries match no qrels query, e.g. {unmatched[:3]}')
+        pairs.update({q: loose[_id_form(q)] for q in unmatched if _id_form(q) in loose})
+    if not lines:
+        return []
+    if pairs:
+        examples = ', '.join(f'run {a!r} vs qrels {b!r}' for a, b in sorted(pairs.items())[:3])
+        lines.append(f'query ids are compared as text, and {len(pairs)} of them differ only in how they are written '
+                     f'({examples}): write the run and the qrels ids alike')
+    else:
+        lines.append('those queries are left out of every measure (unjudged)')
+    logger.warning('; '.join(lines))
+    return lines
 
 
 def run_pipelines(paths: Iterable[Union[str, os.PathLike]]) -> Dict[str, pt.Transformer]:
