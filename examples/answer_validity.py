@@ -45,7 +45,7 @@ import pyterrier as pt
 from ir_measures import P, nDCG
 
 import pyterrier_frechet as pf
-from pyterrier_frechet import AnswerFD, FD, pipelines
+from pyterrier_frechet import AnswerCFD, AnswerFD, FD, pipelines
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
 from pyterrier_frechet.vectors.cache import default_cache_root
 from pyterrier_frechet.vectors.sources import lookup_vectors
@@ -150,17 +150,39 @@ class Side:
         return GaussianStats(mean, (cov + cov.T) / 2, int(round(v1)) if weighting == 'document' else len(x))
 
 
-def resample(fd_sides, f1, queries, weights, weighting):
-    """Per resample (rows of ``weights``): AnswerFD and mean token F1 of every source."""
-    fd = np.zeros((len(weights), len(SOURCES)))
-    f1_out = np.zeros_like(fd)
-    rel = fd_sides['reference']
-    for i, w in enumerate(pt.tqdm(weights, desc=f'resamples ({weighting})', unit='sample')):
-        ref = rel.stats(w, weighting)
+class Conditional:
+    """AnswerCFD with one answer per query, from per-query numbers: a query drawn w times counts as w queries,
+    Σ w_q ‖m_q − a_q‖² / Σ w_q  +  Σ w_q S_q / Σ w_q (n_q − 1), with m_q, S_q, n_q the mean, scatter and size of
+    query q's relevant vectors and a_q its answer."""
+
+    def __init__(self, reference: Side, queries: list):
+        x, rq = reference.x, reference.row_query
+        self.n = reference.n_q
+        means = np.zeros((len(queries), x.shape[1]))
+        np.add.at(means, rq, x)
+        self.means = means / self.n[:, None]
+        self.scatter = np.bincount(rq, weights=np.sum((x - self.means[rq]) ** 2, axis=1), minlength=len(queries))
+
+    def value(self, answers: np.ndarray, w: np.ndarray) -> float:
+        gap = np.sum((self.means - answers) ** 2, axis=1)
+        return float(w @ gap / w.sum() + w @ self.scatter / (w @ (self.n - 1)))
+
+
+MEASURES = ["AnswerFD", "AnswerFD(weighting='query')", 'AnswerCFD', 'token F1']
+LOWER_IS_BETTER = {'AnswerFD': True, "AnswerFD(weighting='query')": True, 'AnswerCFD': True, 'token F1': False}
+
+
+def resample(sides, conditional, f1, weights, desc):
+    """Per resample (rows of ``weights``), every measure's value for every source: {measure: samples × sources}."""
+    out = {m: np.zeros((len(weights), len(SOURCES))) for m in MEASURES}
+    for i, w in enumerate(pt.tqdm(weights, desc=desc, unit='sample')):
+        refs = {wt: sides['reference'].stats(w, wt) for wt in ('document', 'query')}
         for j, s in enumerate(SOURCES):
-            fd[i, j] = frechet_distance_from_stats(ref, fd_sides[s].stats(w, weighting))
-            f1_out[i, j] = w @ f1[s] / w.sum()
-    return fd, f1_out
+            out['AnswerFD'][i, j] = frechet_distance_from_stats(refs['document'], sides[s].stats(w, 'document'))
+            out["AnswerFD(weighting='query')"][i, j] = frechet_distance_from_stats(refs['query'], sides[s].stats(w, 'query'))
+            out['AnswerCFD'][i, j] = conditional.value(sides[s].x, w)
+            out['token F1'][i, j] = w @ f1[s] / w.sum()
+    return out
 
 
 def _ranks(values: np.ndarray, lower_is_better: bool) -> np.ndarray:
@@ -170,28 +192,36 @@ def _ranks(values: np.ndarray, lower_is_better: bool) -> np.ndarray:
     return ranks
 
 
-def summarise(point, samples, lower_is_better: bool, label: str) -> pd.DataFrame:
-    lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
-    ranks = _ranks(samples, lower_is_better).mean(0)
-    return pd.DataFrame({f'{label}': point, f'{label} 95% interval': [f'[{a:.4f}, {b:.4f}]' for a, b in zip(lo, hi)],
-                         f'{label} mean rank': ranks}, index=SOURCES)
+def summarise(point: dict, samples: dict) -> pd.DataFrame:
+    """Per source and measure: the value on all queries, the 95% percentile interval over resamples, the mean rank."""
+    columns = {}
+    for m in MEASURES:
+        lo, hi = np.percentile(samples[m], [2.5, 97.5], axis=0)
+        ranks = _ranks(samples[m], LOWER_IS_BETTER[m]).mean(0)
+        columns[m] = [f'{v:.4f} [{a:.4f}, {b:.4f}] {r:.2f}' for v, a, b, r in zip(point[m][0], lo, hi, ranks)]
+    return pd.DataFrame(columns, index=SOURCES)
 
 
-def order_table(fd, f1) -> pd.DataFrame:
+def order_table(samples: dict) -> pd.DataFrame:
+    """How often (share of resamples) each expected pair, and the whole expected order, holds for each measure."""
     idx = [SOURCES.index(s) for s in ORDERED]
-    rows = []
-    for a, b in zip(idx[:-1], idx[1:]):
-        rows.append((f'{SOURCES[a]} better than {SOURCES[b]}', (fd[:, a] < fd[:, b]).mean(), (f1[:, a] > f1[:, b]).mean()))
-    rows.append(('whole order 1 > 2 > 3 > 4', np.all(np.diff(fd[:, idx], axis=1) > 0, axis=1).mean(),
-                 np.all(np.diff(f1[:, idx], axis=1) < 0, axis=1).mean()))
-    return pd.DataFrame(rows, columns=['ordered pair (expected)', 'AnswerFD agrees', 'token F1 agrees']).set_index(
-        'ordered pair (expected)')
+    rows = {}
+    for m in MEASURES:
+        v = samples[m] if LOWER_IS_BETTER[m] else -samples[m]  # lower is better from here on
+        shares = [float((v[:, a] < v[:, b]).mean()) for a, b in zip(idx[:-1], idx[1:])]
+        shares.append(float(np.all(np.diff(v[:, idx], axis=1) > 0, axis=1).mean()))
+        rows[m] = shares
+    names = [f'{SOURCES[a]} > {SOURCES[b]}' for a, b in zip(idx[:-1], idx[1:])] + ['whole order 1 > 2 > 3 > 4']
+    return pd.DataFrame(rows, index=names)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--samples', type=int, default=1000, help='resamples per query-set size (default 1000)')
     parser.add_argument('--subset', type=int, default=50, help='size of the smaller resampled query sets (default 50)')
+    parser.add_argument('--subset-samples', type=int, default=200,
+                        help='random subsets drawn (default 200; each costs about 1 s: FD of sets smaller than the '
+                             'dimension takes the slower exact route)')
     parser.add_argument('--seed', type=int, default=0, help='seed of the random extracts and of every resample')
     parser.add_argument('--work-dir', default=str(default_cache_root()), help='PISA index and embedding cache')
     parser.add_argument('--vectors', default=str(SHARED_VECTORS) if Path(f'{SHARED_VECTORS}.npy').exists() else None,
@@ -220,16 +250,20 @@ def main():
     fd10 = FD(encoder=encoder) @ 10
     afd = AnswerFD(encoder=encoder, text_encoder=embedder)
     afd_q = AnswerFD(encoder=encoder, text_encoder=embedder, weighting='query')
+    acfd = AnswerCFD(encoder=encoder, text_encoder=embedder)
     frames = [good_run, weak_run] + [answers[answers.source == s][['qid', 'qanswer']] for s in SOURCES]
     names = ['BM25 (ranking)', 'weak BM25 (ranking)'] + [f'{s} (stand-in answer)' for s in SOURCES]
     with warnings.catch_warnings():
         warnings.filterwarnings('ignore', message='.*(is a ranking|is an answer frame).*')  # NaN cells, by design
-        table = pt.Experiment(frames, collection.topics, collection.qrels, eval_metrics=[fd10, afd, afd_q],
+        table = pt.Experiment(frames, collection.topics, collection.qrels, eval_metrics=[fd10, afd, afd_q, acfd],
                               names=names, validate='ignore')
     ndcg = pt.Experiment([good_run, weak_run], collection.topics, collection.qrels, eval_metrics=[nDCG @ 10, P @ 1],
                          names=names[:2])
+    table = table.rename(columns={str(fd10): 'FD@10', str(afd): MEASURES[0], str(afd_q): MEASURES[1], str(acfd): MEASURES[2]})
     print('\npt.Experiment: rankings and stand-in answers in one table (NaN: the measure does not apply to that kind)')
     print(table.to_string(index=False, float_format=lambda v: f'{v:.4f}'))
+    distinct = answers[answers.source != 'query text'].groupby('source', sort=False)['docno'].nunique()
+    print(f'\ndistinct documents behind the {len(queries)} extracts of each source: {distinct.to_dict()}')
     print('\nthe two retrievers:')
     print(ndcg.to_string(index=False, float_format=lambda v: f'{v:.4f}'))
 
@@ -244,27 +278,26 @@ def main():
         rows = answers[answers.source == s].set_index('qid').loc[queries]
         sides[s] = Side(embedder.encode(rows.qanswer.tolist()), np.array(queries), queries)
         f1[s] = np.array([max(token_f1(a, r) for r in ref_extracts[q]) for q, a in zip(queries, rows.qanswer)])
-    ones = np.ones((1, len(queries)))
-    full = {weighting: resample(sides, f1, queries, ones, weighting) for weighting in ('document', 'query')}
+    conditional = Conditional(sides['reference'], queries)
+    full = resample(sides, conditional, f1, np.ones((1, len(queries))), 'all queries')
     by_name = table.set_index('name')
-    diffs = [abs(full[wt][0][0, j] - by_name.loc[f'{s} (stand-in answer)', str(m)])
-             for wt, m in (('document', afd), ('query', afd_q)) for j, s in enumerate(SOURCES)]
-    print(f'\nAnswerFD through pt.Experiment vs the sets assembled here: max |delta| = {max(diffs):.2e}')
+    diffs = [abs(full[short][0, j] - by_name.loc[f'{s} (stand-in answer)', short])
+             for short in MEASURES[:3] for j, s in enumerate(SOURCES)]
+    print(f'\nAnswerFD, AnswerFD(weighting=query), AnswerCFD through pt.Experiment vs the sets assembled here: '
+          f'max |delta| = {max(diffs):.2e}')
 
     rng = np.random.default_rng(args.seed)
     boot = rng.multinomial(len(queries), np.full(len(queries), 1 / len(queries)), size=args.samples).astype(np.float64)
-    subsets = np.zeros((args.samples, len(queries)))
-    for i in range(args.samples):
+    subsets = np.zeros((args.subset_samples, len(queries)))
+    for i in range(args.subset_samples):
         subsets[i, rng.choice(len(queries), size=args.subset, replace=False)] = 1.0
-    for weighting in ('document', 'query'):
-        for label, weights in ((f'bootstrap of all {len(queries)} queries', boot),
-                               (f'random subsets of {args.subset} queries', subsets)):
-            fd, f1s = resample(sides, f1, queries, weights, weighting)
-            print(f'\n=== AnswerFD(weighting={weighting!r}) and token F1, {args.samples} {label} ===')
-            summary = summarise(full[weighting][0][0], fd, True, 'AnswerFD').join(
-                summarise(full[weighting][1][0], f1s, False, 'token F1'))
-            print(summary.to_string(float_format=lambda v: f'{v:.4f}'))
-            print(order_table(fd, f1s).to_string(float_format=lambda v: f'{v:.3f}'))
+    for label, weights in ((f'bootstrap samples of all {len(queries)} queries', boot),
+                           (f'random subsets of {args.subset} queries', subsets)):
+        samples = resample(sides, conditional, f1, weights, label)
+        print(f'\n=== {len(weights)} {label}: value on all queries [95% interval over resamples] mean rank (1 = best) ===')
+        print(summarise(full, samples).to_string())
+        print('\nshare of resamples in which the expected order holds (A > B: A better than B)')
+        print(order_table(samples).to_string(float_format=lambda v: f'{v:.3f}'))
 
 
 if __name__ == '__main__':

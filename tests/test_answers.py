@@ -97,6 +97,8 @@ def _cfd_reference(x, xq, y, yq):
         keep = np.isin(q, queries)
         resid = v[keep] - np.stack([means[k] for k in q[keep]])
         n = len(resid)
+        if n == len(queries):  # one vector per query: a point mass, W = 0
+            return means, np.zeros((2, v.shape[1]))
         c = np.sqrt((2 * n - 1) / (2 * (n - len(queries))))
         return means, np.vstack([c * resid, -c * resid])
     mx, rx = side(x, xq)
@@ -130,9 +132,15 @@ def test_query_weighted_and_rel_and_conditional_forms(enc):
     ans, aq = _answer_side()
     got = ir_measures.calc_aggregate([AnswerCFD(encoder=enc)], QRELS, ANSWERS)
     assert list(got.values())[0] == pytest.approx(_cfd_reference(rel, rq, ans, aq), rel=1e-9, abs=1e-9)
+    # one answer per query: each answer is a point mass, W_ans = 0: mean over queries of ‖m_q − a_q‖² + Tr(W_rel)
     one_each = ANSWERS.drop_duplicates('qid')
-    with pytest.raises(ValueError, match='more vectors than queries'):
-        ir_measures.calc_aggregate([AnswerCFD(encoder=enc)], QRELS, one_each)
+    ans, aq = _answer_side(one_each)
+    means = {q: rel[rq == q].mean(0) for q in ('q1', 'q2', 'q3')}
+    resid = np.stack([x - means[q] for x, q in zip(rel, rq)])
+    expected = np.mean([np.sum((means[q] - a) ** 2) for a, q in zip(ans, aq)]) + np.sum(resid ** 2) / (len(rel) - 3)
+    got = ir_measures.calc_aggregate([AnswerCFD(encoder=enc)], QRELS, one_each)
+    assert list(got.values())[0] == pytest.approx(expected, rel=1e-12)
+    assert _cfd_reference(rel, rq, ans, aq) == pytest.approx(expected, rel=1e-9)  # the same as W_ans = 0 in the formula
 
 
 def test_a_list_of_answers_per_row_is_the_same_as_one_row_each(enc):
@@ -247,3 +255,32 @@ def test_answers_share_the_embedder_cache_under_a_text_fingerprint(tmp_path):
     assert found.all() and pf.evaluation.answers.fingerprint('x') == 'qanswer:' + text_sha('x')
     direct = again.encode([ANSWERS.qanswer[0]])
     np.testing.assert_allclose(cached, direct, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.slow
+def test_minilm_on_cranfield_orders_relevant_extracts_before_random_ones(tmp_path):
+    """Real text, the default model: on 60 Cranfield queries, the first two sentences of a judged-relevant document
+    are nearer their query's relevant documents (AnswerCFD) than those of a random unjudged document, and the
+    retrieval pipeline's FD@10 and the answers' AnswerFD share one table."""
+    import re
+    collection = pf.bundled.cranfield()
+    topics = collection.topics.iloc[:60]
+    qrels = collection.qrels[collection.qrels.qid.isin(topics.qid)]
+    texts = collection.texts
+    first = lambda d: ' '.join(re.split(r'(?<=[.?!])\s+', texts[d].strip())[:2])
+    best = qrels.sort_values(['qid', 'label', 'docno'], ascending=[True, False, True]).groupby('qid').head(1)
+    rng = np.random.default_rng(0)
+    judged = set(collection.qrels.docno)
+    pool = sorted(d for d, t in texts.items() if t.strip() and d not in judged)
+    relevant = pd.DataFrame({'qid': best.qid, 'qanswer': [first(d) for d in best.docno]})
+    random = pd.DataFrame({'qid': topics.qid, 'qanswer': [first(d) for d in rng.choice(pool, len(topics))]})
+    run = best.assign(score=1.0)[['qid', 'docno', 'score']]  # a one-document "ranking": each query's best document
+    embedder = pf.Embedder(texts=texts, empty_text='embed', cache_dir=tmp_path / 'cache', verbose=False)
+    cfd, fd = AnswerCFD(encoder=embedder), FD(encoder=embedder) @ 1
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        table = pt.Experiment([run, relevant, random], topics, qrels, eval_metrics=[fd, cfd],
+                              names=['ranking', 'relevant', 'random'], validate='ignore').set_index('name')
+    assert table.loc['relevant', str(cfd)] < table.loc['random', str(cfd)]
+    assert np.isfinite(table.loc['ranking', str(fd)]) and np.isnan(table.loc['ranking', str(cfd)])
+    assert np.isnan(table.loc['relevant', str(fd)])

@@ -16,6 +16,7 @@ model identity and precision apply to them as to documents, and the same text is
 Selecting and embedding the sets is :mod:`pyterrier_frechet.evaluation.answers`' work; what a measure does with a
 frame of the other kind (a ranking given to an answer measure, an answer frame given to FD) is described there.
 """
+import numpy as np
 from ir_measures.measures.base import ParamInfo
 
 from .base import ANSWERS, SetMeasure, register_measure
@@ -95,9 +96,14 @@ class _AnswerCFD(AnswerMeasure):
     """
     Conditional Fréchet Distance of answers given the query: each query's answers are compared with *that query's*
     reference items (relevant documents, or gold answers with ``ref='gold'``), where AnswerFD compares pooled sets
-    (see ``CFD``: per-query means, pooled within-query covariances). It needs more answers than queries on each side
-    (several answers for some query): with one answer per query the within-query covariance of the answers is
-    undefined and the measure refuses with a ValueError — use AnswerFD.
+    and cannot see which query an answer serves (see ``CFD``: per-query means m_q, pooled within-query covariances W):
+    CFD = (1/|Q|) Σ_q ‖m_q^ref − m_q^ans‖² + Tr(W_ref + W_ans − 2(W_ref^½ W_ans W_ref^½)^½), over the queries with both.
+
+    With one answer per query (the usual RAG output) the answers have no within-query scatter: each query's answer
+    distribution is the point mass at its answer, W_ans = 0, and the value is the Fréchet distance between
+    N(m_q^ref, W_ref) and that point, averaged: (1/|Q|) Σ_q ‖m_q^ref − a_q‖² + Tr(W_ref). The second term does not
+    depend on the answers, so AnswerCFD then orders pipelines by the mean squared distance of each answer to its own
+    query's references. With several answers for some query, W_ans is their pooled within-query covariance.
 
     .. cite:: soloveitchik2021cfid
        Michael Soloveitchik, Tzvi Diskin, Efrat Morin and Ami Wiesel. 2021. Conditional Frechet Inception
@@ -111,7 +117,33 @@ class _AnswerCFD(AnswerMeasure):
 
     def statistic(self, reference, ref_qids, answers, ans_qids) -> float:
         from ..core.conditional import conditional_frechet_distance
-        return conditional_frechet_distance(reference, ref_qids, answers, ans_qids)
+        ans_qids = np.asarray(ans_qids).astype(str)
+        if len(np.unique(ans_qids)) < len(ans_qids):  # some query has several answers: W_ans exists
+            return conditional_frechet_distance(reference, ref_qids, answers, ans_qids)
+        return _point_answers_cfd(np.asarray(reference, dtype=np.float64), np.asarray(ref_qids).astype(str),
+                                  np.asarray(answers, dtype=np.float64), ans_qids)
+
+
+def _point_answers_cfd(reference, ref_qids, answers, ans_qids) -> float:
+    """AnswerCFD with one answer per query: mean ‖m_q^ref − a_q‖² + Tr(W_ref) over the queries with both."""
+    keep = np.intersect1d(ref_qids, ans_qids)
+    if len(keep) == 0:
+        raise ValueError('no query has both reference items and answers')
+    rows = np.searchsorted(keep, ref_qids)
+    inside = (rows < len(keep)) & (keep[np.minimum(rows, len(keep) - 1)] == ref_qids)
+    x, rows = reference[inside], rows[inside]
+    counts = np.bincount(rows, minlength=len(keep)).astype(np.float64)
+    means = np.zeros((len(keep), x.shape[1]))
+    np.add.at(means, rows, x)
+    means /= counts[:, None]
+    dof = len(x) - len(keep)
+    if dof < 1:
+        raise ValueError(f'the pooled within-query covariance of the references needs more items than queries '
+                         f'({len(x)} items, {len(keep)} queries)')
+    trace_ref = float(np.sum((x - means[rows]) ** 2)) / dof
+    mine = np.isin(ans_qids, keep)
+    a = answers[mine][np.argsort(ans_qids[mine], kind='stable')]  # one answer per kept query, in keep's sorted order
+    return float(np.mean(np.sum((means - a) ** 2, axis=1))) + trace_ref
 
 
 AnswerFD = register_measure(_AnswerFD())
