@@ -153,6 +153,16 @@ def test_a_list_of_answers_per_row_is_the_same_as_one_row_each(enc):
     assert a == b
 
 
+def test_a_ranking_carrying_its_answers_is_scored_by_both(enc):
+    both = RUN.merge(ANSWERS[['qid', 'qanswer']].groupby('qid').head(1), on='qid')  # each query's answer on every row
+    fd, afd = FD(encoder=enc) @ 2, AnswerFD(encoder=enc)
+    got = ir_measures.calc_aggregate([fd, afd], pt.model.to_ir_measures(QRELS), pt.model.to_ir_measures(both))
+    alone = ir_measures.calc_aggregate([fd], pt.model.to_ir_measures(QRELS), pt.model.to_ir_measures(RUN))[fd]
+    assert got[fd] == alone
+    assert got[afd] == pytest.approx(reference_fd(_relevant_side()[0], _answer_side(ANSWERS.groupby('qid').head(1))[0]),
+                                     rel=1e-9)
+
+
 def test_retrieval_and_answer_pipelines_in_one_experiment(enc):
     retrieval = pt.Transformer.from_df(RUN)
     answerer = pt.apply.generic(lambda topics: ANSWERS[ANSWERS.qid.isin(topics.qid)].reset_index(drop=True))

@@ -2,7 +2,8 @@
 
 **Answers**: a RAG pipeline's frame, as ``pt.Experiment`` hands it to ir_measures (``qid`` renamed ``query_id``),
 with a ``qanswer`` column: one answer per row (pyterrier-rag's convention), several rows per query, or a list of
-answers per row. Every answer must be a non-empty string: a missing ``qanswer`` column, a NaN/None answer, an empty
+answers per row. A frame that has both ``docno`` and ``qanswer`` (a ranking carrying its query's answer on every row)
+is scored by both kinds of measure: FD reads its ranking, an answer measure its distinct (query, answer) pairs. Every answer must be a non-empty string: a missing ``qanswer`` column, a NaN/None answer, an empty
 or white-space-only answer, and a ``qanswer`` column holding the judged docnos of the qrels (a ranking's ids pasted in
 place of text) are refused with a ValueError naming the queries.
 
@@ -148,6 +149,8 @@ def answer_rows(run, what: str, judged_docnos=None) -> pd.DataFrame:
     if len(frame) == 0:
         raise ValueError(f'{what}: the answer frame is empty')
     rows = _explode_texts(frame, QANSWER, what)
+    if DOCNO in frame.columns:  # a ranking that carries its query's answer on every row: each answer once
+        rows = rows.drop_duplicates().reset_index(drop=True)
     if judged_docnos is not None and len(rows):
         judged = pd.Index(np.asarray(judged_docnos, dtype=str))
         stripped = rows['text'].str.strip()
