@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..measures.base import column_label, is_set_measure, is_vector_measure
+from ..measures.base import column_label, is_answer_measure, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
 from .frames import QID, prepare_qrels, prepare_run, to_ir_measures
 from .provider import compute_set_measures, outcome_value
@@ -68,6 +68,8 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     """
     measures = parse_measures(measures)
     check_labels_distinct(measures)
+    if any(is_answer_measure(m) for m in measures):  # before any run is read: they take answer frames, not rankings
+        compute_set_measures([m for m in measures if is_answer_measure(m)], None, None, [])
     labels = [column_label(m) for m in measures]
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
     judgments = Judgments(qrels_ir)  # coded once for every run
