@@ -18,7 +18,7 @@ import pyterrier as pt
 
 from ..measures.base import column_label, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
-from .frames import QID, prepare_qrels, prepare_run, to_ir_measures
+from .frames import QID, prepare_qrels, prepare_run
 from .provider import compute_set_measures, outcome_value
 from .selection import Judgments
 
@@ -69,7 +69,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     measures = parse_measures(measures)
     check_labels_distinct(measures)
     labels = [column_label(m) for m in measures]
-    qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
+    qrels_ir = prepare_qrels(qrels, 'qrels')
     judgments = Judgments(qrels_ir)  # coded once for every run
     universe = judgments.query_names.tolist()
     set_measures = [m for m in measures if is_set_measure(m)]
@@ -78,7 +78,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     rows = []
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
-            run_ir = prepare_run(to_ir_measures(run), f'run {name!r}')
+            run_ir = prepare_run(run, f'run {name!r}')
             if not set(run_ir[QID].unique()) & set(universe):
                 raise ValueError(f'run {name!r} shares no query with the qrels')
             try:
