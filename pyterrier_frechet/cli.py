@@ -41,7 +41,7 @@ def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Opti
         try:
             (m,) = parse_measures([name])
         except ValueError as ex:
-            raise CliError(f'unknown metric {name!r} ({ex})') from ex
+            raise CliError(f'--metrics: {ex}') from ex
         if rel is not None and 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params:
             m = m(rel=rel)
         if missing is not None and is_vector_measure(m) and 'missing' not in m.params:
