@@ -466,15 +466,12 @@ def cmd_pool_sim(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
-    figures = _check_writable_dir(args.figures, '--figures', _plot_names('pareto_'))
-    if figures is None:  # the default, WORK_DIR/figures: the package's own working folder
-        result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=args.figures)
-    else:
-        with figures.staging() as work:
-            result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=work)
-            written = figures.commit(work, replace=False)
-        result = result._replace(figures=sorted(written))
+    from .demo import figures_folder, run_demo
+    try:  # checked before any work; default ./pyterrier-frechet-figures
+        figures = figures_folder(args.figures, '--figures')
+    except ValueError as ex:
+        raise CliError(str(ex)) from ex
+    result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=figures)
     print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
@@ -570,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser('demo', help='BM25, BM25 re-ranked by MiniLM and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10, mrt and the Pareto frontier')
     demo.add_argument('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2)')
     demo.add_argument('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet)')
-    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots (default WORK_DIR/figures)')
+    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier --figures folder (default ./pyterrier-frechet-figures)')
     demo.add_argument('--quiet', action='store_true', help='no progress bars')
     demo.set_defaults(func=cmd_demo)
 
