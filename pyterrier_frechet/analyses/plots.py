@@ -43,23 +43,28 @@ _save = save
 _LOG_MANTISSAS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0))
 
 
-def log_ticks(lo: float, hi: float, min_gap: float = 0.2) -> List[float]:
-    """Major ticks for a log axis from ``lo`` to ``hi`` (both > 0): round values (powers of ten, else 1-2-5 per
-    decade, else finer: the coarsest set giving three ticks), each at least ``min_gap`` of the axis width (in log
-    units) from the previous one, so their labels never overlap however few or many decades the axis spans."""
+def log_ticks(lo: float, hi: float, min_gap: float = 0.12, max_ticks: int = 8) -> List[float]:
+    """Major ticks for a log axis from ``lo`` to ``hi`` (both > 0): round values from the coarsest set that gives
+    three ticks (powers of ten, else 1-2-5 per decade, else finer), powers of ten taken first, each tick at least
+    ``min_gap`` of the axis width (in log units) from every other, so their labels never overlap however few or
+    many decades the axis spans; at most ``max_ticks``."""
     span = max(np.log10(hi) - np.log10(lo), 1e-12)
     decades = range(int(np.floor(np.log10(lo))) - 1, int(np.ceil(np.log10(hi))) + 1)
-    ticks = []
+    best: List[float] = []
     for mantissas in _LOG_MANTISSAS:
-        ticks = []
-        for c in sorted(m * 10.0 ** k for k in decades for m in mantissas):
-            if lo <= c <= hi and (not ticks or np.log10(c) - np.log10(ticks[-1]) >= min_gap * span):
-                ticks.append(float(f'{c:.12g}'))
-        if len(ticks) >= 3:
+        candidates = [(i, float(f'{m * 10.0 ** k:.12g}')) for i, m in enumerate(mantissas) for k in decades]
+        ticks: List[float] = []
+        for _, c in sorted(candidates):  # by the mantissa's rank (1 first), then by value
+            if lo <= c <= hi and all(abs(np.log10(c / t)) >= min_gap * span for t in ticks):
+                ticks.append(c)
+        if len(ticks) > max_ticks:
             break
-    if len(ticks) < 2:  # a very narrow range: its ends, rounded to 3 significant digits
-        ticks = sorted({float(f'{lo:.3g}'), float(f'{hi:.3g}')})
-    return ticks
+        best = sorted(ticks)
+        if len(best) >= 3:
+            break
+    if len(best) < 2:  # a very narrow range: its ends, rounded to 3 significant digits
+        best = sorted({float(f'{lo:.3g}'), float(f'{hi:.3g}')})
+    return best
 
 
 def _log_cost_axis(ax, values) -> None:
