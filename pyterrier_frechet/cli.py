@@ -24,7 +24,7 @@ from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
 from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
-from .data.runs import check_run_queries, read_qrels, read_run, run_files, run_names
+from .data.runs import WrongFileKind, check_run_queries, read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Opti
         try:
             (m,) = parse_measures([name])
         except ValueError as ex:
-            raise CliError(f'unknown metric {name!r} ({ex})') from ex
+            raise CliError('--metrics: ' + str(ex).replace('unknown measure', 'unknown metric', 1)) from ex
         if rel is not None and 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params:
             m = m(rel=rel)
         if missing is not None and is_vector_measure(m) and 'missing' not in m.params:
@@ -54,13 +54,22 @@ def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Opti
     return measures
 
 
+def vectors_prefix(given: str) -> str:
+    """--vectors names a PREFIX (PREFIX.npy + PREFIX.ids.txt); ``PREFIX.npy`` or ``PREFIX.ids.txt`` (what a shell
+    completes) is taken as PREFIX, unless a file ``PREFIX.npy.npy`` (or ``PREFIX.ids.txt.npy``) exists."""
+    for suffix in ('.npy', '.ids.txt'):
+        if given.endswith(suffix) and not os.path.exists(given + '.npy'):
+            return given[:-len(suffix)]
+    return given
+
+
 def _encoder(args):
     from .vectors.sources import VectorStore
     if args.vectors:
         try:
-            return VectorStore(args.vectors)
+            return VectorStore(vectors_prefix(args.vectors))
         except ValueError as ex:
-            raise CliError(str(ex)) from ex
+            raise CliError(f'--vectors: {ex}') from ex
     from .vectors.embedder import Embedder
     from .vectors.text import TextLookup
     texts = TextLookup.from_jsonl(args.text, text_fields=tuple(args.text_fields), allow_empty=args.allow_empty_text)
@@ -113,7 +122,10 @@ def load_data(args) -> Data:
     """Qrels (balanced with --per-query N in eval), runs, measures and the vector source, checked, from the shared
     arguments."""
     measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
-    qrels = read_qrels(args.qrels)
+    try:
+        qrels = read_qrels(args.qrels)
+    except WrongFileKind as ex:
+        raise CliError(f'--qrels: {ex} (--runs takes run files, --qrels the qrels file)') from ex
     qrels = qrels.assign(label=check_labels(qrels['label'], args.qrels))
     if getattr(args, 'balance', None) is not None:
         # every positive grade counts as relevant for balancing, whatever --rel the measures use
@@ -122,7 +134,10 @@ def load_data(args) -> Data:
     if not (qrels['label'] >= threshold).any():
         raise CliError(f'{args.qrels}: no document is judged relevant at the threshold (label >= {threshold})')
     files = run_files(args.runs)
-    runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
+    try:
+        runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
+    except WrongFileKind as ex:
+        raise CliError(f'--runs: {ex} (--qrels takes the qrels file, --runs the run files)') from ex
     check_run_queries(runs, qrels)
     needs_vectors = any(is_vector_measure(m) for m in measures)
     if needs_vectors and not (args.text or args.vectors):
@@ -142,7 +157,7 @@ def _input_paths(args) -> Dict[Path, str]:
             inputs[_resolved(getattr(args, attr))] = option
     if getattr(args, 'vectors', None):
         for suffix in ('.npy', '.ids.txt'):
-            inputs[_resolved(args.vectors + suffix)] = '--vectors'
+            inputs[_resolved(vectors_prefix(args.vectors) + suffix)] = '--vectors'
     for path in getattr(args, 'runs', None) or []:
         p = _resolved(path)
         try:
@@ -451,15 +466,12 @@ def cmd_pool_sim(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
-    figures = _check_writable_dir(args.figures, '--figures', _plot_names('pareto_'))
-    if figures is None:  # the default, WORK_DIR/figures: the package's own working folder
-        result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=args.figures)
-    else:
-        with figures.staging() as work:
-            result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=work)
-            written = figures.commit(work, replace=False)
-        result = result._replace(figures=sorted(written))
+    from .demo import figures_folder, run_demo
+    try:  # checked before any work; default ./pyterrier-frechet-figures
+        figures = figures_folder(args.figures, '--figures')
+    except ValueError as ex:
+        raise CliError(str(ex)) from ex
+    result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=figures)
     print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
@@ -524,7 +536,7 @@ def _data_args(p) -> None:
     p.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
     src = p.add_mutually_exclusive_group()
     src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
-    src.add_argument('--vectors', help='precomputed vectors: PREFIX.npy + PREFIX.ids.txt')
+    src.add_argument('--vectors', help='precomputed vectors: PREFIX names PREFIX.npy + PREFIX.ids.txt (PREFIX.npy is taken as PREFIX)')
     p.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
     p.add_argument('--allow-empty-text', action='store_true',
                    help='embed documents whose text is empty (default: refuse them; usually a misspelt --text-fields)')
@@ -555,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser('demo', help='BM25, BM25 re-ranked by MiniLM and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10, mrt and the Pareto frontier')
     demo.add_argument('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2)')
     demo.add_argument('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet)')
-    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots (default WORK_DIR/figures)')
+    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier --figures folder (default ./pyterrier-frechet-figures)')
     demo.add_argument('--quiet', action='store_true', help='no progress bars')
     demo.set_defaults(func=cmd_demo)
 

@@ -87,6 +87,55 @@ def read_text(path: Union[str, os.PathLike], what: str) -> str:
     return text[1:] if text.startswith('\ufeff') else text
 
 
+class WrongFileKind(ValueError):
+    """A qrels file given where a run file was expected, or the reverse (``kind``: what the file looks like)."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _is_int(text: str) -> bool:
+    return re.fullmatch(r'[+-]?[0-9]{1,18}', text) is not None
+
+
+def _is_float(text: str) -> bool:
+    try:
+        return np.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def looks_like(text: str) -> str:
+    """What the first non-blank line of a TREC file looks like: ``'run'`` (``qid Q0 docno rank score tag``: six
+    columns, an integer rank, a numeric score), ``'qrels'`` (``qid iter docno label``: four columns, an integer
+    label), or ``''``."""
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) == 6 and _is_int(parts[3]) and _is_float(parts[4]):
+            return 'run'
+        if len(parts) == 4 and _is_int(parts[3]):
+            return 'qrels'
+        return ''
+    return ''
+
+
+def _check_kind(path: str, text: str, expected: str) -> None:
+    """WrongFileKind if ``text`` looks like the other kind of TREC file (a run given as qrels or the reverse)."""
+    kind = looks_like(text)
+    if kind == '' or kind == expected:
+        return
+    lineno, first = next((n, line) for n, line in enumerate(text.splitlines(), 1) if line.split())
+    if expected == 'qrels':
+        raise WrongFileKind(f'{path}:{lineno}: this looks like a run file (6 columns: qid Q0 docno rank score tag, e.g. '
+                            f'{first.strip()!r}), not qrels (4 columns: qid iter docno label); pass it as a run and '
+                            f'give the relevance judgments as the qrels', 'run')
+    raise WrongFileKind(f'{path}:{lineno}: expected 6 columns (qid Q0 docno rank score tag), found 4: {first.strip()!r}; '
+                        f'this looks like a qrels file (qid iter docno label), not a run: pass it as the qrels', 'qrels')
+
+
 def _columns(path: str, text: str, names, what: str) -> pd.DataFrame:
     """Whitespace-separated columns, all as str; a line with another number of columns is a ValueError naming
     the file, the line and the expected layout."""
@@ -125,9 +174,11 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
     """Read a TREC qrels file (``qid iter docno label``; gzip by content, UTF-8) into ``qid, docno, label``.
 
     Every line needs the four columns and an integer label: a three-column line (no label), a header or a
-    non-integer label is a ValueError naming the file and line — never a silently shifted column."""
+    non-integer label is a ValueError naming the file and line — never a silently shifted column. A run file given
+    as qrels is recognised as such (:class:`WrongFileKind`)."""
     path = str(path)
     text = read_text(path, 'qrels')
+    _check_kind(path, text, 'qrels')
     frame = _columns(path, text, _QRELS_COLUMNS, 'qrels')
     bad = ~frame['label'].str.fullmatch(r'[+-]?[0-9]{1,18}').to_numpy(dtype=bool)  # as trec_eval reads it: decimal digits
     if bad.any():
@@ -137,9 +188,11 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
 
 def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
     """Read a TREC run file (``qid Q0 docno rank score tag``; gzip by content, UTF-8) into
-    ``qid, docno, rank, score, name``. A malformed line raises ValueError naming the file and line."""
+    ``qid, docno, rank, score, name``. A malformed line raises ValueError naming the file and line; a qrels file
+    given as a run is recognised as such (:class:`WrongFileKind`)."""
     path = str(path)
     text = read_text(path, 'run')
+    _check_kind(path, text, 'run')
     frame = _columns(path, text, _RUN_COLUMNS, 'run')
     rank = pd.to_numeric(frame['rank'], errors='coerce')
     score = pd.to_numeric(frame['score'], errors='coerce')

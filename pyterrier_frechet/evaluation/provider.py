@@ -16,7 +16,7 @@ from ir_measures import Metric, providers
 from ir_measures.util import RunConverter
 
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
-from .frames import DOCNO, LABEL, QID, SCORE, prepare_qrels, prepare_run
+from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
 from .selection import Judgments
 
 
@@ -66,6 +66,8 @@ class SetEvaluator(providers.Evaluator):
         if is_answer_frame(run):  # an answer pipeline beside retrieval pipelines: NaN with a warning (evaluation/answers.py)
             yield from warn_other_kind(self.measures, 'answers', self.qrel_qids)
             return
+        if has_pyterrier_names(run) and _beside_other_measures():
+            raise ValueError(pyterrier_names_hint('run'))
         run = prepare_run(run, 'pyterrier_frechet')
         outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids)
         for measure, outcome in outcomes.items():
@@ -76,6 +78,23 @@ class SetEvaluator(providers.Evaluator):
                 continue
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
+
+
+def _beside_other_measures() -> bool:
+    """Called from ir_measures' FallbackProvider/FallbackEvaluator together with measures of other providers
+    (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would fail on a
+    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it."""
+    frame = sys._getframe(1)
+    for _ in range(8):
+        frame = frame.f_back
+        if frame is None:
+            return False
+        local = frame.f_locals
+        if frame.f_code.co_name == '_evaluator' and 'orig_measures' in local:  # FallbackProvider._evaluator
+            return any(not isinstance(m, SetMeasure) for m in local['orig_measures'])
+        if frame.f_code.co_name == '_iter_calc' and hasattr(local.get('self'), 'evaluators'):  # FallbackEvaluator
+            return len(local['self'].evaluators) > 1
+    return False
 
 
 def refuse_batched_experiment(measures) -> None:
@@ -132,6 +151,8 @@ class SetMeasureProvider(providers.Provider):
                 raise ValueError(f'unsupported measure {measure}')
             measure.validate_params()
         refuse_batched_experiment(measures)
+        if has_pyterrier_names(qrels) and _beside_other_measures():
+            raise ValueError(pyterrier_names_hint('qrels'))
         answers = [m for m in measures if is_answer_measure(m)]
         if not answers:
             return SetEvaluator(measures, qrels)
