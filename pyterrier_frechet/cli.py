@@ -138,7 +138,11 @@ def _check_writable_file(path: Optional[str], option: str) -> None:
 
 
 def _check_writable_dir(path: Optional[str], option: str) -> None:
-    """--plot-dir / --out: an existing writable folder, or a new one inside an existing writable folder."""
+    """--plot-dir / --out: an existing writable folder, or a new one inside an existing writable folder (and, for
+    --plot-dir, matplotlib installed: the [plots] extra)."""
+    if path and option == '--plot-dir':
+        from .analyses.plots import check_available
+        check_available('--plot-dir (figures)')
     if not path:
         return
     p = Path(path)

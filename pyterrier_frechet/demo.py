@@ -10,6 +10,7 @@ import pyterrier as pt
 from ir_measures import RR, nDCG
 
 from .data.bundled import cranfield
+from .extras import require
 from . import pipelines
 from .analyses import plots
 from .analyses.cost import pareto_frontier
@@ -46,6 +47,9 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
         verbose: progress bars.
         figures_dir: where the Pareto plots go (default ``work_dir/figures``).
     """
+    for module in ('pyterrier_pisa', 'pyterrier_dr'):  # before any indexing or encoding
+        require(module, 'pipelines', 'the demo')
+    plots.check_available('the demo (its Pareto plots)')
     work = Path(work_dir) if work_dir is not None else default_cache_root()
     collection = cranfield()
     embedder = Embedder(model_name, texts=collection.texts, empty_text='embed', cache_dir=work / 'embeddings', verbose=verbose)

@@ -8,6 +8,7 @@ from typing import List
 import numpy as np
 import pandas as pd
 
+from ..extras import require
 from .correlation import correlations, higher_is_better
 
 
@@ -19,9 +20,15 @@ def slug(text: str) -> str:
 def _figure(figsize):
     """A figure and its axes, made without pyplot: no backend is chosen or changed (a notebook's stays as it is),
     and nothing is registered with pyplot's figure manager."""
-    from matplotlib.figure import Figure
+    Figure = require('matplotlib.figure', 'plots', 'figures (pyterrier_frechet.plots)').Figure
     fig = Figure(figsize=figsize)
     return fig, fig.subplots()
+
+
+def check_available(what: str = 'figures') -> None:
+    """Raise :class:`~pyterrier_frechet.extras.MissingExtra` now, before long work whose end is a figure, if
+    matplotlib (the ``[plots]`` extra) is not installed."""
+    require('matplotlib.figure', 'plots', what)
 
 
 def _save(fig, path) -> List[str]:
