@@ -66,8 +66,9 @@ def _existing_object(target: str, module: str, cls: str) -> bool:
     import importlib
     if hasattr(builtins, target):
         return True
-    if '.' not in target:  # a name in the module that defines the documented object (documented under pf.NAME)
-        return any(hasattr(m, target) for n, m in list(sys.modules.items()) if n.startswith('pyterrier_frechet.'))
+    if '.' not in target and any(hasattr(m, target) for n, m in list(sys.modules.items())
+                                 if n.startswith('pyterrier_frechet.')):
+        return True  # a name in the module that defines the documented object (documented under pf.NAME)
     candidates = [target] + ([f'{module}.{cls}.{target}', f'{module}.{target}'] if module else [])
     for dotted in candidates:
         parts = dotted.split('.')
