@@ -419,7 +419,7 @@ _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);
-#: the README's vocabulary table lists them.
+#: the vocabulary table of pt_docs/analyses.rst lists them.
 HELP = {
     'seed': 'seed of every random draw this command makes (bootstrap draws, permutations, qrels balancing, pool '
             'draws); the same seed gives the same numbers (default 0)',
