@@ -6,7 +6,7 @@ Retrieval pipelines and figures need more::
 
     pip install 'pyterrier-frechet[pipelines]'   # pyterrier-pisa, pyterrier-splade, pyterrier-dr
     pip install 'pyterrier-frechet[plots]'       # matplotlib
-    pip install 'pyterrier-frechet[demo]'        # both: what ``python -m pyterrier_frechet demo`` needs
+    pip install 'pyterrier-frechet[demo]'        # both: what python -m pyterrier_frechet demo needs
 
 This module imports nothing of the package, so every layer may use it.
 """
