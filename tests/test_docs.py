@@ -43,6 +43,15 @@ def test_readme_first_commands_run_the_demo_then_the_tests_and_ci_finds_the_seco
     assert [line for line in block.splitlines() if 'pytest' in line][0] == tests
 
 
+def test_readme_names_every_subcommand():
+    import argparse
+    from pyterrier_frechet.cli import build_parser
+    text = README.read_text(encoding='utf-8')
+    listed = text[text.index('Subcommands: '):].split(' — ')[0]
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(re.findall(r'`([a-z-]+)`', listed)) == sorted(sub.choices)
+
+
 def _local_links(text: str):
     return [m for m in re.findall(r'\]\(([^)#]+)\)', text) if not m.startswith('http')]
 
