@@ -5,7 +5,7 @@ Importing the package registers the ``FD``, ``CFD``, ``FDInf``, ``KID``, ``KNNPr
 ``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
 analyses) is loaded when first used, so the import stays cheap.
 
-The layers, one folder each (see the README's layout section and ``docs/CONTRIBUTING.md``):
+The layers, one folder each (see ``pt_docs/development.rst`` and ``docs/CONTRIBUTING.md``):
 ``core`` (pure numpy/scipy) → ``measures`` (definitions and capabilities) → ``evaluation`` (provider, the one
 evaluation path) → ``vectors`` / ``pipelines`` / ``data`` → ``analyses`` → ``cli``.
 """

@@ -196,6 +196,9 @@ def _check_writable_file(path: Optional[str], option: str, args=None, others: Se
 def _check_writable_dir(path: Optional[str], option: str, reserved=report_paths) -> Optional[OutputFolder]:
     """--plot-dir / --out / --figures, resolved and checked before any work: a new folder (made when written), an
     empty one, or one this package wrote into before (:class:`~pyterrier_frechet.analyses.outputs.OutputFolder`)."""
+    if path and option == '--plot-dir':
+        from .analyses.plots import check_available
+        check_available('--plot-dir (figures)')
     if not path:
         return None
     try:
@@ -505,7 +508,7 @@ _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);
-#: the README's vocabulary table lists them.
+#: the vocabulary table of pt_docs/analyses.rst lists them.
 HELP = {
     'seed': 'seed of every random draw this command makes (bootstrap draws, permutations, qrels balancing, pool '
             'draws); the same seed gives the same numbers (default 0)',

@@ -11,6 +11,7 @@ import pyterrier as pt
 from ir_measures import RR, nDCG
 
 from .data.bundled import cranfield
+from .extras import require
 from . import pipelines
 from .analyses import plots
 from .analyses.cost import pareto_frontier
@@ -64,6 +65,9 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
             new folder, an empty one, or one this package wrote into before; anything else is refused before any
             work (:func:`figures_folder`).
     """
+    for module in ('pyterrier_pisa', 'pyterrier_dr'):  # before any indexing or encoding
+        require(module, 'pipelines', 'the demo')
+    plots.check_available('the demo (its Pareto plots)')
     folder = figures_dir if isinstance(figures_dir, OutputFolder) else figures_folder(figures_dir)
     work = Path(work_dir) if work_dir is not None else default_cache_root()
     collection = cranfield()

