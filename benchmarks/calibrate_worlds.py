@@ -145,12 +145,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     e_ndcg = ref.groupby('system')['ndcg'].mean()
     sd_fd = ref.groupby('system')['fd'].std(ddof=1)
     wide = ref.pivot(index='draw', columns='system', values='fd')
+    # population values from the world's pooled moments (closed form, Monte Carlo, or exact over a finite population)
     pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
-    if world.max_queries is not None:  # a finite population: its own values are exact
-        full = reference_full(world, statistic)
-        pop_fd, pop_ndcg = full['fd'], full['ndcg']
-    else:
-        pop_ndcg = dict(e_ndcg)  # the mean nDCG is unbiased: E over query sets is the population mean
+    pop_ndcg = dict(world.population().per_query_metric_mean)
     pairs = compared_pairs(world)
     e_delta = {(a, b): float((wide[a] - wide[b]).mean()) for a, b, _ in pairs}
     tau_n = float(scipy.stats.kendalltau(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy()).statistic)
@@ -206,6 +203,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             if n_samples:
                 diffs = boot[a] - boot[b]
                 reject.setdefault(('FD', 'bootstrap', kind, f'{a}-{b}'), []).append(bootstrap_p(diffs) < alpha)
+                sd_star = np.nanstd(diffs, ddof=1)
+                p_normal = 2 * scipy.stats.norm.sf(abs(delta) / sd_star) if sd_star > 0 else 1.0
+                reject.setdefault(('FD', 'bootstrap normal', kind, f'{a}-{b}'), []).append(p_normal < alpha)
                 low, high = interval('percentile', delta, diffs, ci)
                 record(('ΔFD', 'percentile', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
             if n_permutations:
@@ -250,15 +250,6 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     return pd.DataFrame(rows), pd.DataFrame(tests), context
 
 
-def reference_full(world, statistic: str) -> Dict[str, Dict[str, float]]:
-    """FD and mean nDCG of every system on the whole finite population."""
-    sample = world.draw(world.max_queries, np.random.default_rng(0))
-    rel, rets, shift = _stats(sample, statistic)
-    ones = np.ones((1, world.max_queries))
-    return {'fd': {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in world.systems},
-            'ndcg': {s: float(ndcg_per_query(sample, s, world.k).mean()) for s in world.systems}}
-
-
 def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> float:
     swap = rng.integers(0, 2, size=(n_permutations, len(rel.n))).astype(np.float64)
     keep, full = 1.0 - swap, np.ones_like(swap)
@@ -266,19 +257,6 @@ def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> flo
             - weighted_fds(rel, full, [ret_a, ret_b], [swap, keep], shift))
     perm = perm[np.isfinite(perm)]
     return float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
-
-
-def make_world(name: str, d: int, seed: int):
-    """A world of :mod:`benchmarks.worlds` by name."""
-    if name == 'cranfield':
-        from benchmarks.worlds.cranfield import cranfield_world
-        return cranfield_world(d=d, seed=seed)
-    from benchmarks.worlds import synthetic
-    factories = {'independent': synthetic.independent_world, 'topics': synthetic.topics_world,
-                 'heavy': synthetic.heavy_world, 'sphere': synthetic.sphere_world}
-    if name not in factories:
-        raise SystemExit(f'unknown world {name!r}: one of {sorted(factories) + ["cranfield"]}')
-    return factories[name](d=d, seed=seed)
 
 
 def main(argv=None):
@@ -294,6 +272,7 @@ def main(argv=None):
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
+    from benchmarks.worlds import make_world
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(message)s')
     world = make_world(args.world, d=args.dim, seed=args.seed)
     n = min(args.queries, world.max_queries) if world.max_queries else args.queries
