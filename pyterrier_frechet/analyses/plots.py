@@ -76,7 +76,9 @@ def log_ticks(lo: float, hi: float, min_gap: float = 0.12, max_ticks: int = 8) -
 def _log_cost_axis(ax, values) -> None:
     """A log x axis over ``values`` with a margin, round major ticks in plain numbers (:func:`log_ticks`) and no
     minor tick labels (matplotlib's minor labels are what overlapped)."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+    ticker = require('matplotlib.ticker', 'plots', 'figures (pyterrier_frechet.plots)')
+    FixedLocator, FuncFormatter, NullFormatter, NullLocator = (ticker.FixedLocator, ticker.FuncFormatter,
+                                                               ticker.NullFormatter, ticker.NullLocator)
     lo, hi = float(np.min(values)), float(np.max(values))
     pad = max((hi / lo) ** 0.08, 1.15)
     ax.set_xscale('log')
