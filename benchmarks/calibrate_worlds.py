@@ -40,7 +40,12 @@ from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weig
 
 logger = logging.getLogger(__name__)
 
-FD_METHODS = ('jackknife', 'jackknife_bc', 'percentile', 'shifted', 'basic')
+FD_METHODS = ('jackknife', 'jackknife_log', 'jackknife_bc', 'percentile', 'shifted', 'basic')
+
+
+def _has_method(name: str) -> bool:
+    from pyterrier_frechet.core.intervals import METHODS
+    return name in METHODS
 
 
 # ---------------------------------------------------------------------------------------------------- one query set
@@ -160,7 +165,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
 
     def record(key, low, high, truth):
         cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
-        width.setdefault(key[:3], []).append(high - low)
+        width.setdefault(key, []).append(high - low)
 
     t0 = time.time()
     for t in range(n_trials):
@@ -174,7 +179,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
             for method in FD_METHODS:
-                if method not in ('jackknife', 'jackknife_bc') and not n_samples:
+                if method not in ('jackknife', 'jackknife_bc', 'jackknife_log') and not n_samples:
+                    continue
+                if method == 'jackknife_log' and not _has_method('jackknife_log'):
                     continue
                 low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s])
                 record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
@@ -237,7 +244,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                  'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop}[estimand]()
         rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
                      'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
-                     'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand)])),
+                     'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
                      'trials': n_trials})
     tests = []
     for (stat, test, kind, who), r in reject.items():

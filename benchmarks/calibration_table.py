@@ -57,8 +57,8 @@ def test_table(tests: pd.DataFrame) -> str:
 
 def main(argv=None):
     folder = Path((argv or sys.argv[1:])[0])
-    cov = pd.concat([pd.read_csv(p) for p in sorted(folder.glob('*.coverage.csv'))], ignore_index=True)
-    tests = pd.concat([pd.read_csv(p) for p in sorted(folder.glob('*.tests.csv'))], ignore_index=True)
+    cov = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=['', 'nan', 'NaN']) for p in sorted(folder.glob('*.coverage.csv'))], ignore_index=True)
+    tests = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=['', 'nan', 'NaN']) for p in sorted(folder.glob('*.tests.csv'))], ignore_index=True)
     print(coverage_table(cov))
     print()
     print(test_table(tests))
