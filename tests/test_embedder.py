@@ -417,5 +417,5 @@ def test_unwritable_cache_root_is_one_clear_error(models, tmp_path):
     else:
         root = tmp_path / 'ro'
         root.mkdir(mode=0o500)
-    with pytest.raises(ValueError, match=f'the embedding cache at {root}.* could not be opened.*--cache-dir'):
+    with pytest.raises(ValueError, match=f'the embedding cache at {root}.* could not be opened.*PYTERRIER_FRECHET_CACHE'):
         pf.Embedder(models['bert'], cache_dir=root, verbose=False)

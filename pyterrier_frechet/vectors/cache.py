@@ -203,7 +203,7 @@ class EmbeddingCache(pt.Artifact):
                 AttributeError, IndexError, TypeError, KeyError) as ex:
             raise CacheError(f'the embedding cache at {self.path} could not be {action} ({type(ex).__name__}: {ex}); '
                              'if it is damaged, delete that directory (it is rebuilt on the next run); if it is not '
-                             'writable, pass another cache_dir (CLI: --cache-dir) or set PYTERRIER_FRECHET_CACHE') from ex
+                             'writable, pass another cache_dir= or set PYTERRIER_FRECHET_CACHE (the CLI reads that variable)') from ex
 
     def _write_json(self, name: str, value, keep: bool = False):
         """Write-then-rename: a reader sees either no file or a complete one (``keep``: leave an existing one)."""
