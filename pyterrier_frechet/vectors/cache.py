@@ -255,23 +255,30 @@ class EmbeddingCache(pt.Artifact):
                     if shas.setdefault(d, sha) != sha:
                         raise ValueError(f'docno {d!r} is given with two different texts in one call; each docno must '
                                          'name one document')
-            wanted = {(d, shas[d]) for d in docnos if d in shas}
-            found = {k: self._memo[k] for k in wanted if k in self._memo}
-            todo = sorted({d for d, _ in wanted if (d, shas[d]) not in found})
+            found: Dict[str, np.ndarray] = {}
+            todo = []
+            for d, sha in shas.items():
+                vec = self._memo.get((d, sha))
+                if vec is None:
+                    todo.append(d)
+                else:
+                    found[d] = vec
+            nbytes = 4 * (self.dim or 0)
             with closing(self.db.cursor()) as cursor:
                 for start in range(0, len(todo), _READ_CHUNK):
                     chunk = todo[start:start + _READ_CHUNK]
                     cursor.execute(f'SELECT docno, text_sha, vector FROM vectors WHERE docno IN '
                                    f'({", ".join(["?"] * len(chunk))})', chunk)
                     for docno, sha, blob in cursor.fetchall():
-                        key = (docno, sha)
-                        if key not in wanted:
-                            continue
-                        vec = self._decode(docno, blob)
-                        found[key] = vec
+                        if shas.get(docno) != sha:
+                            continue  # the vector of another text of this docno
+                        if type(blob) is not bytes or len(blob) != nbytes or not nbytes:
+                            self._decode(docno, blob)  # raises, naming the folder
+                        vec = np.frombuffer(blob, dtype=DTYPE)
+                        found[docno] = vec
                         if len(self._memo) < self.memo_size:
-                            self._memo[key] = vec
-        return {d: vec for (d, _), vec in found.items()}
+                            self._memo[(docno, sha)] = vec
+        return found
 
     def lookup(self, docnos) -> Tuple[np.ndarray, np.ndarray]:
         """Vectors of ``docnos`` by docno alone (float32 rows, NaN where none) and a found mask: the encoder

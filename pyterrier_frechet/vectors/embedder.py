@@ -358,10 +358,13 @@ class Embedder(pt.Transformer):
         """A hint for an error about ``docnos`` that have no vector: whether a Unicode-normalised form of some of them
         is known to the text source (or, without one, to the cache)."""
         from .sources import unicode_hint
-        if self.texts is not None:
-            return unicode_hint(docnos, lambda d: bool(self.texts([d])))
-        if self.cache is not None:
-            return unicode_hint(docnos, lambda d: bool(self.cache._stored_shas([d])))
+        try:
+            if self.texts is not None:
+                return unicode_hint(docnos, lambda d: bool(self.texts([d])))
+            if self.cache is not None:
+                return unicode_hint(docnos, lambda d: bool(self.cache._stored_shas([d])))
+        except ValueError:  # a hint never replaces the error it is added to
+            pass
         return ''
 
     vectors_fixed = False  # by docno its cache may gain vectors: memos re-check what they are given
@@ -374,13 +377,14 @@ class Embedder(pt.Transformer):
             from .identity import digest
             source = 'cache' if self.texts is None else self.texts.fingerprint()
             self._vector_identity = (digest(self.identity), source)
+            self._identity_digest = digest(list(self._vector_identity))[:8]
         return self._vector_identity
 
     @property
     def identity_digest(self) -> str:
         """8 hex digits of :meth:`vector_identity`: the tag in the repr (so in column labels)."""
-        from .identity import digest
-        return digest(list(self.vector_identity()))[:8]
+        self.vector_identity()
+        return self._identity_digest
 
     def __repr__(self):
         args = [repr(self.name)]
