@@ -13,7 +13,7 @@ from typing import Tuple
 
 import numpy as np
 
-from .frechet import _DEFLATED_MAX_ROWS, ReducedSet, reduce_set
+from .frechet import ReducedSet, reduce_set
 
 MAX_ENTRIES = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
 
@@ -30,8 +30,6 @@ def _digest(arr: np.ndarray) -> bytes:
 def reduced(vectors: np.ndarray, key: tuple) -> ReducedSet:
     """:func:`reduce_set` of ``vectors``, remembered under ``key``."""
     arr = np.ascontiguousarray(vectors)
-    if arr.ndim == 2 and arr.shape[0] - 1 <= _DEFLATED_MAX_ROWS * arr.shape[1]:
-        return reduce_set(arr)  # deflated, no factorisation: cheaper to redo than to check (benchmarks/identity_overhead.py)
     key = tuple(key) + (arr.shape,)
     hit = _MEMO.get(key)
     if hit is not None and hit[1] is arr and not arr.flags.writeable:
