@@ -177,10 +177,14 @@ def unicode_hint(docnos: Sequence[str], known) -> str:
     alike but are different strings —, else ''."""
     import unicodedata
     pairs = []
+    tried = 0
     for d in docnos:
         d = str(d)
         if d.isascii():
             continue
+        tried += 1
+        if tried > 200:  # a hint, not a search: the first 200 non-ASCII docnos are enough to see the pattern
+            break
         for form in _FORMS:
             other = unicodedata.normalize(form, d)
             if other != d and known(other):
