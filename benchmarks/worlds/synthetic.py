@@ -279,9 +279,12 @@ class SyntheticWorld(World):
     def _ndcg_mc(self):
         """Population mean nDCG@k per system by Monte Carlo over mc_queries label-only queries (+ its SE);
         systems equal in law get the same random numbers, so their values are identical."""
-        out, se = {}, {}
+        out, se, cache = {}, {}, {}
         for name in self.systems:
             s = self.specs[name]
+            if s.law() in cache:
+                out[name], se[name] = cache[s.law()]
+                continue
             rng = np.random.default_rng([self.seed, 9, zlib.crc32(repr(s.law()).encode())])
             vals = []
             for start in range(0, self.mc_queries, 50_000):
@@ -292,7 +295,7 @@ class SyntheticWorld(World):
                 ret = np.where(pick >= 0, np.take_along_axis(G, np.clip(pick, 0, None), 1), 0)
                 vals.append(ndcg_matrix(ret.astype(float), G.astype(float), self.k))
             v = np.concatenate(vals)
-            out[name], se[name] = float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))
+            out[name], se[name] = cache[s.law()] = float(v.mean()), float(v.std(ddof=1) / np.sqrt(len(v)))
         return out, se
 
     def population(self) -> Population:
