@@ -294,3 +294,23 @@ def test_cranfield_draws_and_swap_pair():
     pm = w.population().per_query_metric_mean
     assert pm['dense'] > pm['dense_noise_a'] == pm['dense_noise_b'] > pm['title_bm25'] > pm['bm25_top100_random']
     assert pm['bm25'] > pm['title_bm25']
+
+
+@need_shared
+@pytest.mark.shared
+def test_cranfield_ndcg_agrees_with_ir_measures():
+    """nDCG@10 as README.md defines it is ir_measures' nDCG@10 (trec_eval's, which sorts by score) on to_frames()."""
+    ir_measures = pytest.importorskip('ir_measures')
+    w = make_world('cranfield', 16)
+    s = w.draw(225, np.random.default_rng(0))
+    qrels, runs, _ = s.to_frames()
+    qr = qrels.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'})
+    pm = w.population().per_query_metric_mean
+    M = ir_measures.nDCG @ 10
+    for name in ['bm25', 'dense', 'title_bm25', 'bm25_top100_random']:
+        r = runs[name].rename(columns={'qid': 'query_id', 'docno': 'doc_id'})
+        assert abs(ir_measures.calc_aggregate([M], qr, r)[M] - pm[name]) < 1e-12, name
+    a, b = w.equal_pairs[0]
+    both = [ir_measures.calc_aggregate([M], qr, runs[x].rename(columns={'qid': 'query_id', 'docno': 'doc_id'}))[M]
+            for x in (a, b)]
+    assert abs(np.mean(both) - pm[a]) < 1e-12      # a full draw holds each stored run once, whichever way round

@@ -133,6 +133,9 @@ def build(out: Path = DATA):
         cand['bm25_top100_random'] = rnd
         for s in SYSTEMS:
             dn, sc = _topk(cand[s], K, docids, rng)
+            # strictly decreasing scores (ties broken as the ranks say), so that tools which sort by score
+            # (trec_eval, ir_measures) see the same order as the ranks
+            sc = sc - 1e-5 * np.arange(K)
             for r, (d_, v) in enumerate(zip(dn, sc), 1):
                 runs[s].append(f'{qid} Q0 {d_} {r} {v:.6f} {s}\n')
     out.mkdir(parents=True, exist_ok=True)
