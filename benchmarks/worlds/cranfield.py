@@ -25,6 +25,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / 'data'
 SHARED = HERE.parents[2] / 'shared'
 CRAN = SHARED / 'data' / 'cranfield'
+SCIFACT = SHARED / 'data' / 'beir-scifact'
 K = 10
 SYSTEMS = ['bm25', 'dense', 'title_bm25', 'bm25_top100_random', 'dense_noise_a', 'dense_noise_b']
 #: systems whose stored runs are two independent perturbations of one system; `draw` hands the two runs to the two
@@ -90,34 +91,53 @@ def _topk(scores: np.ndarray, k: int, docids: np.ndarray, rng=None):
     return docids[order], scores[order]
 
 
-def load_corpus():
-    docs = [json.loads(l) for l in gzip.open(CRAN / 'corpus.jsonl.gz', 'rt')]
-    return docs
+def load_corpus(dataset='cranfield'):
+    """(docids, titles, texts)"""
+    if dataset == 'cranfield':
+        docs = [json.loads(l) for l in gzip.open(CRAN / 'corpus.jsonl.gz', 'rt')]
+        return [d['docid'] for d in docs], [d['title'] for d in docs], [d['text'] for d in docs]
+    docs = [json.loads(l) for l in gzip.open(SCIFACT / 'corpus.jsonl.gz', 'rt')]
+    return [d['_id'] for d in docs], [d['title'] for d in docs], [d['text'] for d in docs]
 
 
-def load_queries() -> pd.DataFrame:
-    return pd.read_csv(CRAN / 'queries.tsv', sep='\t', header=None, names=['qid', 'orig', 'text'],
-                       dtype=str, keep_default_na=False)
+def load_queries(dataset='cranfield') -> pd.DataFrame:
+    """qid, text, in the order of the cached query vectors"""
+    if dataset == 'cranfield':
+        return pd.read_csv(CRAN / 'queries.tsv', sep='\t', header=None, names=['qid', 'orig', 'text'],
+                           dtype=str, keep_default_na=False)[['qid', 'text']]
+    rows = [l.rstrip('\n').split('\t', 1) for l in gzip.open(SCIFACT / 'topics.beir-v1.0.0-scifact.test.tsv.gz', 'rt')]
+    return pd.DataFrame(rows, columns=['qid', 'text'])
 
 
-def load_qrels() -> pd.DataFrame:
-    q = pd.read_csv(CRAN / 'qrels.graded.trec', sep=r'\s+', header=None, names=['qid', 'iter', 'docno', 'label'],
+def load_qrels(dataset='cranfield') -> pd.DataFrame:
+    path = CRAN / 'qrels.graded.trec' if dataset == 'cranfield' else SCIFACT / 'qrels.beir-v1.0.0-scifact.test.txt'
+    q = pd.read_csv(path, sep=r'\s+', header=None, names=['qid', 'iter', 'docno', 'label'],
                     dtype={'qid': str, 'docno': str, 'label': np.int64})
     return q[['qid', 'docno', 'label']]
 
 
-def build(out: Path = DATA):
+def load_vectors(dataset='cranfield'):
+    """(docids, float64 matrix) of the corpus' MiniLM vectors."""
+    if dataset == 'cranfield':
+        ids, path = SHARED / 'embeddings' / 'cranfield.minilm.ids.txt', SHARED / 'embeddings' / 'cranfield.minilm.npy'
+    else:
+        ids, path = DATA / 'scifact_corpus.minilm.ids.txt', DATA / 'scifact_corpus.minilm.f16.npy'
+    if not path.exists():
+        raise ValueError(f'{path} is missing: run python -m benchmarks.worlds.encode_data --scifact-corpus')
+    return [l.strip() for l in open(ids)], np.load(path).astype(np.float64)
+
+
+def build(dataset: str = 'cranfield', out: Path = DATA):
     """Compute the six runs and write them as TREC files (qid Q0 docno rank score system)."""
-    docs = load_corpus()
-    docids = np.array([d['docid'] for d in docs], dtype=object)
-    queries = load_queries()
-    full = BM25([d['title'] + ' ' + d['text'] for d in docs])
-    titles = BM25([d['title'] for d in docs])
-    ids = [l.strip() for l in open(SHARED / 'embeddings' / 'cranfield.minilm.ids.txt')]
+    ids_, title_, text_ = load_corpus(dataset)
+    docids = np.array(ids_, dtype=object)
+    queries = load_queries(dataset)
+    full = BM25([a + ' ' + b for a, b in zip(title_, text_)])
+    titles = BM25(title_)
+    ids, E = load_vectors(dataset)
     if ids != list(docids):
-        raise ValueError('cranfield.minilm.ids.txt is not in corpus order; rebuild the shared vectors')
-    E = np.load(SHARED / 'embeddings' / 'cranfield.minilm.npy').astype(np.float64)
-    Qv = np.load(DATA / 'cranfield_queries.minilm.npy').astype(np.float64)
+        raise ValueError(f'the {dataset} vector ids are not in corpus order; rebuild the vectors')
+    Qv = np.load(DATA / f'{dataset}_queries.minilm.npy').astype(np.float64)
     rng = np.random.default_rng(20261123)
     runs = {s: [] for s in SYSTEMS}
     for qi, (qid, text) in enumerate(zip(queries.qid, queries.text)):
@@ -140,7 +160,7 @@ def build(out: Path = DATA):
                 runs[s].append(f'{qid} Q0 {d_} {r} {v:.6f} {s}\n')
     out.mkdir(parents=True, exist_ok=True)
     for s in SYSTEMS:
-        (out / f'cranfield.{s}.trec').write_text(''.join(runs[s]))
+        (out / f'{dataset}.{s}.trec').write_text(''.join(runs[s]))
 
 
 def read_trec_run(path) -> pd.DataFrame:
@@ -160,28 +180,31 @@ def pca_projection(E: np.ndarray, d: int):
 
 
 class CranfieldWorld(World):
-    """The judged Cranfield queries as a finite population; draws are without replacement."""
+    """The judged queries of a real collection (Cranfield, or dataset='scifact') as a finite population;
+    draws are without replacement."""
 
-    def __init__(self, d: int = 384, seed: int = 0):
+    def __init__(self, d: int = 384, seed: int = 0, dataset: str = 'cranfield'):
         if d not in (16, 128, 384):
             raise ValueError(f'd must be 16, 128 or 384 (PCA of the corpus vectors below 384), got {d}')
-        self.name, self.d, self.k, self.seed = 'cranfield', int(d), K, int(seed)
+        if dataset not in ('cranfield', 'scifact'):
+            raise ValueError(f"dataset must be 'cranfield' or 'scifact', got {dataset!r}")
+        self.name, self.d, self.k, self.seed = dataset, int(d), K, int(seed)
         self.systems = list(SYSTEMS)
         self.equal_pairs = list(SWAP_PAIRS)
-        missing = [s for s in SYSTEMS if not (DATA / f'cranfield.{s}.trec').exists()]
+        missing = [s for s in SYSTEMS if not (DATA / f'{dataset}.{s}.trec').exists()]
         if missing:
-            raise ValueError(f'runs {missing} are missing from {DATA}: run python -m benchmarks.worlds.cranfield --build')
-        docids = [l.strip() for l in open(SHARED / 'embeddings' / 'cranfield.minilm.ids.txt')]
-        E = np.load(SHARED / 'embeddings' / 'cranfield.minilm.npy').astype(np.float64)
+            raise ValueError(f'runs {missing} are missing from {DATA}: run '
+                             f'python -m benchmarks.worlds.cranfield --build --dataset {dataset}')
+        docids, E = load_vectors(dataset)
         if d < E.shape[1]:
             m, V = pca_projection(E, d)
             E = (E - m) @ V
         self.vec = dict(zip(docids, E))
-        qrels = load_qrels()
+        qrels = load_qrels(dataset)
         self.qrels = qrels[qrels.label >= 1].reset_index(drop=True)
         self.population_qids = sorted(self.qrels.qid.unique(), key=int)
         self.max_queries = len(self.population_qids)
-        self.runs = {s: read_trec_run(DATA / f'cranfield.{s}.trec') for s in SYSTEMS}
+        self.runs = {s: read_trec_run(DATA / f'{dataset}.{s}.trec') for s in SYSTEMS}
         self._rel_by_q = {q: g for q, g in self.qrels.groupby('qid')}
         self._lab = {(q, dn): l for q, dn, l in self.qrels.itertuples(index=False)}
         self._run_by_q = {s: {q: g for q, g in r.groupby('qid')} for s, r in self.runs.items()}
@@ -242,11 +265,12 @@ class CranfieldWorld(World):
 
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument('--build', action='store_true', help='compute the runs and write data/cranfield.*.trec')
+    ap.add_argument('--build', action='store_true', help='compute the runs and write data/<dataset>.*.trec')
+    ap.add_argument('--dataset', default='cranfield', choices=['cranfield', 'scifact'])
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO)
     if args.build:
-        build()
-    w = CranfieldWorld(384)
+        build(args.dataset)
+    w = CranfieldWorld(384, dataset=args.dataset)
     for s, v in w.population().per_query_metric_mean.items():
         print(f'{s:22s} nDCG@10 = {v:.4f}')
