@@ -9,8 +9,14 @@ def cranfield_world(d: int = 384, seed: int = 0):
     return CranfieldWorld(d, seed)
 
 
+def scifact_world(d: int = 384, seed: int = 0):
+    """(d') SciFact test queries (needs data/scifact_corpus.minilm.f16.npy from encode_data --scifact-corpus)."""
+    from .cranfield import CranfieldWorld
+    return CranfieldWorld(d, seed, dataset='scifact')
+
+
 WORLDS = {'independent': independent_world, 'topics': topics_world, 'heavy': heavy_world,
-          'sphere': sphere_world, 'cranfield': cranfield_world}
+          'sphere': sphere_world, 'cranfield': cranfield_world, 'scifact': scifact_world}
 
 
 def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
@@ -21,5 +27,5 @@ def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
 
 
 __all__ = ['Population', 'QuerySample', 'World', 'SyntheticWorld', 'SystemSpec', 'independent_world',
-           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'make_world', 'WORLDS',
+           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'make_world', 'WORLDS',
            'ndcg_matrix', 'per_query_ndcg', 'pooled_moments']
