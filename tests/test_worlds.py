@@ -314,3 +314,35 @@ def test_cranfield_ndcg_agrees_with_ir_measures():
     both = [ir_measures.calc_aggregate([M], qr, runs[x].rename(columns={'qid': 'query_id', 'docno': 'doc_id'}))[M]
             for x in (a, b)]
     assert abs(np.mean(both) - pm[a]) < 1e-12      # a full draw holds each stored run once, whichever way round
+
+
+@need_shared
+@pytest.mark.shared
+def test_scifact_world_is_its_full_population():
+    """SciFact (300 test queries): population moments are the pooled moments over all queries, recomputed
+    from the files with plain numpy; nDCG@10 is ir_measures'."""
+    ir_measures = pytest.importorskip('ir_measures')
+    data = Path(__file__).resolve().parents[1] / 'benchmarks/worlds/data'
+    w = make_world('scifact', 384)
+    assert w.max_queries == 300 and len(w.systems) == 6
+    E = np.load(data / 'scifact_corpus.minilm.f16.npy').astype(np.float64)
+    vec = dict(zip((data / 'scifact_corpus.minilm.ids.txt').read_text().split(), E))
+    assert len(vec) == 5183 and np.allclose(np.linalg.norm(E, axis=1), 1, atol=2e-3)
+    q = pd.read_csv(SHARED / 'data/beir-scifact/qrels.beir-v1.0.0-scifact.test.txt', sep=' ', header=None,
+                    names=['qid', 'it', 'docno', 'label'], dtype=str)
+    X = np.array([vec[x] for x in q.docno])
+    p = w.population()
+    assert np.allclose(p.relevant_mean, X.mean(0), atol=1e-12)
+    assert np.allclose(p.relevant_cov, np.cov(X.T, bias=True), atol=1e-10)
+    r = pd.read_csv(data / 'scifact.bm25.trec', sep=' ', header=None, dtype=str)
+    Y = np.array([vec[x] for x in r[2]])
+    assert len(r) == 3000 and np.allclose(p.retrieved_mean['bm25'], Y.mean(0), atol=1e-12)
+    s = w.draw(300, np.random.default_rng(0))
+    qrels, runs, _ = s.to_frames()
+    qr = qrels.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'})
+    M = ir_measures.nDCG @ 10
+    for name in ['bm25', 'dense', 'title_bm25', 'bm25_top100_random']:
+        rr = runs[name].rename(columns={'qid': 'query_id', 'docno': 'doc_id'})
+        assert abs(ir_measures.calc_aggregate([M], qr, rr)[M] - p.per_query_metric_mean[name]) < 1e-12
+    pm = p.per_query_metric_mean
+    assert pm['dense'] > pm['dense_noise_a'] == pm['dense_noise_b'] > pm['bm25_top100_random']
