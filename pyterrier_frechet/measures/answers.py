@@ -116,34 +116,12 @@ class _AnswerCFD(AnswerMeasure):
     HIGHER_IS_BETTER = False
 
     def statistic(self, reference, ref_qids, answers, ans_qids) -> float:
-        from ..core.conditional import conditional_frechet_distance
+        from ..core.conditional import conditional_frechet_distance, point_conditional_distance
         ans_qids = np.asarray(ans_qids).astype(str)
         if len(np.unique(ans_qids)) < len(ans_qids):  # some query has several answers: W_ans exists
             return conditional_frechet_distance(reference, ref_qids, answers, ans_qids)
-        return _point_answers_cfd(np.asarray(reference, dtype=np.float64), np.asarray(ref_qids).astype(str),
-                                  np.asarray(answers, dtype=np.float64), ans_qids)
-
-
-def _point_answers_cfd(reference, ref_qids, answers, ans_qids) -> float:
-    """AnswerCFD with one answer per query: mean ‖m_q^ref − a_q‖² + Tr(W_ref) over the queries with both."""
-    keep = np.intersect1d(ref_qids, ans_qids)
-    if len(keep) == 0:
-        raise ValueError('no query has both reference items and answers')
-    rows = np.searchsorted(keep, ref_qids)
-    inside = (rows < len(keep)) & (keep[np.minimum(rows, len(keep) - 1)] == ref_qids)
-    x, rows = reference[inside], rows[inside]
-    counts = np.bincount(rows, minlength=len(keep)).astype(np.float64)
-    means = np.zeros((len(keep), x.shape[1]))
-    np.add.at(means, rows, x)
-    means /= counts[:, None]
-    dof = len(x) - len(keep)
-    if dof < 1:
-        raise ValueError(f'the pooled within-query covariance of the references needs more items than queries '
-                         f'({len(x)} items, {len(keep)} queries)')
-    trace_ref = float(np.sum((x - means[rows]) ** 2)) / dof
-    mine = np.isin(ans_qids, keep)
-    a = answers[mine][np.argsort(ans_qids[mine], kind='stable')]  # one answer per kept query, in keep's sorted order
-    return float(np.mean(np.sum((means - a) ** 2, axis=1))) + trace_ref
+        return point_conditional_distance(np.asarray(reference, dtype=np.float64), np.asarray(ref_qids).astype(str),
+                                          np.asarray(answers, dtype=np.float64), ans_qids)
 
 
 AnswerFD = register_measure(_AnswerFD())
