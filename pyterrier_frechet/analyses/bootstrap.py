@@ -235,8 +235,9 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
     else:
         low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
         estimate = intervals.printed_estimate(method, value, samples, jackknife)
-    if jackknife_text.startswith('delete-a-group'):  # the method names its groups where it is printed
-        method = f'{method} ({jackknife_text.split(" groups")[0]})'
+    if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
+        # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
+        method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
             'interval': method, 'jackknife': jackknife_text, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
@@ -290,7 +291,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             with relevant documents out; an integer G ≥ 2 is the delete-a-group jackknife (those queries dealt into G
             groups by ``numpy.random.default_rng([seed, 27211])``; standard error ((G−1)/G Σ(θ₍g₎−θ̄)²)^½, bias
             correction Gθ̂ − (G−1)θ̄); ``'auto'`` (default): exact up to
-            :data:`~pyterrier_frechet.core.weighted.EXACT_MAX_UNITS` (1,000) such queries, G =
+            :data:`~pyterrier_frechet.core.weighted.EXACT_MAX_UNITS` (500) such queries, G =
             :data:`~pyterrier_frechet.core.weighted.DEFAULT_GROUPS` (200) above. ``summary['jackknife']`` says which
             was used, and a grouped interval's ``interval`` text names G. DO and HSA always leave single queries out
             (cheap: their bin counts are downdated).

@@ -216,7 +216,7 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
 #: Above this many unit queries the bootstrap's jackknife leaves out groups of queries, not single queries (each
 #: leave-out costs one FD, an O(d³) eigendecomposition: 6,980 of them at MS MARCO dev scale against the bootstrap's
 #: 1,000; measured in ``benchmarks/jackknife_scale.py``, docs/scale.md).
-EXACT_MAX_UNITS = 1000
+EXACT_MAX_UNITS = 500
 #: Groups of the delete-a-group jackknife (``docs/scale.md``).
 DEFAULT_GROUPS = 200
 
