@@ -13,6 +13,7 @@ from typing import Iterator, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .frechet import GaussianStats, frechet_distance_from_stats
+from .threads import lapack_threads
 
 CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cross-products held in memory)
 #: When the cross-products are streamed, each chunk of samples is one pass over the queries (forming every query's
@@ -63,7 +64,8 @@ class QueryStats:
             raise ValueError(f'{int(((qidx < 0) | (qidx >= n_queries)).sum())} row(s) belong to queries outside the universe')
         order = np.argsort(qidx, kind='stable')
         self._qidx = qidx[order]
-        self._x = np.asarray(x, dtype=np.float64).reshape(len(qidx), d)[order] - shift
+        self._x = np.asarray(x, dtype=np.float64).reshape(len(qidx), d)[order]  # a copy: shifted in place
+        self._x -= shift
         self.n[:] = np.bincount(self._qidx, minlength=n_queries)
         self._starts = np.concatenate([[0], np.cumsum(self.n, dtype=np.int64)])
         present = self.n > 0
@@ -108,7 +110,11 @@ class QueryStats:
                 rows = slice(self._starts[part.start], self._starts[part.stop])
                 padded = np.zeros((part.stop - part.start, width, d))
                 padded[self._qidx[rows] - sub, self._slot[rows]] = self._x[rows]
-                cross[sub - b:part.stop - b] = (padded.transpose(0, 2, 1) @ padded).reshape(len(padded), d * d)[:, self._upper]
+                # many thin products (k = a query's few vectors): on one BLAS thread, as threads only contend here
+                # (64 products of 384×10 by 10×384: 0.11 s on 1 thread, 0.48–1.8 s on 2 on the loaded 2-core machine)
+                with lapack_threads():
+                    products = padded.transpose(0, 2, 1) @ padded
+                cross[sub - b:part.stop - b] = products.reshape(len(padded), d * d)[:, self._upper]
             yield block, cross
 
     def _all_blocks(self, size: int) -> np.ndarray:
