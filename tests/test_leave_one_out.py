@@ -293,3 +293,48 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
     np.testing.assert_allclose(got, n * full - (n - 1) * loop, rtol=0, atol=(n - 1) * 1e-9 * full)
     worst['FD(jackknife=True) pseudo-values, absolute'] = float(np.max(np.abs(got - (n * full - (n - 1) * loop))))
     print('max relative difference', worst)
+
+
+def test_bootstrap_summary_warns_and_leaves_the_interval_empty_on_an_undefined_leave_out(caplog):
+    # S7 in the bootstrap: a NaN leave-out is counted in a warning, and the jackknife interval is not formed over
+    # the rest (its n would be wrong)
+    from pyterrier_frechet.analyses.bootstrap import _summary_row
+    samples = np.linspace(1.0, 2.0, 50)
+    with caplog.at_level('WARNING'):
+        row = _summary_row('a', 'FD@10', 1.5, samples, 0.95, 'jackknife_bc', np.array([1.4, np.nan, 1.6]),
+                           'leave-one-out (3 queries)')
+    assert np.isnan(row['low']) and np.isnan(row['high']) and np.isnan(row['estimate'])
+    assert '1 of 3 jackknife leave-outs are undefined' in caplog.text
+    ok = _summary_row('a', 'FD@10', 1.5, samples, 0.95, 'jackknife', np.array([1.4, 1.5, 1.6]),
+                      'delete-a-group (G=3 groups of 9 queries, seed 0)')
+    se = np.sqrt(2 / 3 * np.sum((np.array([1.4, 1.5, 1.6]) - 1.5) ** 2))  # the grouped jackknife's (G−1)/G formula
+    z = scipy.stats.norm.ppf(0.975)
+    assert ok['low'] == pytest.approx(1.5 - z * se, rel=1e-12) and ok['high'] == pytest.approx(1.5 + z * se, rel=1e-12)
+    assert ok['interval'] == 'jackknife (delete-a-group jackknife, G=3)'
+
+
+def test_bootstrap_grouped_jackknife_is_the_weight_matrix_path_over_seeded_groups(jk_data):
+    from pyterrier_frechet.analyses import bootstrap as bs
+    from pyterrier_frechet.evaluation.frames import to_ir_measures
+    from pyterrier_frechet.evaluation.vector_sets import fd_sets
+    from pyterrier_frechet.measures.base import column_label
+    vectors, qrels, runs = jk_data
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 10
+    with pytest.raises(ValueError, match="jackknife must be 'auto', 'exact' or a number of groups"):
+        pf.bootstrap({'a': runs['a']}, qrels, [m], n_samples=10, jackknife=1, verbose=False)
+    res = pf.bootstrap(runs, qrels, [m], n_samples=10, seed=4, jackknife=3, verbose=False)
+    qrels_ir, run_ir = to_ir_measures(qrels), to_ir_measures(runs['a'])
+    queries = sorted(qrels_ir['query_id'].unique())
+    sets = fd_sets(m, qrels_ir, run_ir)
+    vec_of = bs._vectors_of(m, sets, {})
+    shift = np.mean([vec_of[d] for d in sets.relevant['doc_id']], axis=0)
+    rel, ret = bs.query_stats(sets.relevant, vec_of, queries, shift), bs.query_stats(sets.retrieved, vec_of, queries, shift)
+    units = pd.Index(queries).isin(sets.queries)
+    groups, g = jackknife_groups(units, 3, [4, 0x6A4B])
+    w = _weights(units, groups, g)
+    np.testing.assert_allclose(res.jackknife['a'][column_label(m)], weighted_fds(rel, w, [ret], [w], shift), rtol=1e-10)
+    row = res.summary.set_index('name').loc['a']
+    assert row.jackknife == 'delete-a-group (G=3 groups of 6 queries, seed 4)'
+    assert row.interval == 'jackknife_bc (delete-a-group jackknife, G=3)'
+    exact = pf.bootstrap({'a': runs['a']}, qrels, [m], n_samples=10, seed=4, verbose=False).summary.iloc[0]
+    assert exact.jackknife == 'leave-one-out (6 queries)' and exact.interval == 'jackknife_bc'  # 'auto' below 500
