@@ -345,11 +345,19 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
     with group g left out, by subtracting g's counts, sums and cross-products from the totals (never a
     groups × queries weight matrix; the cross-products streamed in blocks when :class:`QueryStats` streams them)."""
     w = np.asarray(units, dtype=np.float64)
-    info = []
+    single = _singletons(groups)
+    info, batches = [], []
     for stats in sides:
         u = w * stats.doc_weight
-        info.append((_side_totals(stats, w, groups, n_groups), _total_cross(stats, u), u))
-    batches = [group_cross_batches(stats, u, groups, n_groups) for stats, (_, _, u) in zip(sides, info)]
+        if single:  # one pass for the totals, one yielding each block's queries
+            info.append((_side_totals(stats, w, groups, n_groups), _total_cross(stats, u), u))
+            batches.append(group_cross_batches(stats, u, groups, n_groups))
+        else:  # one pass: the groups' sums, whose total is the units' (non-units weigh 0 in u only if no group)
+            gids, sums = next(group_cross_batches(stats, u * (groups >= 0), groups, n_groups))
+            outside = np.where(groups < 0, u, 0.0)
+            total = sums.sum(axis=0) + (_total_cross(stats, outside) if outside.any() else 0.0)
+            info.append((_side_totals(stats, w, groups, n_groups), total, u))
+            batches.append(iter([(gids, sums)]))
     for parts in zip(*batches):
         gids = parts[0][0]
         out = []
