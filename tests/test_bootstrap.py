@@ -37,7 +37,7 @@ def test_summary_columns_and_interval(toy):
     m = pf.FD(encoder=DictEncoder(vectors)) @ 3
     res = bootstrap({'a': run, 'b': run.assign(score=-run.score)}, qrels, [m, nDCG @ 3], n_samples=200, seed=1)
     s = res.summary.set_index(['name', 'measure'])
-    assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'mean', 'std', 'n_valid']
+    assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'jackknife', 'mean', 'std', 'n_valid']
     # FD: by default the jackknife bias-corrected interval (test_intervals checks it by hand), containing its estimate
     row = s.loc[('a', str(m))]
     assert row.interval == 'jackknife_bc' and row.low <= row.estimate <= row.high and row.n_valid > 150

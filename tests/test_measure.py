@@ -217,9 +217,11 @@ def test_jackknife_pseudo_values_and_baseline_test(toy, vec):
     expected = {'q1': 2 * full - reference_fd(vec('d10', 'd11', 'd12'), vec('d10', 'd11', 'd12')),
                 'q2': 2 * full - reference_fd(vec('d0', 'd1', 'd3'), vec('d0', 'd1', 'd2'))}
     rows = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))}
-    assert rows.keys() == expected.keys()
+    # every qrels query gets a row (issue 25 S1): q3 the mean p̄, a unit p̄ + c(p_q − p̄), c = √(M(M−1)/(n(n−1))) = √3
+    mean = np.mean(list(expected.values()))
+    assert rows.keys() == {'q1', 'q2', 'q3'} and rows['q3'] == pytest.approx(mean, rel=1e-9)
     for q in expected:
-        assert rows[q] == pytest.approx(expected[q], rel=1e-9, abs=1e-12)
+        assert rows[q] == pytest.approx(mean + np.sqrt(3) * (expected[q] - mean), rel=1e-9, abs=1e-12)
     agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
     assert agg == pytest.approx(np.mean(list(expected.values())), rel=1e-9)  # the jackknife bias-corrected FD
     # pt.Experiment's baseline= paired t-test now has per-query differences to test
@@ -228,7 +230,11 @@ def test_jackknife_pseudo_values_and_baseline_test(toy, vec):
     table = pt.Experiment([pt.Transformer.from_df(run), pt.Transformer.from_df(other)], topics, qrels, eval_metrics=[m],
                           names=['a', 'b'], baseline=0)
     rows_b = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(other))}
-    p = scipy.stats.ttest_rel([rows[q] for q in ('q1', 'q2')], [rows_b[q] for q in ('q1', 'q2')]).pvalue
+    # Tukey's t over the n = 2 units, on the M − 1 = 2 degrees of freedom of the 3 rows
+    diff = np.array([rows[q] - rows_b[q] for q in ('q1', 'q2')]) / np.sqrt(3)  # the units' pseudo-value differences
+    diff += np.mean([rows[q] - rows_b[q] for q in ('q1', 'q2', 'q3')]) * (1 - 1 / np.sqrt(3))
+    t = diff.mean() / (diff.std(ddof=1) / np.sqrt(2))
+    p = 2 * scipy.stats.t.sf(abs(t), 2)
     assert np.isfinite(table[f'{m} p-value'][1]) and table[f'{m} p-value'][1] == pytest.approx(p, rel=1e-9)
 
 

@@ -26,9 +26,10 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
-from ..core.conditional import conditional_fds
+from ..core.conditional import conditional_fds, conditional_leave_out
 from ..core.histogram import Histograms
-from ..core.weighted import QueryStats, per_query_weighted, weighted_fds as _weighted_fds_numpy
+from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, jackknife_groups, leave_out_fds,
+                             per_query_weighted, weighted_fds as _weighted_fds_numpy)
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import DOCNO, QID, to_ir_measures
 from ..evaluation.histograms import query_histograms
@@ -116,9 +117,59 @@ def _jackknife_weights(units: np.ndarray) -> np.ndarray:
     return weights
 
 
+class JackknifePlan(NamedTuple):
+    """How the bootstrap's jackknife leaves queries out: each unit query alone (``groups`` None) or in ``groups``
+    seeded groups (the delete-a-group jackknife)."""
+    groups: Optional[int]
+    seed: int
+
+    def describe(self, n_units: int) -> str:
+        if self.groups is None or self.groups >= n_units:
+            return f'leave-one-out ({n_units} queries)'
+        return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
+
+
+def jackknife_plan(jackknife, n_units: int, seed: int) -> JackknifePlan:
+    """The plan for ``jackknife`` (``'auto'``: leave-one-out up to :data:`~pyterrier_frechet.core.weighted.EXACT_MAX_UNITS`
+    unit queries, above that :data:`~pyterrier_frechet.core.weighted.DEFAULT_GROUPS` groups; ``'exact'``; or a number
+    of groups G ≥ 2)."""
+    if jackknife == 'auto':
+        return JackknifePlan(None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, seed)
+    if jackknife == 'exact':
+        return JackknifePlan(None, seed)
+    if isinstance(jackknife, (int, np.integer)) and not isinstance(jackknife, bool) and jackknife >= 2:
+        return JackknifePlan(int(jackknife), seed)
+    raise ValueError(f"jackknife must be 'auto', 'exact' or a number of groups >= 2, got {jackknife!r}")
+
+
+def _group_seed(seed: int) -> list:
+    # the grouping's own stream, apart from the resampling draws of the same seed
+    return [int(seed), 0x6A4B]
+
+
+def _leave_out_values(measure, rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.ndarray,
+                      plan: JackknifePlan, backend: str, device: Optional[str], verbose: bool) -> np.ndarray:
+    """FD (or CFD) with each unit query, or each group of them, left out: the totals over the units minus each
+    group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`), O(Q·d²) plus one FD per group,
+    never a units × queries weight matrix."""
+    groups, n_groups = jackknife_groups(units, plan.groups, _group_seed(plan.seed))
+    with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
+                 disable=not verbose or n_groups < 200) as pbar:
+        if bootstrap_path(measure) == CONDITIONAL:
+            return conditional_leave_out(rel, ret, units, groups, n_groups, pbar)
+        fd_batch = None
+        if backend == 'torch':
+            from .torch_backend import fd_pairs_torch
+
+            def fd_batch(pairs):
+                return fd_pairs_torch(pairs, device=device)
+        return leave_out_fds(rel, ret, units, groups, n_groups, shift, fd_batch=fd_batch, pbar=pbar)
+
+
 def _vector_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True,
-                    backend: str = 'numpy', device: Optional[str] = None, jackknife: bool = False):
-    """FD (or CFD) per bootstrap sample, and (with ``jackknife``) per left-out query with relevant documents."""
+                    backend: str = 'numpy', device: Optional[str] = None, jackknife=None, seed: int = 0):
+    """FD (or CFD) per bootstrap sample, and (with ``jackknife``: see :func:`jackknife_plan`) per left-out query
+    (or group of queries) with relevant documents, with the text saying which."""
     sets = fd_sets(measure, qrels_ir, run_ir)
     vec_of = _vectors_of(measure, sets, vec_cache)
     all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
@@ -140,9 +191,26 @@ def _vector_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict,
             return weighted_fds(rel, weights, [ret], [weights], shift, pbar, backend=backend, device=device)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
         values = values_of(counts, pbar)
-    if not jackknife:
-        return values, None
-    return values, values_of(_jackknife_weights(pd.Index(queries).isin(sets.queries)))
+    if jackknife is None:
+        return values, None, ''
+    units = pd.Index(queries).isin(sets.queries)
+    plan = jackknife_plan(jackknife, int(units.sum()), seed)
+    jack = _leave_out_values(measure, rel, ret, units, shift, plan, backend, device, verbose)
+    return values, jack, plan.describe(int(units.sum()))
+
+
+def _histogram_leave_one_out(measure, qrels_ir, run_ir, queries) -> np.ndarray:
+    """DO / HSA with each query of the universe left out: the pooled bin counts minus that query's (O(Q · bins));
+    a query without histograms leaves the value unchanged."""
+    qh = query_histograms(measure, qrels_ir, run_ir)
+    rel_total, nonrel_total = qh.relevant.sum(axis=0), qh.nonrelevant.sum(axis=0)
+    full = measure.statistic(Histograms(rel_total, nonrel_total, qh.centres)) if len(qh.queries) else np.nan
+    out = np.full(len(queries), full, dtype=np.float64)
+    for i, pos in enumerate(pd.Index(queries).get_indexer(qh.queries)):
+        drew = len(qh.queries) > 1  # leaving out the only query leaves no histogram
+        out[pos] = (measure.statistic(Histograms(rel_total - qh.relevant[i], nonrel_total - qh.nonrelevant[i], qh.centres))
+                    if drew else np.nan)
+    return out
 
 
 def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
@@ -155,12 +223,23 @@ def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray
                      for r, n, drew in zip(rel, nonrel, weights.sum(axis=1) > 0)])
 
 
-def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None) -> dict:
+def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '') -> dict:
     valid = samples[np.isfinite(samples)]
-    low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
-    estimate = intervals.printed_estimate(method, value, samples, jackknife)
+    if jackknife is not None and not np.isfinite(jackknife).all():
+        # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
+        logger.warning('%s, %s: %d of %d jackknife leave-outs are undefined (a set keeps fewer than 2 vectors); '
+                       'its %s interval is left empty (NaN)', system, measure, int((~np.isfinite(jackknife)).sum()),
+                       len(jackknife), method)
+        low = high = np.nan
+        estimate = np.nan if method == 'jackknife_bc' else value
+    else:
+        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
+        estimate = intervals.printed_estimate(method, value, samples, jackknife)
+    if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
+        # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
+        method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
-            'interval': method, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
+            'interval': method, 'jackknife': jackknife_text, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
 
 
@@ -185,7 +264,7 @@ def bootstrappable(measures) -> list:
 
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
-              encoder=None, interval: Optional[str] = None) -> BootstrapResult:
+              encoder=None, interval: Optional[str] = None, jackknife='auto') -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -207,12 +286,22 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             ``'shifted'``, ``'basic'``, ``'bca'``, ``'jackknife'``, ``'jackknife_bc'``); default: per kind of measure,
             :data:`DEFAULT_INTERVAL`, chosen by measured coverage. ``summary`` gives each interval's ``estimate`` —
             the point it is printed beside (the bias-corrected value for ``basic`` and ``jackknife_bc``).
+        jackknife: how the leave-out values of ``bca``, ``jackknife`` and ``jackknife_bc`` are formed for FD and CFD
+            (downdated totals, O(Q·d²) plus one FD per leave-out; docs/scale.md): ``'exact'`` leaves each query
+            with relevant documents out; an integer G ≥ 2 is the delete-a-group jackknife (those queries dealt into G
+            groups by ``numpy.random.default_rng([seed, 27211])``; standard error ((G−1)/G Σ(θ₍g₎−θ̄)²)^½, bias
+            correction Gθ̂ − (G−1)θ̄); ``'auto'`` (default): exact up to
+            :data:`~pyterrier_frechet.core.weighted.EXACT_MAX_UNITS` (500) such queries, G =
+            :data:`~pyterrier_frechet.core.weighted.DEFAULT_GROUPS` (200) above. ``summary['jackknife']`` says which
+            was used, and a grouped interval's ``interval`` text names G. DO and HSA always leave single queries out
+            (cheap: their bin counts are downdated).
     """
     with using_encoder(encoder):
-        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval)
+        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife)
 
 
-def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None) -> BootstrapResult:
+def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None,
+               jackknife='auto') -> BootstrapResult:
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     if interval is not None and interval not in intervals.METHODS:
@@ -222,6 +311,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     if backend == 'torch':
         from ..vectors.devices import check_torch_device
         check_torch_device(device)
+    jackknife_plan(jackknife, 0, seed)  # a bad value is refused before any work
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     check_labels_distinct(measures)
@@ -244,23 +334,27 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         for m in measures:
             path = bootstrap_path(m)
             method = interval or DEFAULT_INTERVAL[path]
-            jack = None
+            jack, jack_text = None, ''
+            needs_jack = method in intervals.NEEDS_JACKKNIFE
             if path in VECTOR_PATHS:
-                values, jack = _vector_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose, backend, device,
-                                               jackknife=method in intervals.NEEDS_JACKKNIFE)
+                values, jack, jack_text = _vector_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose,
+                                                          backend, device, jackknife if needs_jack else None, seed)
             elif path == HISTOGRAM:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
-                if method in intervals.NEEDS_JACKKNIFE:
-                    jack = _histogram_samples(m, qrels_ir, run_ir, queries, _jackknife_weights(np.ones(len(queries), bool)))
+                if needs_jack:
+                    jack = _histogram_leave_one_out(m, qrels_ir, run_ir, queries)
+                    jack_text = f'leave-one-out ({len(queries)} queries)'
             else:
                 per_q = per_query[str(m)].to_numpy(dtype=np.float64)
                 values = counts @ per_q / len(queries)
-                if method in intervals.NEEDS_JACKKNIFE:
+                if needs_jack:
                     jack = (per_q.sum() - per_q) / (len(queries) - 1)
+                    jack_text = f'leave-one-out ({len(queries)} queries)'
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
-            rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack))
+            rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
+                                     jack_text))
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives)
 
 

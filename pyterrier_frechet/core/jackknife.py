@@ -1,9 +1,34 @@
-"""Jackknife pseudo-values of FD over queries (pure numpy)."""
+"""Jackknife pseudo-values of FD over queries (pure numpy).
+
+Each leave-one-query-out FD comes from the totals of both sets minus the left-out query's count, sum and
+cross-product (:func:`~.weighted.leave_out_fds`): O(Q · d²) for the statistics and one FD (an O(d³)
+eigendecomposition) per query, where gathering every other query's vectors again cost O(Q · N · d²).
+"""
 from typing import Dict, List
 
 import numpy as np
 
 from .frechet import frechet_distance
+from .weighted import QueryStats, leave_out_fds
+
+
+def leave_one_out_fds(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
+                      queries: List[str]) -> np.ndarray:
+    """FD without each query of ``queries`` (its relevant and retrieved documents left out), by downdating the
+    totals; NaN where a side keeps fewer than 2 vectors. Documents of queries outside ``queries`` stay in every
+    leave-out (they are never left out)."""
+    relevant = np.asarray(relevant, dtype=np.float64)
+    retrieved = np.asarray(retrieved, dtype=np.float64)
+    n = len(queries)
+    index = {q: i for i, q in enumerate(queries)}
+    # queries outside ``queries`` share one extra slot that is never left out
+    rel_idx = np.array([index.get(q, n) for q in np.asarray(rel_qids).tolist()], dtype=np.int64)
+    ret_idx = np.array([index.get(q, n) for q in np.asarray(ret_qids).tolist()], dtype=np.int64)
+    shift = relevant.mean(axis=0)
+    rel = QueryStats(rel_idx, relevant, n + 1, shift)
+    ret = QueryStats(ret_idx, retrieved, n + 1, shift)
+    groups = np.append(np.arange(n), -1)
+    return leave_out_fds(rel, ret, np.ones(n + 1, dtype=bool), groups, n, shift)
 
 
 def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
@@ -13,13 +38,26 @@ def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieve
     query with none is no unit and gets no value — counting it would scale the bias correction by the wrong n,
     so adding judged queries without relevant documents would move the estimate (issue 15 S6). Their mean is the
     jackknife bias-corrected FD, and a paired t-test on two systems' pseudo-values is Tukey's jackknife test of the
-    FD difference (the units are the same for every system when ``queries`` are those with relevant documents)."""
+    FD difference (the units are the same for every system when ``queries`` are those with relevant documents).
+
+    Raises:
+        ValueError: fewer than 2 units (the jackknife needs two), or leaving a unit out leaves a side with fewer
+            than 2 vectors (FD₋q undefined) — never a silent NaN.
+    """
     present = set(np.asarray(rel_qids).tolist()) | set(np.asarray(ret_qids).tolist())
     queries = [q for q in queries if q in present]
     n = len(queries)
+    if n < 2:
+        raise ValueError(f'the jackknife needs at least 2 queries with documents, got {n} ({queries}); '
+                         'use FD without jackknife=True')
     full = frechet_distance(relevant, retrieved)
-    out = {}
-    for q in queries:
-        r, t = relevant[rel_qids != q], retrieved[ret_qids != q]
-        out[q] = n * full - (n - 1) * frechet_distance(r, t) if min(len(r), len(t)) >= 2 else float('nan')
-    return out
+    loo = leave_one_out_fds(relevant, rel_qids, retrieved, ret_qids, queries)
+    undefined = [q for q, v in zip(queries, loo) if not np.isfinite(v)]
+    if undefined:
+        counts = {side: {q: int(np.sum(np.asarray(ids) == q)) for q in undefined[:3]}
+                  for side, ids in (('relevant', rel_qids), ('retrieved', ret_qids))}
+        raise ValueError(f'leaving out {len(undefined)} of {n} queries (e.g. {undefined[:3]}) leaves a set with fewer '
+                         f'than 2 vectors ({len(relevant)} relevant, {len(retrieved)} retrieved in all; '
+                         f'the left-out queries hold {counts}), so FD without them is undefined; '
+                         'use FD without jackknife=True, or more queries')
+    return {q: n * full - (n - 1) * v for q, v in zip(queries, loo)}

@@ -13,6 +13,7 @@ from typing import Iterator, NamedTuple, Optional, Sequence
 import numpy as np
 
 from .frechet import GaussianStats, frechet_distance_from_stats
+from .threads import lapack_threads
 
 CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cross-products held in memory)
 #: When the cross-products are streamed, each chunk of samples is one pass over the queries (forming every query's
@@ -63,7 +64,8 @@ class QueryStats:
             raise ValueError(f'{int(((qidx < 0) | (qidx >= n_queries)).sum())} row(s) belong to queries outside the universe')
         order = np.argsort(qidx, kind='stable')
         self._qidx = qidx[order]
-        self._x = np.asarray(x, dtype=np.float64).reshape(len(qidx), d)[order] - shift
+        self._x = np.asarray(x, dtype=np.float64).reshape(len(qidx), d)[order]  # a copy: shifted in place
+        self._x -= shift
         self.n[:] = np.bincount(self._qidx, minlength=n_queries)
         self._starts = np.concatenate([[0], np.cumsum(self.n, dtype=np.int64)])
         present = self.n > 0
@@ -108,7 +110,11 @@ class QueryStats:
                 rows = slice(self._starts[part.start], self._starts[part.stop])
                 padded = np.zeros((part.stop - part.start, width, d))
                 padded[self._qidx[rows] - sub, self._slot[rows]] = self._x[rows]
-                cross[sub - b:part.stop - b] = (padded.transpose(0, 2, 1) @ padded).reshape(len(padded), d * d)[:, self._upper]
+                # many thin products (k = a query's few vectors): on one BLAS thread, as threads only contend here
+                # (64 products of 384×10 by 10×384: 0.11 s on 1 thread, 0.48–1.8 s on 2 on the loaded 2-core machine)
+                with lapack_threads():
+                    products = padded.transpose(0, 2, 1) @ padded
+                cross[sub - b:part.stop - b] = products.reshape(len(padded), d * d)[:, self._upper]
             yield block, cross
 
     def _all_blocks(self, size: int) -> np.ndarray:
@@ -202,4 +208,182 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
                 out[b] = frechet_distance_from_stats(s1, s2)
         if pbar is not None:
             pbar.update(len(rel_weights[sl]))
+    return out
+
+
+# --- leave-out statistics (the jackknife) -------------------------------------------------------------------------
+#
+# The jackknife leaves each unit query (or each group of unit queries) out in turn. Re-weighting with a
+# units × queries matrix of 0/1 weights would cost O(units · Q · d²) time and O(units · Q) memory; instead the
+# totals over the units are formed once and each group's own counts, sums and cross-products are subtracted from
+# them (downdating): O(Q · d²) for the statistics, streamed in blocks of queries as the bootstrap streams them, plus
+# one FD (one O(d³) eigendecomposition) per group.
+
+#: Above this many unit queries the bootstrap's jackknife leaves out groups of queries, not single queries (each
+#: leave-out costs one FD, an O(d³) eigendecomposition: 6,980 of them at MS MARCO dev scale against the bootstrap's
+#: 1,000; measured in ``benchmarks/jackknife_scale.py``, docs/scale.md).
+EXACT_MAX_UNITS = 500
+#: Groups of the delete-a-group jackknife (``docs/scale.md``).
+DEFAULT_GROUPS = 200
+
+
+def jackknife_groups(units: np.ndarray, n_groups: Optional[int] = None, seed: int = 0):
+    """The group of each query for the jackknife (−1: no unit) and the number of groups.
+
+    ``n_groups`` None (or at least the number of units): every unit is its own group (the exact leave-one-out
+    jackknife). Otherwise the delete-a-group jackknife: the units are shuffled by ``numpy.random.default_rng(seed)``
+    and dealt into ``n_groups`` groups of ⌊n/G⌋ or ⌈n/G⌉ queries. The assignment depends only on (units, G, seed), so
+    two systems evaluated on the same queries get the same groups (paired leave-out values)."""
+    units = np.asarray(units, dtype=bool)
+    idx = np.flatnonzero(units)
+    groups = np.full(len(units), -1, dtype=np.int64)
+    if n_groups is None or n_groups >= len(idx):
+        groups[idx] = np.arange(len(idx))
+        return groups, len(idx)
+    if n_groups < 2:
+        raise ValueError(f'the delete-a-group jackknife needs at least 2 groups, got {n_groups}')
+    order = np.random.default_rng(seed).permutation(len(idx))
+    groups[idx[order]] = np.arange(len(idx)) % n_groups
+    return groups, int(n_groups)
+
+
+def _singletons(groups: np.ndarray) -> bool:
+    g = groups[groups >= 0]
+    return len(np.unique(g)) == len(g)
+
+
+def _query_blocks(stats: QueryStats):
+    """(query slice, packed cross-products of its queries) in blocks of :attr:`QueryStats._BLOCK` queries, from the
+    held cross-products or formed now (streamed)."""
+    if stats._p is not None:
+        for b in range(0, len(stats.n), stats._BLOCK):
+            block = slice(b, min(b + stats._BLOCK, len(stats.n)))
+            yield block, stats._p[block]
+    else:
+        yield from stats._blocks(stats._BLOCK)
+
+
+def _packed_outer(s: np.ndarray, scale: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """scale_q · s_q s_qᵀ, packed, for every row q of ``s``."""
+    d = s.shape[1]
+    i, j = np.divmod(upper, d)
+    return (s[:, i] * s[:, j]) * scale[:, None]
+
+
+def group_cross_batches(stats: QueryStats, weight: np.ndarray, groups: np.ndarray, n_groups: int,
+                        centred: bool = False):
+    """Yield (group ids, packed Σ_{q∈g} weight_q · C_q for those groups) in batches, with C_q the cross-product P_q
+    (or, ``centred``, the within-query scatter P_q − s_q s_qᵀ/n_q). Every group appears once. When every group is
+    one query (the exact jackknife) each block of queries is one batch, so memory stays one block; otherwise the
+    n_groups sums are accumulated in one pass (n_groups × d(d+1)/2 numbers) and yielded at the end."""
+    single = _singletons(groups)
+    acc = None if single else np.zeros((n_groups, stats.packed_size))
+    for block, cross in _query_blocks(stats):
+        g = groups[block]
+        sel = (g >= 0) & (weight[block] != 0)
+        if not sel.any():
+            if single and (g >= 0).any():
+                yield g[g >= 0], np.zeros(((g >= 0).sum(), stats.packed_size))
+            continue
+        part = cross[sel] * weight[block][sel, None]
+        if centred:
+            n = stats.n[block][sel]
+            part = part - _packed_outer(stats.s[block][sel], weight[block][sel] / np.where(n > 0, n, 1), stats._upper)
+        if single:
+            out = np.zeros(((g >= 0).sum(), stats.packed_size))
+            out[sel[g >= 0]] = part
+            yield g[g >= 0], out
+        else:
+            for gid, row in zip(g[sel], part):
+                acc[gid] += row
+    if not single:
+        yield np.arange(n_groups), acc
+
+
+def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups: int):
+    """Per-side totals over the units (count, V₁, V₂, sum) and each group's share of them (the rule of
+    :func:`gaussians`: a query of weight w contributes w·doc_weight to its sums)."""
+    u = w * stats.doc_weight
+    parts = (w * stats.n, u * stats.n, w * stats.n * stats.doc_weight ** 2)
+    sel = groups >= 0
+    scalars = [(float(p.sum()), np.bincount(groups[sel], weights=p[sel], minlength=n_groups)) for p in parts]
+    sums = u[:, None] * stats.s
+    group_sums = np.zeros((n_groups, stats.s.shape[1]))
+    np.add.at(group_sums, groups[sel], sums[sel])
+    return scalars, (sums.sum(axis=0), group_sums)
+
+
+def _total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -> np.ndarray:
+    if not centred and stats._p is not None:
+        return weight @ stats._p
+    total = np.zeros(stats.packed_size)
+    for block, cross in _query_blocks(stats):
+        w = weight[block]
+        if w.any():
+            total += w @ cross
+            if centred:
+                n = stats.n[block]
+                total -= (w / np.where(n > 0, n, 1)) @ _packed_outer(stats.s[block], np.ones(len(w)), stats._upper)
+    return total
+
+
+def _gaussian(n, a, b, total, cross, shift) -> Optional[GaussianStats]:
+    """One weighted Gaussian from its count n, V₁ = a, V₂ = b, shifted sum and packed cross-product (None where
+    fewer than 2 vectors or no spread): the rule of :func:`gaussians`."""
+    if n < 2 or a <= 0 or a - b / a <= 0:
+        return None
+    mean_shifted = total / a
+    cov = unpack(cross, len(shift))
+    cov -= a * np.outer(mean_shifted, mean_shifted)
+    cov /= a - b / a
+    return GaussianStats(mean_shifted + shift, cov, int(round(n)))
+
+
+def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: np.ndarray, n_groups: int,
+                        shift: np.ndarray):
+    """Yield (group ids, [per side: list of GaussianStats or None]) in batches: each side's Gaussian over the units
+    with group g left out, by subtracting g's counts, sums and cross-products from the totals (never a
+    groups × queries weight matrix; the cross-products streamed in blocks when :class:`QueryStats` streams them)."""
+    w = np.asarray(units, dtype=np.float64)
+    single = _singletons(groups)
+    info, batches = [], []
+    for stats in sides:
+        u = w * stats.doc_weight
+        if single:  # one pass for the totals, one yielding each block's queries
+            info.append((_side_totals(stats, w, groups, n_groups), _total_cross(stats, u), u))
+            batches.append(group_cross_batches(stats, u, groups, n_groups))
+        else:  # one pass: the groups' sums, whose total is the units' (non-units weigh 0 in u only if no group)
+            gids, sums = next(group_cross_batches(stats, u * (groups >= 0), groups, n_groups))
+            outside = np.where(groups < 0, u, 0.0)
+            total = sums.sum(axis=0) + (_total_cross(stats, outside) if outside.any() else 0.0)
+            info.append((_side_totals(stats, w, groups, n_groups), total, u))
+            batches.append(iter([(gids, sums)]))
+    for parts in zip(*batches):
+        gids = parts[0][0]
+        out = []
+        for ((scalars, (sum_total, group_sums)), cross_total, _), (_, crosses) in zip(info, parts):
+            (nt, ng), (at, ag), (bt, bg) = scalars
+            out.append([_gaussian(nt - ng[g], at - ag[g], bt - bg[g], sum_total - group_sums[g], cross_total - c, shift)
+                        for g, c in zip(gids, crosses)])
+        yield gids, out
+
+
+def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: np.ndarray, n_groups: int,
+                  shift: np.ndarray, fd_batch=None, pbar=None) -> np.ndarray:
+    """FD with each group of unit queries left out (:func:`jackknife_groups`), for one relevant and one retrieved
+    side over the same query universe: equal to :func:`weighted_fds` with one row of weights per group (the units
+    weighing 1, the group 0) to round-off, in O(Q · d²) for the statistics plus one FD per group. NaN where a side
+    keeps fewer than 2 vectors. ``fd_batch``: a function from a list of (relevant, retrieved) Gaussian pairs to
+    their FDs (default: :func:`~.frechet.frechet_distance_from_stats` one at a time; the torch backend batches
+    them); ``pbar``: anything with ``update(n)``."""
+    out = np.full(n_groups, np.nan)
+    for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups, shift):
+        valid = [i for i, (a, b) in enumerate(zip(g_rel, g_ret)) if a is not None and b is not None]
+        if valid:
+            pairs = [(g_rel[i], g_ret[i]) for i in valid]
+            values = (fd_batch(pairs) if fd_batch is not None
+                      else [frechet_distance_from_stats(a, b) for a, b in pairs])
+            out[gids[valid]] = values
+        if pbar is not None:
+            pbar.update(len(gids))
     return out

@@ -45,21 +45,42 @@ def outcome_value(outcome):
     return getattr(outcome, 'value', outcome)
 
 
+def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, float]:
+    """Per-unit values (FD's jackknife pseudo-values p_q over its n units, the queries with relevant documents) as
+    one row for every one of the M qrels queries, so that ir_measures never fills a row in (it fills 0 for a
+    (measure, qrels query) no provider yielded, once any other provider's measure shares the call — issue 25 S1)
+    and every row set a caller aggregates gives the same numbers:
+
+    - a unit q gets p̄ + c·(p_q − p̄), a query that is no unit gets p̄, with p̄ the mean of the pseudo-values (the
+      jackknife bias-corrected estimate) and c = √(M(M−1) / (n(n−1)));
+    - so the mean over the M rows is p̄ exactly, and a paired t-test over the M rows of two systems (what
+      ``pt.Experiment(baseline=...)`` runs) has Tukey's jackknife t statistic, Δp̄ / (s_Δ/√n), exactly: the M−n
+      constant rows add nothing to the differences' sum of squares, c makes up for the divisor. Only its degrees of
+      freedom are M−1 rather than n−1 (the same when every qrels query has a relevant document, c = 1).
+
+    Values of queries outside the qrels are dropped (they are no units of this qrels)."""
+    rows = {q: values[q] for q in qrels_queries if q in values}
+    n, m = len(rows), len(qrels_queries)
+    if n == m:
+        return rows
+    if n == 0:
+        return {q: float('nan') for q in qrels_queries}
+    mean = float(sum(rows.values()) / n)
+    scale = ((m * (m - 1)) / (n * (n - 1))) ** 0.5 if n > 1 else 0.0
+    return {q: mean + scale * (rows[q] - mean) if q in rows else mean for q in qrels_queries}
+
+
 class SetEvaluator(providers.Evaluator):
     """Evaluates set measures: each one's value is reported for every query of the qrels, so that the mean over
-    queries (what pt.Experiment shows) is exactly that number; per-query values (FD's jackknife) as they are."""
+    queries (what pt.Experiment shows) is exactly that number; per-query values (FD's jackknife) are spread over
+    every qrels query by :func:`qrels_rows`, so their mean and paired test do not depend on the other measures of
+    the call."""
 
     def __init__(self, measures, qrels):
         qrels = prepare_qrels(qrels, 'pyterrier_frechet')
         self.judgments = Judgments(qrels)
         super().__init__(measures, self.judgments.query_names.tolist())
         self.qrels = qrels
-
-    def iter_calc(self, run) -> Iterator[Metric]:
-        # ir_measures' base class fills every (measure, qrels query) not yielded with the measure's DEFAULT; a
-        # set value is yielded for every query already, and per-query values exist for their units only (FD's
-        # jackknife: the queries with relevant documents), so a filled-in value would bias their mean.
-        yield from self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from .answers import is_answer_frame, warn_other_kind
@@ -73,8 +94,9 @@ class SetEvaluator(providers.Evaluator):
         for measure, outcome in outcomes.items():
             value = outcome_value(outcome)
             if isinstance(value, dict):  # per-query values (FD's jackknife pseudo-values)
-                for qid, v in value.items():
-                    yield Metric(query_id=qid, measure=measure, value=v)
+                value = qrels_rows(value, self.qrel_qids)
+                for qid in self.qrel_qids:
+                    yield Metric(query_id=qid, measure=measure, value=value[qid])
                 continue
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)

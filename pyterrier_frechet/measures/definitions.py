@@ -24,11 +24,18 @@ class _FD(VectorMeasure):
     FD is one number per query *set*, not a per-query score. To fit ir_measures and
     ``pt.Experiment``, which average per-query values, the set value is reported for every query
     of the qrels, so the mean over queries *is* the set value. Per-query rows repeat that number;
-    paired tests against a ``baseline`` are therefore meaningless for plain FD (constant differences:
-    the p-value is NaN). ``FD(jackknife=True)`` instead reports, for each query q with relevant documents,
-    the jackknife pseudo-value n·FD − (n−1)·FD₋q (FD₋q: FD without q's documents): their mean is the
-    jackknife bias-corrected FD, and ``pt.Experiment``'s paired t-test against a ``baseline`` on them is
-    Tukey's jackknife test of the FD difference.
+    paired tests against a ``baseline`` are therefore meaningless for plain FD, FD(weighting='query') and CFD
+    (constant differences: scipy's t-test divides by a zero spread and the p-value is 0.0, or a vanishing number
+    where round-off leaves a spread — never evidence; NaN only when both systems have the same value).
+    ``FD(jackknife=True)`` instead reports the jackknife pseudo-values p_q = n·FD − (n−1)·FD₋q of the n queries
+    with relevant documents (FD₋q: FD without q's documents; computed by downdating the totals, one FD per
+    query): their mean p̄ is the jackknife bias-corrected FD, and ``pt.Experiment``'s paired t-test against a
+    ``baseline`` on them is Tukey's jackknife test of the FD difference. Every one of the M qrels queries gets a
+    row, whatever other measures share the call (otherwise ir_measures fills 0 in): with M > n a query without
+    relevant documents gets p̄ and a unit p̄ + c(p_q − p̄), c = √(M(M−1)/(n(n−1))), so the mean over the M rows is
+    p̄ and the paired t statistic is Tukey's exactly, on M−1 degrees of freedom instead of n−1
+    (:func:`pyterrier_frechet.evaluation.provider.qrels_rows`). Fewer than 2 such queries, or a query whose
+    removal leaves a set with fewer than 2 vectors, is refused with the reason (never a silent NaN).
 
     ``weighting='query'`` fits both Gaussians with per-document weights so that every query has total weight 1 on
     each side — each of its n_q relevant documents weighs 1/n_q, each of its k_q retrieved documents 1/k_q — with
@@ -61,7 +68,7 @@ class _FD(VectorMeasure):
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '
-                               'bias-corrected FD; pt.Experiment\'s baseline= t-test on them is the jackknife test)'),
+                               'bias-corrected FD; pt.Experiment\'s baseline= t-test on them has the jackknife test\'s t)'),
         'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',
                                desc="'document': every document weighs 1 (the paper's FD); 'query': every query weighs 1 on "
                                     'each side (its n relevant documents 1/n each, its k retrieved 1/k each)'),
