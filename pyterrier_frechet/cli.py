@@ -176,8 +176,10 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _dropped_notes(table: pd.DataFrame) -> List[str]:
-    if not set(NO_VECTOR_COLUMNS) <= set(table.columns):
+def _dropped_notes(table: Optional[pd.DataFrame]) -> List[str]:
+    """The one line every subcommand prints about documents left out for want of a vector (--missing drop), from
+    the per-run table of :func:`~pyterrier_frechet.evaluate` the subcommand computed with."""
+    if table is None or not set(NO_VECTOR_COLUMNS) <= set(table.columns):
         return []
     rel, ret = (int(table[c].sum()) for c in NO_VECTOR_COLUMNS)
     if not (rel or ret):
@@ -192,7 +194,8 @@ def cmd_shuffle(args) -> int:
     data = load_data(args)
     table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
     _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
-                        'document); a measure that sees which query a ranking serves gets worse, FD does not move'])
+                        'document); a measure that sees which query a ranking serves gets worse, FD does not move']
+          + _dropped_notes(table.drop_duplicates('name')))
     return 0
 
 
@@ -232,7 +235,8 @@ def cmd_bootstrap(args) -> int:
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
-                          f'{args.ci:.0%} intervals: {methods}; estimate: the value each interval is centred for'])
+                          f'{args.ci:.0%} intervals: {methods}; estimate: the value each interval is centred for']
+          + _dropped_notes(result.point))
     return 0
 
 
@@ -261,7 +265,7 @@ def cmd_agreement(args) -> int:
     _emit(args, table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
                         f'{args.seed}; tau and tau_AP against {table["reference"].dropna().iloc[0]} with {args.ci:.0%} '
                         f'percentile intervals; separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
-                        '(Sakai 2006)'])
+                        '(Sakai 2006)'] + _dropped_notes(boot.point))
     return 0
 
 
@@ -323,27 +327,50 @@ def cmd_report(args) -> int:
     _check_baseline(args, data)
     path = write_report(data.runs, data.qrels, data.measures, Path(args.out), encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
-                        qrels_name=args.qrels, verbose=not args.quiet)
-    print(f'wrote {path}')
+                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
+    print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
+                    + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
     return 0
 
 
 def cmd_compare(args) -> int:
-    from .analyses.bootstrap import check_bootstrappable
-    from .analyses.significance import compare_systems
+    from .analyses.bootstrap import bootstrap, check_bootstrappable
+    from .analyses.significance import check_test_resolution, compare_systems, default_samples, n_comparisons
     _check_writable_file(args.output, '--output')
     data = load_data(args)
     check_bootstrappable(data.measures)
     _check_baseline(args, data)
-    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=args.samples,
+    m = n_comparisons(len(data.runs), args.baseline is not None)
+    if len(data.runs) < 2:
+        raise CliError(f'compare needs at least 2 runs, got {len(data.runs)}')
+    samples = args.samples or default_samples(args.test, args.alpha, m)
+    # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
+    check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
+    boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
+                     verbose=not args.quiet, encoder=data.encoder)
+    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
-                            verbose=not args.quiet, encoder=data.encoder)
+                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
     n = len(table) // max(1, table['measure'].nunique())
-    _emit(args, table, [f'{n} comparison(s) per measure, {args.samples} paired bootstrap samples (seed {args.seed}), '
-                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons'
+    _emit(args, table, [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
+                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted p_{args.test} over each measure\'s comparisons'
                         + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
-                        + f'; better: the better system where every adjusted p < {args.alpha:g}'])
+                        + f'; better: the better system where every adjusted p < {args.alpha:g}'] + _dropped_notes(boot.point))
     return 0
+
+
+def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
+    """How many paired bootstrap samples were used, and why, when --samples was not given."""
+    from .analyses.significance import default_samples, n_comparisons
+    alpha = getattr(args, 'alpha', 0.05)
+    chosen = default_samples(args.test, alpha, n_comparisons(n_runs, args.baseline is not None))
+    samples = args.samples or samples or chosen
+    why = ('' if args.samples else
+           ' (the default: the normal test\'s p is not quantised by the sample count, so 1000 resolve Holm for any number of runs)'
+           if args.test == 'normal' else
+           f' (the default for --test bootstrap: the smallest count whose p-value floor 2/(B+1) is below alpha/m for '
+           f'the {n_comparisons(n_runs, args.baseline is not None)} comparisons)')
+    return f'{samples} paired bootstrap samples{why}, test {args.test}'
 
 
 def cmd_pool_sim(args) -> int:
@@ -430,8 +457,19 @@ def _seed_arg(p) -> None:
     p.add_argument('--seed', type=int, default=0, help=HELP['seed'])
 
 
-def _samples_args(p) -> None:
-    p.add_argument('--samples', type=_positive_int, default=1000, help=HELP['samples'])
+def _samples_args(p, tested: bool = False) -> None:
+    """--samples and --ci; ``tested``: the subcommand Holm-corrects paired tests (compare, report): --test, and a
+    --samples default chosen by the test."""
+    if tested:
+        p.add_argument('--samples', type=_positive_int, default=None,
+                       help='bootstrap samples over queries (default: 1000 with --test normal; with --test bootstrap the '
+                            "smallest count whose p-value can pass Holm's first step for the comparisons asked)")
+        p.add_argument('--test', choices=['normal', 'bootstrap'], default='normal',
+                       help="paired test: normal (default; p from the normal approximation of the resampled differences, "
+                            'not quantised by the sample count) or bootstrap (p from the count of resampled differences '
+                            "beyond 0, never below 2/(B+1): --samples must resolve Holm's first step)")
+    else:
+        p.add_argument('--samples', type=_positive_int, default=1000, help=HELP['samples'])
     p.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
 
 
@@ -562,7 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
                         'Holm-corrected: FD, DO, HSA and any ir_measures measure')
     _data_args(cp)
     cp.add_argument('--baseline', help='compare every run with this one (default: all pairs)')
-    _samples_args(cp)
+    _samples_args(cp, tested=True)
     cp.add_argument('--permutations', type=_non_negative_int, default=0,
                     help='also run FD randomisation tests with this many permutations per pair (default 0: none)')
     _seed_arg(cp)
@@ -590,12 +628,23 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser('report', help='eval, correlate, bootstrap, compare and sparsify, written as a markdown report with tables and figures')
     _data_args(rp)
     rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures (replaced whole, only when complete)')
-    _samples_args(rp)
+    _samples_args(rp, tested=True)
     _seed_arg(rp)
     _sparsify_args(rp)
     rp.add_argument('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')
     rp.set_defaults(func=cmd_report)
     return parser
+
+
+#: Python keyword spellings in the package's messages, and the CLI flag a command-line user passes instead.
+_CLI_SPELLINGS = {"pass missing='drop'": 'pass --missing drop', 'pass missing="drop"': 'pass --missing drop'}
+
+
+def _cli_spelling(message: str) -> str:
+    """A library error as the command line says it: options named by their CLI flags."""
+    for python, flag in _CLI_SPELLINGS.items():
+        message = message.replace(python, flag)
+    return message
 
 
 def main(argv=None) -> int:
@@ -609,7 +658,7 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
-        print(f'error: {ex}', file=sys.stderr)
+        print(f'error: {_cli_spelling(str(ex))}', file=sys.stderr)
         return 2
     finally:
         package_log.setLevel(level)

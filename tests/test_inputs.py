@@ -292,10 +292,14 @@ def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, caps
     with pytest.warns(UserWarning, match='n_samples=999'):  # 18 comparisons at 999 samples: allowed, with a warning
         check_test_resolution(999, 0.05, n_comparisons=18)
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    # 3 runs: 3 pairs need B ≥ 2·3/0.05 = 120; with a baseline, 2 comparisons need B ≥ 80
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100']) == 2
+    # 3 runs, the count test (--test bootstrap): 3 pairs need B ≥ 2·3/0.05 = 120; with a baseline, 2 comparisons
+    # need B ≥ 80. The default normal test is not quantised by B: nothing to refuse
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--test', 'bootstrap']) == 2
     assert 'use at least 120 samples' in capsys.readouterr().err
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--baseline', 'fwd', '--format', 'csv']) == 0
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--baseline', 'fwd', '--format', 'csv',
+                 '--test', 'bootstrap']) == 0
+    with pytest.warns(UserWarning, match='n_samples=100'):
+        assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--format', 'csv']) == 0
 
 
 def test_text_lookup_reads_gzip_by_content_drops_a_bom_and_names_bad_bytes(tmp_path):

@@ -1,24 +1,35 @@
 """The shuffle check: does a measure see which query a ranking serves?
 
 Every run is evaluated as it is and with its rankings rotated across queries — the ranking of the i-th query
-(in sorted order of the queries the run and the qrels share that have a relevant document) handed to the
-(i+1)-th, the last to the first. A measure that judges rankings per query (nDCG, CFD) must get worse; FD, which
+(in sorted order of the queries the run and the qrels share that have a relevant document at the measure's ``rel``
+threshold) handed to the (i+1)-th, the last to the first. Measures with different ``rel`` get their own rotation,
+so each rotates exactly the queries its sets are made of. A measure that judges rankings per query (nDCG, CFD) must get worse; FD, which
 pools each side over the query set, does not move: the pooled retrieved set is the same documents.
 """
 from typing import Dict
 
 import pandas as pd
 
-from ..evaluation.evaluate import evaluate, parse_measures
+from ..evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from ..evaluation.frames import LABEL, QID, prepare_qrels, to_ir_measures
 from ..measures.base import column_label
 from ..vectors.sources import using_encoder
 
 
-def rotate_rankings(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
-    """``run`` with each ranking handed to the next query (see the module docstring); other queries unchanged."""
+def _rel(measure) -> int:
+    """The relevance threshold of ``measure``'s relevant documents (1 for measures without a ``rel``)."""
+    try:
+        rel = measure['rel']
+    except (KeyError, AttributeError):
+        return 1
+    return 1 if rel is None else int(rel)
+
+
+def rotate_rankings(run: pd.DataFrame, qrels: pd.DataFrame, rel: int = 1) -> pd.DataFrame:
+    """``run`` with each ranking handed to the next query among those with a document judged ``>= rel`` (see the
+    module docstring); other queries unchanged."""
     judged = prepare_qrels(to_ir_measures(qrels), 'shuffle_check')
-    with_relevant = set(judged.loc[judged[LABEL] > 0, QID])
+    with_relevant = set(judged.loc[judged[LABEL] >= max(int(rel), 1), QID])
     qids = run['qid'].astype(str)
     order = sorted(set(qids) & with_relevant)
     if len(order) < 2:
@@ -30,18 +41,28 @@ def rotate_rankings(run: pd.DataFrame, qrels: pd.DataFrame) -> pd.DataFrame:
 def shuffle_check(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encoder=None) -> pd.DataFrame:
     """Every measure on every run and on the run with its rankings rotated across queries.
 
-    Returns one row per (run, measure): ``value``, ``rotated`` and ``change`` (rotated − value)."""
+    Returns one row per (run, measure): ``value``, ``rotated`` and ``change`` (rotated − value); with a vector
+    measure, also the run's ``no_vector_relevant`` and ``no_vector_retrieved`` (documents left out for want of a
+    vector, as :func:`~pyterrier_frechet.evaluate` counts them; rotating moves no document in or out)."""
     measures = parse_measures(measures)
-    rotated = {name: rotate_rankings(run, qrels) for name, run in runs.items()}
+    by_rel = {}
+    for m in measures:
+        by_rel.setdefault(_rel(m), []).append(m)
     with using_encoder(encoder):
         before = evaluate(runs, qrels, measures).set_index('name')
-        after = evaluate(rotated, qrels, measures).set_index('name')
+        after = {}
+        for rel, group in by_rel.items():
+            rotated = {name: rotate_rankings(run, qrels, rel) for name, run in runs.items()}
+            table = evaluate(rotated, qrels, group).set_index('name')
+            after.update({column_label(m): table[column_label(m)] for m in group})
+    counts = [c for c in NO_VECTOR_COLUMNS if c in before.columns]
     rows = []
     for name in runs:
         for m in measures:
             col = column_label(m)
-            value, rot = float(before.loc[name, col]), float(after.loc[name, col])
-            rows.append({'name': name, 'measure': col, 'value': value, 'rotated': rot, 'change': rot - value})
+            value, rot = float(before.loc[name, col]), float(after[col].loc[name])
+            rows.append({'name': name, 'measure': col, 'value': value, 'rotated': rot, 'change': rot - value,
+                         **{c: int(before.loc[name, c]) for c in counts}})
     return pd.DataFrame(rows)
 
 

@@ -110,9 +110,20 @@ class _RunVectors:
 
 
 class _Side(NamedTuple):
-    vecs: np.ndarray
-    qids: np.ndarray
+    vecs: np.ndarray  # float64, one row per document of the side that has a vector
+    qids: np.ndarray  # the query of each row (its id)
     dropped: np.ndarray  # distinct docnos without a vector
+    qcodes: Optional[np.ndarray] = None  # the query of each row (its code in the Judgments: sorted query order)
+
+
+class VectorSets(NamedTuple):
+    """One vector measure's two sets for one run, as every entry point computes with them (``evaluate``, the
+    bootstrap, the paired tests): the vectors after the measure's ``missing=`` policy, the query of each row, and the
+    distinct docnos left out on each side."""
+    relevant: _Side
+    retrieved: _Side
+    relevant_key: tuple  # what the relevant set is (encoder identity and docnos): keys the memos of its reduction
+    queries: List[str]  # the queries with a relevant document (the units of a leave-one-query-out)
 
 
 def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,
@@ -129,7 +140,7 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
         logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
     if len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
-    return _Side(vecs, query_names[qcodes[found]], dropped)
+    return _Side(vecs, query_names[qcodes[found]], dropped, qcodes[found])
 
 
 def _with_vector(vecs: np.ndarray, found: np.ndarray) -> np.ndarray:
@@ -219,8 +230,12 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
     return result
 
 
-def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
-                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
+def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dict[object, VectorSets]:
+    """The two sets of each vector measure in ``measures`` for ``run`` (a prepared frame), on the qrels coded in
+    ``judgments``, with their vectors — the one selection and look-up path of every entry point: the run is ranked
+    once, each measure's two sets are masks over it, each encoder's vectors are looked up once for all measures,
+    and each measure's ``missing=`` policy is applied on both sides (ValueError, or a counted drop). In the order the
+    provider computes them."""
     has_doc_vec = 'doc_vec' in run.columns
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), m.positive_int('cutoff') or float('inf'), repr(m)))
@@ -277,11 +292,20 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                            ranked.qcode[selected], ranked.vocabulary, names)
         if rel.vecs.shape[1] != ret.vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
+        result[measure] = VectorSets(rel, ret, relevant_key, names[judgments.query_mask(relevant_rows)].tolist())
+    return result
+
+
+def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
+                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
+    result = {}
+    for measure, sets in select_vector_sets(measures, judgments, run).items():
+        rel, ret, relevant_key = sets.relevant, sets.retrieved, sets.relevant_key
         try:
             if not measure.is_set_valued():
                 # per-query values (the jackknife) are over the queries the sets are made of: those with
                 # relevant documents. Qrels queries without any add no unit (they used to inflate n: S6).
-                units = names[judgments.query_mask(relevant_rows)].tolist()
+                units = list(sets.queries)
                 if universe is not None:
                     units = [q for q in units if q in set(universe)]
                 value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids, units)
