@@ -151,12 +151,13 @@ def test_bootstrap_p_is_never_below_one_over_b_plus_one():
 def test_too_few_resamples_are_refused_before_the_work(files, capsys):  # noqa: F811
     # S5: the smallest attainable p must be below alpha, else no difference can ever be called
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '5']) == 2
+    # (the count p-value of --test bootstrap; the default normal test is not quantised by the count)
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '5', '--test', 'bootstrap']) == 2
     err = capsys.readouterr().err
     assert err.startswith('error: n_samples=5 (--samples)') and '2/(B+1) = 0.333' in err and 'at least 120' in err  # 3 pairs
     assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '200', '--permutations', '9']) == 2
     assert 'n_permutations=9 (--permutations)' in capsys.readouterr().err
-    assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep')]) == 2
+    assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep'), '--test', 'bootstrap']) == 2
     assert not (files / 'rep').exists()
     with pytest.warns(UserWarning, match='n_samples=100: p-values from fewer than 1000 resamples are coarse'):
         from pyterrier_frechet.analyses.significance import check_test_resolution

@@ -59,6 +59,8 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     if len(runs) >= 2:
         # the paired comparisons call differences at α = 0.05, Holm-corrected over their number
         check_test_resolution(n_samples if test == 'bootstrap' else None, ALPHA, n_comparisons=m)
+    if len(runs) >= 3:  # discriminative power: the count p-value at α, uncorrected (Sakai 2006)
+        check_test_resolution(n_samples, ALPHA)
     out = Path(out)
     parent = out.resolve().parent
     if not parent.is_dir() or not os.access(parent, os.W_OK):
