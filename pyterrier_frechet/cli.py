@@ -209,8 +209,11 @@ def cmd_calibrate(args) -> int:
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
     elif args.level:
+        # every paired test compare/report offer (normal: their default; bootstrap: --test bootstrap) and the
+        # jackknife z-test, on the same simulated query sets
         table = rejection_rates(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples,
-                                alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
+                                alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic,
+                                tests=('bootstrap', 'normal', 'jackknife'))
     else:
         table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                          n_reference=args.reference, seed=args.seed, verbose=not args.quiet, statistic=args.statistic)

@@ -12,7 +12,13 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
 
 :func:`compare_systems` runs the paired bootstrap for every pair of many systems (or each against a baseline)
-from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure.
+from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure. Its default
+p-value is :func:`normal_p` (the normal approximation of the resampled differences: not quantised by the number of
+resamples, so Holm's first step is resolved for any number of pairs; level and power: ``calibrate --level``,
+docs/report-scale.md); ``test='bootstrap'`` gives the count p-value :func:`bootstrap_p`.
+
+Every test selects documents and vectors as :func:`~pyterrier_frechet.evaluate` does
+(:func:`~pyterrier_frechet.evaluation.vector_sets.select_vector_sets`).
 """
 import warnings
 from typing import Dict, NamedTuple, Optional

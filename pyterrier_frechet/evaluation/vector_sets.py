@@ -1,9 +1,11 @@
 """The two sets of a vector measure (FD and its companions) and their vectors.
 
 :func:`fd_sets` selects, for one measure, the judged-relevant documents of the query set and the top-k (or the first
-k unjudged) retrieved documents of each of its queries. :func:`compute_vector_measures` looks every encoder's vectors
-up once for all measures of a run, applies each measure's ``missing=`` policy on both sides, and asks each measure
-for its value; it reports how many documents each side lost, so no dropped document goes uncounted.
+k unjudged) retrieved documents of each of its queries. :func:`select_vector_sets` looks every encoder's vectors
+up once for all measures of a run and applies each measure's ``missing=`` policy on both sides — the one selection
+path of ``evaluate``, the bootstrap, the paired tests and the report; :func:`compute_vector_measures` asks each
+measure for its value on those sets and reports how many documents each side lost, so no dropped document goes
+uncounted.
 """
 import hashlib
 import logging
