@@ -193,8 +193,9 @@ def cmd_shuffle(args) -> int:
     _check_writable_file(args.output, '--output')
     data = load_data(args)
     table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
-    _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
-                        'document); a measure that sees which query a ranking serves gets worse, FD does not move']
+    _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a document '
+                        "judged >= the measure's rel); a measure that sees which query a ranking serves gets worse, FD "
+                        'does not move']
           + _dropped_notes(table.drop_duplicates('name')))
     return 0
 
@@ -356,7 +357,8 @@ def cmd_compare(args) -> int:
                             verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
     n = len(table) // max(1, table['measure'].nunique())
     _emit(args, table, [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
-                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted p_{args.test} over each measure\'s comparisons'
+                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
+                        'named in column test'
                         + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
                         + f'; better: the better system where every adjusted p < {args.alpha:g}'] + _dropped_notes(boot.point))
     return 0
@@ -369,8 +371,8 @@ def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
     chosen = default_samples(args.test, alpha, n_comparisons(n_runs, args.baseline is not None))
     samples = args.samples or samples or chosen
     why = ('' if args.samples else
-           ' (the default: the normal test\'s p is not quantised by the sample count, so 1000 resolve Holm for any number of runs)'
-           if args.test == 'normal' else
+           f' (the default: the {args.test} test\'s p is not quantised by the sample count, so 1000 resolve Holm for '
+           'any number of runs)' if args.test != 'bootstrap' else
            f' (the default for --test bootstrap: the smallest count whose p-value floor 2/(B+1) is below alpha/m for '
            f'the {n_comparisons(n_runs, args.baseline is not None)} comparisons)')
     return f'{samples} paired bootstrap samples{why}, test {args.test}'
@@ -465,12 +467,14 @@ def _samples_args(p, tested: bool = False) -> None:
     --samples default chosen by the test."""
     if tested:
         p.add_argument('--samples', type=_positive_int, default=None,
-                       help='bootstrap samples over queries (default: 1000 with --test normal; with --test bootstrap the '
+                       help='bootstrap samples over queries (default: 1000, or with --test bootstrap the '
                             "smallest count whose p-value can pass Holm's first step for the comparisons asked)")
-        p.add_argument('--test', choices=['normal', 'bootstrap'], default='normal',
-                       help="paired test: normal (default; p from the normal approximation of the resampled differences, "
-                            'not quantised by the sample count) or bootstrap (p from the count of resampled differences '
-                            "beyond 0, never below 2/(B+1): --samples must resolve Holm's first step)")
+        p.add_argument('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
+                       help='paired test: jackknife (default; p from the jackknife standard error of the difference for '
+                            'FD and CFD, from the normal approximation of the resampled differences for the others: not '
+                            'quantised by the sample count), normal (the latter for every measure) or bootstrap (p from '
+                            "the count of resampled differences beyond 0, never below 2/(B+1): --samples must resolve "
+                            "Holm's first step); level and power: calibrate --level")
     else:
         p.add_argument('--samples', type=_positive_int, default=1000, help=HELP['samples'])
     p.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])

@@ -284,16 +284,19 @@ def many_runs(tmp_path):
 
 def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, capsys):
     """Issue 26 item 2: no --samples on a directory of 9 runs (36 pairs) — the count test would need 1440
-    resamples; the default normal test resolves Holm with 1000 and says so. A user-given count that cannot resolve
+    resamples; the default jackknife/normal test resolves Holm with 1000 and says so. A user-given count that cannot resolve
     Holm for the count test is still refused before any work."""
     data = ['--qrels', str(many_runs / 'qrels.txt'), '--runs', str(many_runs / 'runs'), '--vectors', str(many_runs / 'vecs'),
             '--quiet']
     assert main(['compare', *data, '--metrics', 'FD@5', 'nDCG@5', '--format', 'csv']) == 0
     out = capsys.readouterr()
     table = pd.read_csv(pd.io.common.StringIO(out.out))
-    assert len(table) == 2 * 36 and (table.test == 'normal').all()
-    np.testing.assert_allclose(table.groupby('measure', sort=False).p_holm.apply(list).sum(),
-                               np.concatenate([pf.analyses.significance.holm(g.p_normal) for _, g in table.groupby('measure', sort=False)]))
+    assert len(table) == 2 * 36
+    # the default test: the jackknife p for FD (its bootstrap keeps leave-one-out values), the normal one for nDCG
+    assert (table[table.measure == 'FD@5'].test == 'jackknife').all() and (table[table.measure == 'nDCG@5'].test == 'normal').all()
+    holm = pf.analyses.significance.holm
+    np.testing.assert_allclose(table[table.measure == 'FD@5'].p_holm, holm(table[table.measure == 'FD@5'].p_jackknife))
+    np.testing.assert_allclose(table[table.measure == 'nDCG@5'].p_holm, holm(table[table.measure == 'nDCG@5'].p_normal))
     assert '1000 paired bootstrap samples (the default' in out.err
     # the sample count and test left at their defaults (fewer metrics and sparsified qrels only to keep it short)
     assert main(['report', *data, '--metrics', 'FD@5', 'nDCG@5', '--per-query', '2', '--seeds', '0',
@@ -301,8 +304,8 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     out = capsys.readouterr().out
     assert '1000 paired bootstrap samples (the default' in out
     pairs = pd.read_csv(many_runs / 'report' / 'comparisons.csv')
-    assert len(pairs) == 36 * 2 and (pairs.test == 'normal').all()
-    assert '1000 samples (the default for the normal test)' in (many_runs / 'report' / 'report.md').read_text()
+    assert len(pairs) == 36 * 2 and set(pairs.test) == {'jackknife', 'normal'}
+    assert '1000 samples (the default for the jackknife test)' in (many_runs / 'report' / 'report.md').read_text()
     # the count test: a given count that cannot pass Holm's first step is refused before any work
     assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--samples', '1000']) == 2
     assert 'use at least 1440 samples' in capsys.readouterr().err

@@ -93,9 +93,16 @@ def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
     assert (row.ci_low, row.ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-12)
     # the default test: p from the normal approximation of the same resampled differences, Holm-corrected
     assert row.p_normal == pytest.approx(2 * scipy.stats.norm.sf(abs(row['diff']) / np.std(diffs, ddof=1)), rel=1e-12)
-    assert (table.test == 'normal').all()
+    # nDCG has no leave-one-out values in the bootstrap: the normal p; FD: the jackknife p of its difference
+    assert (table[table.measure == 'nDCG@3'].test == 'normal').all() and (table[table.measure == str(fd)].test == 'jackknife').all()
     holm_expected = pf.analyses.significance.holm(table[table.measure == 'nDCG@3'].p_normal)
     np.testing.assert_allclose(table[table.measure == 'nDCG@3'].p_holm, holm_expected)
+    fd_rows = table[table.measure == str(fd)]
+    np.testing.assert_allclose(fd_rows.p_holm, pf.analyses.significance.holm(fd_rows.p_jackknife))
+    # the jackknife p of FD_fwd − FD_rev, written from paired_test's own leave-one-out route: the same ± z·SE_J test
+    # as its jackknife interval — 0 lies outside the 95% interval exactly when p < 0.05
+    row = fd_rows[(fd_rows.a == 'fwd') & (fd_rows.b == 'rev')].iloc[0]
+    assert (row.p_jackknife < 0.05) == (not row.ci_low <= 0 <= row.ci_high)
     counted = compare_systems(runs, qrels, [ndcg], n_samples=200, seed=4, verbose=False, test='bootstrap')
     np.testing.assert_allclose(counted.p_holm, pf.analyses.significance.holm(counted.p_bootstrap))
 

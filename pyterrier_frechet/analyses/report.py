@@ -42,9 +42,10 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
 
     One bootstrap pass per run and measure serves every section (intervals, τ intervals, discriminative power, the
     paired comparisons). ``test``: the paired comparisons' p-value (:func:`~.significance.compare_systems`):
-    ``'normal'`` (default; 1000 resamples resolve Holm's correction for any number of runs) or ``'bootstrap'`` (the
+    ``'jackknife'`` (default) or ``'normal'`` (1000 resamples resolve Holm's correction for any number of runs), or
+    ``'bootstrap'`` (the
     count p-value; ``n_samples`` must resolve Holm's first step, refused before any work otherwise).
-    ``n_samples``: default :func:`~.significance.default_samples` (1000 for ``'normal'``; for ``'bootstrap'`` the
+    ``n_samples``: default :func:`~.significance.default_samples` (1000; for ``'bootstrap'`` the
     smallest count that resolves Holm's first step over the comparisons asked).
     """
     measures = parse_measures(measures)
@@ -173,9 +174,13 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
         what = f'each run against `{baseline}`' if baseline else 'every pair of runs'
-        read = ('p from the normal approximation of the resampled differences (`p_normal`: not quantised by the '
-                'number of samples; level and power: `calibrate --level`)' if test == 'normal' else
-                'p from the count of resampled differences beyond 0 (`p_bootstrap`)')
+        read = {'jackknife': 'p from the jackknife standard error of the difference for FD and CFD (`p_jackknife`), '
+                             'from the normal approximation of the resampled differences for the others (`p_normal`; '
+                             'column `test`): not quantised by the number of samples; level and power: '
+                             '`calibrate --level`',
+                'normal': 'p from the normal approximation of the resampled differences (`p_normal`: not quantised by '
+                          'the number of samples; level and power: `calibrate --level`)',
+                'bootstrap': 'p from the count of resampled differences beyond 0 (`p_bootstrap`)'}[test]
         lines += ['## Paired comparisons', '', f'Paired bootstrap of the difference for {what}, from the samples above; '
                   f"{read}; Holm's correction over each measure's comparisons, α = {ALPHA} (`comparisons.csv` has every "
                   'row).', '',
