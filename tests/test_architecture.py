@@ -93,9 +93,12 @@ def test_layers_import_only_downwards():
             continue
         layer = parts[1]
         for dep in deps:
+            if dep == 'pyterrier_frechet.extras':  # the optional-dependency check imports nothing of the package
+                continue
             dep_parts = dep.split('.')
             dep_layer = dep_parts[1] if len(dep_parts) > 1 else '<package>'
             assert dep_layer == layer or dep_layer in allowed[layer], f'{module} imports {dep} ({layer} -> {dep_layer})'
+    assert graph['pyterrier_frechet.extras'] == set()
     importers_of_cli = [m for m, deps in graph.items() if 'pyterrier_frechet.cli' in deps]
     assert importers_of_cli == ['pyterrier_frechet.__main__']
 
@@ -257,12 +260,13 @@ def test_bootstrap_module_is_not_shadowed_by_the_function():
 
 def test_encoder_keys_are_stable_identities(tmp_path):
     from pyterrier_frechet.vectors.sources import encoder_key
-    for folder in ('a', 'b'):
+    for folder, scale in (('a', 1), ('b', 2), ('c', 1)):
         (tmp_path / folder).mkdir()
-        np.save(tmp_path / folder / 'vec.npy', np.eye(3, dtype=np.float32))
+        np.save(tmp_path / folder / 'vec.npy', scale * np.eye(3, dtype=np.float32))
         (tmp_path / folder / 'vec.ids.txt').write_text('x\ny\nz\n')
-    a1, a2, b = (pf.VectorStore(str(tmp_path / f / 'vec')) for f in ('a', 'a', 'b'))
-    assert encoder_key(a1) == encoder_key(a2) != encoder_key(b)  # two objects, one identity; two folders, two
+    a1, a2, b, c = (pf.VectorStore(str(tmp_path / f / 'vec')) for f in ('a', 'a', 'b', 'c'))
+    assert encoder_key(a1) == encoder_key(a2) != encoder_key(b)  # two objects, one identity; other vectors, another
+    assert encoder_key(c) == encoder_key(a1)  # the identity is the files' content (issue 25), not their folder
     assert repr(a1) != repr(b)  # so FD(encoder=a1) and FD(encoder=b) are two columns
     measures = [pf.FD(encoder=a1) @ 3, pf.FD(encoder=b) @ 3]
     assert len(set(measures)) == 2

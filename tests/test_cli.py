@@ -130,7 +130,7 @@ def test_bad_input_exits_non_zero_and_writes_nothing(files, capsys, setup, args,
     assert main(argv) == 2
     assert message in capsys.readouterr().err
     assert (files / 'out.md').read_text() == 'previous content'  # never a half-written output
-    assert [p.name for p in files.iterdir() if p.name.startswith('.out.md')] == []
+    assert [p.name for p in files.iterdir() if p.name.startswith(('.out.md', '.rep.out.md'))] == []
 
 
 def test_fd_without_vector_source(files, capsys):

@@ -24,7 +24,7 @@ def test_bundled_collection():
 
 def test_demo_with_tiny_model_embeds_once(tmp_path):
     model = _tiny_bert(tmp_path / 'tiny-bert')
-    first = run_demo(model, str(tmp_path / 'work'), verbose=False)
+    first = run_demo(model, str(tmp_path / 'work'), verbose=False, figures_dir=tmp_path / 'figures')
     assert first.n_encoded == 1400
     assert list(first.table.columns) == COLUMNS
     assert first.table.name.tolist() == ['BM25 (PISA)', 'BM25 >> tiny-bert', 'Dense (tiny-bert)']
@@ -40,7 +40,7 @@ def test_demo_with_tiny_model_embeds_once(tmp_path):
     assert sorted(Path(f).name for f in first.figures) == ['pareto_FD_10_mrt.pdf', 'pareto_FD_10_mrt.png',
                                                          'pareto_nDCG_10_mrt.pdf', 'pareto_nDCG_10_mrt.png']
     assert all(Path(f).stat().st_size > 1000 for f in first.figures)
-    second = run_demo(model, str(tmp_path / 'work'), verbose=False)
+    second = run_demo(model, str(tmp_path / 'work'), verbose=False, figures_dir=tmp_path / 'figures')
     assert second.n_encoded == 0  # warm cache: nothing is embedded again
     pd.testing.assert_frame_equal(first.table.drop(columns='mrt'), second.table.drop(columns='mrt'))
 
@@ -62,22 +62,22 @@ def test_demo_with_tiny_model_embeds_once(tmp_path):
 
 def test_cli_demo_prints_table(tmp_path, capsys):
     model = _tiny_bert(tmp_path / 'tiny-bert')
-    assert main(['demo', '--model', model, '--work-dir', str(tmp_path / 'w'), '--quiet']) == 0
+    assert main(['demo', '--model', model, '--work-dir', str(tmp_path / 'w'), '--quiet', '--figures', str(tmp_path / 'f')]) == 0
     out = capsys.readouterr().out
     assert 'FD(urr=True)@10' in out and 'nDCG@10' in out and 'Documents encoded by this run: 1400' in out
     assert 'Pareto frontier of FD@10 against mrt (not dominated):' in out and 'pareto_FD_10_mrt.png' in out
-    assert main(['demo', '--model', model, '--work-dir', str(tmp_path / 'w'), '--quiet']) == 0
+    assert main(['demo', '--model', model, '--work-dir', str(tmp_path / 'w'), '--quiet', '--figures', str(tmp_path / 'f')]) == 0
     assert 'Documents encoded by this run: 0' in capsys.readouterr().out
-    assert main(['demo', '--model', str(tmp_path / 'missing'), '--work-dir', str(tmp_path / 'w')]) == 2
+    assert main(['demo', '--model', str(tmp_path / 'missing'), '--work-dir', str(tmp_path / 'w'), '--figures', str(tmp_path / 'f')]) == 2
     assert 'does not exist' in capsys.readouterr().err
 
 
 @pytest.mark.slow
 def test_main_job_with_default_model(tmp_path):
     """The README's main job with the real default encoder (all-MiniLM-L6-v2): ~1 minute on 2 cores."""
-    first = run_demo(None, str(tmp_path), verbose=False)
+    first = run_demo(None, str(tmp_path), verbose=False, figures_dir=tmp_path / 'figures')
     assert first.n_encoded == 1400
     table = first.table.set_index('name')
     assert list(table.index) == ['BM25 (PISA)', 'BM25 >> all-MiniLM-L6-v2', 'Dense (all-MiniLM-L6-v2)']
     assert ((table[['FD@1', 'FD@10', 'FD(urr=True)@10']] > 0).all()).all()
-    assert run_demo(None, str(tmp_path), verbose=False).n_encoded == 0
+    assert run_demo(None, str(tmp_path), verbose=False, figures_dir=tmp_path / 'figures').n_encoded == 0

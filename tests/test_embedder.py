@@ -2,6 +2,7 @@
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -73,8 +74,9 @@ def test_sentence_transformers_model(models):
     assert emb.kind == 'sentence-transformers'
     expected = SentenceTransformer(models['st'], device='cpu').encode(DOCS.text.tolist())
     np.testing.assert_allclose(np.stack(emb(DOCS).doc_vec), expected, rtol=1e-5, atol=1e-6)
-    assert repr(emb) == "Embedder('tiny-st')"
-    assert repr(pf.Embedder(models['bert'], pooling='cls', max_length=8, cache_dir=None)) == "Embedder('tiny-bert', pooling='cls', max_length=8)"
+    assert re.fullmatch(r"Embedder\('tiny-st', id=[0-9a-f]{8}\)", repr(emb))
+    assert re.fullmatch(r"Embedder\('tiny-bert', pooling='cls', max_length=8, id=[0-9a-f]{8}\)",
+                        repr(pf.Embedder(models['bert'], pooling='cls', max_length=8, cache_dir=None)))
 
 
 def test_two_local_worker_processes_equal_single_process_encoding(models, tmp_path):
@@ -126,17 +128,18 @@ def test_cache_remembers_what_it_read(tmp_path):
     import sqlite3
     identity = {'name': 'm', 'hash': 'x'}
     cache = EmbeddingCache(tmp_path, identity, memo_size=2)
-    cache.put(['a', 'b', 'c'], np.eye(3, dtype=np.float32))
+    texts = ['text a', 'text b', 'text c']
+    cache.put(['a', 'b', 'c'], np.eye(3, dtype=np.float32), texts)
     assert cache._memo == {}
-    first = cache.get(['a', 'b', 'c'])
+    first = cache.get(['a', 'b', 'c'], texts)
     assert sorted(first) == ['a', 'b', 'c'] and len(cache._memo) == 2
-    with sqlite3.connect(str(cache.path / 'kv' / 'db.sqlite3')) as db:
-        db.execute('DELETE FROM cache')
-    again = cache.get(['a', 'b', 'c'])
+    with sqlite3.connect(str(cache.path / 'vectors.sqlite3')) as db:
+        db.execute('DELETE FROM vectors')
+    again = cache.get(['a', 'b', 'c'], texts)
     assert sorted(again) == sorted(d for d, _ in cache._memo) and len(again) == 2
     for d in again:
         np.testing.assert_array_equal(again[d], first[d])
-    assert EmbeddingCache(tmp_path, identity).get(['a', 'b', 'c']) == {}
+    assert EmbeddingCache(tmp_path, identity).get(['a', 'b', 'c'], texts) == {}
 
 
 def test_cache_refuses_another_encoder(models, tmp_path):
@@ -238,7 +241,7 @@ def test_default_model_matches_shared_cranfield_vectors():
     store = pf.VectorStore(str(SHARED / 'embeddings' / 'cranfield.minilm'))
     docnos = ['1', '2', '3', '471', '995', '1400']  # 471 and 995 have an empty abstract
     emb = pf.Embedder(verbose=False, empty_text='embed')
-    assert repr(emb) == "Embedder('all-MiniLM-L6-v2')"
+    assert re.fullmatch(r"Embedder\('all-MiniLM-L6-v2', id=[0-9a-f]{8}\)", repr(emb))
     frame = pf.TextLookup(collection.texts)(pd.DataFrame({'docno': docnos}))
     with pytest.raises(ValueError, match=r"2 document\(s\) have an empty .* in column 'text'.*'471', '995'.*empty_text='embed'"):
         pf.Embedder(verbose=False)(frame)  # the default refuses them
@@ -290,7 +293,7 @@ def test_fd_with_embedder_encoder_drops_docs_without_text(models, toy):
     texts = {f'd{i}': ' '.join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(1 + i % 4)) for i in range(60) if i != 2}
     emb = pf.Embedder(models['bert'], texts=texts, cache_dir=None, verbose=False)
     m = pf.FD(encoder=emb, missing='drop') @ 3
-    assert str(m) == "FD(encoder=Embedder('tiny-bert'),missing='drop')@3"
+    assert str(m) == f"FD(encoder=Embedder('tiny-bert', texts=dict, id={emb.identity_digest}),missing='drop')@3"
     value = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
     vec = lambda *ds: emb.lookup(list(ds))[0]
     expected = reference_fd(vec('d0', 'd1', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd1', 'd10', 'd11', 'd12'))  # d2 has no text
@@ -391,7 +394,7 @@ def test_damaged_cache_is_one_clear_error(models, tmp_path, damage):
     import sqlite3
     emb = pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)
     emb(DOCS)
-    path, db = emb.cache.path, emb.cache.path / 'kv' / 'db.sqlite3'
+    path, db = emb.cache.path, emb.cache.path / 'vectors.sqlite3'
     emb.cache.close()
     if damage == 'garbage':
         db.write_bytes(b'this is not a database' * 100)
@@ -399,10 +402,10 @@ def test_damaged_cache_is_one_clear_error(models, tmp_path, damage):
         db.write_bytes(db.read_bytes()[:1000])
     elif damage == 'bad_row':
         with sqlite3.connect(str(db)) as con:
-            con.execute('UPDATE cache SET value = ?', (b'\x80\x04not a pickle',))
+            con.execute('UPDATE vectors SET vector = ?', (b'\x80\x04not a pickle',))
     else:
         (path / 'encoder.json').write_text('{"name": ')
-    with pytest.raises(ValueError, match=f'the embedding cache at {path} could not be .*delete that directory'):
+    with pytest.raises(ValueError, match=f'the embedding cache at {path} (could not be|holds a damaged row).*delete that directory'):
         pf.Embedder(models['bert'], cache_dir=tmp_path, verbose=False)(DOCS)
 
 
@@ -414,5 +417,5 @@ def test_unwritable_cache_root_is_one_clear_error(models, tmp_path):
     else:
         root = tmp_path / 'ro'
         root.mkdir(mode=0o500)
-    with pytest.raises(ValueError, match=f'the embedding cache at {root}.* could not be opened.*--cache-dir'):
+    with pytest.raises(ValueError, match=f'the embedding cache at {root}.* could not be opened.*PYTERRIER_FRECHET_CACHE'):
         pf.Embedder(models['bert'], cache_dir=root, verbose=False)

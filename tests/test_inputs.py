@@ -125,15 +125,17 @@ def test_a_failed_report_leaves_the_existing_folder_as_it_was(toy, tmp_path):
     from conftest import DictEncoder
     vectors, qrels, run = toy
     out = tmp_path / 'rep'
-    out.mkdir()
+    good = {'fwd': run, 'rev': run.assign(score=-run.score)}
+    kwargs = dict(encoder=DictEncoder(vectors), n_samples=40, per_query=(1,), seeds=(0,), verbose=False)
+    pf.write_report(good, qrels, [pf.FD @ 3, 'nDCG@3'], out, **kwargs)  # an earlier report (marked as the package's)
     (out / 'report.md').write_text('the old report')
+    before = sorted(p.name for p in out.iterdir())
     runs = {'fwd': run, 'other': run.assign(qid='zz')}  # the second run shares no query with the qrels
     with pytest.raises(ValueError, match="run 'other' shares no query with the qrels"):
-        pf.write_report(runs, qrels, [pf.FD @ 3, 'nDCG@3'], out, encoder=DictEncoder(vectors), n_samples=40, verbose=False)
-    assert (out / 'report.md').read_text() == 'the old report' and sorted(p.name for p in out.iterdir()) == ['report.md']
+        pf.write_report(runs, qrels, [pf.FD @ 3, 'nDCG@3'], out, **kwargs)
+    assert (out / 'report.md').read_text() == 'the old report' and sorted(p.name for p in out.iterdir()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ['rep']  # no temporary folder left behind
-    path = pf.write_report({'fwd': run, 'rev': run.assign(score=-run.score)}, qrels, [pf.FD @ 3, 'nDCG@3'], out,
-                           encoder=DictEncoder(vectors), n_samples=40, per_query=(1,), seeds=(0,), verbose=False)
+    path = pf.write_report(good, qrels, [pf.FD @ 3, 'nDCG@3'], out, **kwargs)
     assert path == out / 'report.md' and '# FD evaluation report' in path.read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ['rep']
 

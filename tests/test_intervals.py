@@ -179,3 +179,19 @@ def test_paired_bootstrap_test_level_and_power_small_run():
         rate = table[table.test == test].set_index(['hypothesis', 'measure'])['rejection_rate']
         assert rate[null, 'fd'] <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 60) and rate[null, 'precision'] <= 0.15
         assert rate[alt, 'fd'] > rate[null, 'fd'] and rate[alt, 'precision'] > rate[null, 'precision']
+
+
+def test_jackknife_log_interval_by_hand():
+    """exp(log θ̂ ± z·SE_J(log θ₍ᵢ₎)), SE_J² = (n−1)/n Σ(log θ₍ᵢ₎ − mean)², written out for four values."""
+    import math
+    from pyterrier_frechet.core.intervals import interval
+    jack = [1.0, 2.0, 4.0, 8.0]
+    logs = [math.log(v) for v in jack]
+    mean = sum(logs) / 4
+    se = math.sqrt(3 / 4 * sum((v - mean) ** 2 for v in logs))  # = sqrt(3/4 · 5·ln2²) = ln2·sqrt(15/4)
+    assert se == pytest.approx(math.log(2) * math.sqrt(15 / 4))
+    z = 1.959963984540054
+    low, high = interval('jackknife_log', 3.0, [], 0.95, jackknife=jack)
+    assert low == pytest.approx(3.0 * math.exp(-z * se)) and high == pytest.approx(3.0 * math.exp(z * se))
+    assert low * high == pytest.approx(9.0)  # symmetric on the log scale around θ̂
+    assert math.isnan(interval('jackknife_log', 3.0, [], 0.95, jackknife=[1.0, 0.0, 2.0])[0])  # a value ≤ 0

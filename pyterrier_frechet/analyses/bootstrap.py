@@ -203,6 +203,9 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         raise ValueError(f'interval must be one of {intervals.METHODS}, got {interval!r}')
     if backend not in ('numpy', 'torch'):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+    if backend == 'torch':
+        from ..vectors.devices import check_torch_device
+        check_torch_device(device)
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     check_labels_distinct(measures)

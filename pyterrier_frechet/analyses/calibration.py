@@ -122,6 +122,29 @@ def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, stati
             'A_se': float(values[:, 0].std(ddof=1) / np.sqrt(n_reference))}
 
 
+def check_arguments(n_queries: Sequence[int] = (2,), n_trials: int = 1, n_samples: int = 1, seed: int = 0,
+                    ci: float = None, n_reference: int = 1) -> None:
+    """Refuse arguments that would print a meaningless table (coverage 0 of NaN intervals), before any work."""
+    sizes = [n_queries] if np.isscalar(n_queries) else list(n_queries)
+    small = [n for n in sizes if not (isinstance(n, (int, np.integer)) and n >= 2)]
+    if not sizes or small:
+        raise ValueError(f'n_queries (--queries) must be integers >= 2 (a bootstrap over queries needs at least 2 '
+                         f'queries), got {list(sizes)}')
+    for name, flag, value in (('n_trials', '--trials', n_trials), ('n_samples', '--samples', n_samples),
+                              ('n_reference', '--reference', n_reference)):
+        if not (isinstance(value, (int, np.integer)) and value >= 1):
+            raise ValueError(f'{name} ({flag}) must be a positive integer, got {value!r}')
+    if not (isinstance(seed, (int, np.integer)) and seed >= 0):
+        raise ValueError(f'seed (--seed) must be a non-negative integer, got {seed!r}')
+    if ci is None:
+        return
+    if not 0 < ci < 1:
+        raise ValueError(f'ci (--ci) must be in (0, 1), got {ci!r}')
+    if n_samples * (1 - ci) / 2 < 1:  # each tail of a percentile interval must hold at least one resample
+        raise ValueError(f'n_samples={n_samples} (--samples): a {ci:.0%} interval needs at least '
+                         f'{int(np.ceil(2 / (1 - ci) - 1e-9))} bootstrap samples (each tail holds (1 - ci)/2 of them)')
+
+
 def _draw_counts(rng: np.random.Generator, n_samples: int, n_queries: int) -> np.ndarray:
     """(n_samples × n_queries) how often each query is drawn in each bootstrap sample, from ``rng``."""
     counts = np.zeros((n_samples, n_queries))
@@ -147,6 +170,7 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
     estimate printed beside it: FD̂, or the bias-corrected estimate for basic (2θ̂ − mean(θ*)) and jackknife_bc),
     ``undefined`` (share of trials where the method gives no interval, e.g. BCa with every resample above FD̂),
     and the truth itself (``true_value``)."""
+    check_arguments(n_queries, n_trials, n_samples, seed, ci, n_reference)
     rows: List[dict] = []
     for n in n_queries:
         truth = {('FD', 'population'): world.population(statistic, world.p_a),
@@ -220,6 +244,7 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
     form population FDs and the p's; each trial bootstraps queries (the same draws for every system, as
     :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap` does) and takes the percentile interval of τ*."""
     import scipy.stats
+    check_arguments(n_queries, n_trials, n_samples, seed, ci)
     if systems is None:  # 8 systems: precision and off-topic shift traded against each other
         systems = [(0.55, 0.2), (0.58, 0.9), (0.61, 0.4), (0.64, 1.2), (0.67, 0.3), (0.70, 1.0), (0.73, 0.5), (0.76, 1.4)]
     fd_pop = np.array([_population_fd(world, p, off) for p, off in systems])
@@ -260,7 +285,10 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     :func:`~.significance.jackknife_p`, from the leave-one-query-out values).
 
     Returns one row per (n_queries, hypothesis, measure, test): ``rejection_rate`` and its binomial standard error."""
-    from .significance import bootstrap_p, jackknife_p, normal_p
+    from .significance import bootstrap_p, check_test_resolution, jackknife_p, normal_p
+    check_arguments(n_queries, n_trials, n_samples, seed)
+    if 'bootstrap' in tests:
+        check_test_resolution(n_samples, alpha)  # a test that can never reject would print rejection rate 0
     unknown = [t for t in tests if t not in ('bootstrap', 'normal', 'jackknife')]
     if unknown:
         raise ValueError(f"tests must be among 'bootstrap', 'normal', 'jackknife', got {unknown}")
@@ -295,4 +323,4 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     return pd.DataFrame(rows)
 
 
-__all__ = ['STATISTICS', 'World', 'coverage', 'expected_fd', 'rejection_rates', 'tau_coverage']
+__all__ = ['STATISTICS', 'World', 'check_arguments', 'coverage', 'expected_fd', 'rejection_rates', 'tau_coverage']

@@ -2,6 +2,13 @@
 top-weighted AP correlation τ_AP (Yilmaz, Aslam & Robertson 2008), which counts a swap among the best systems more
 than one among the worst.
 
+τ_AP is asymmetric; one convention everywhere (``correlate``, ``agreement``, ``report``, :func:`correlations`,
+:func:`tau_intervals`): **the classical per-query measure (e.g. nDCG@10) is the reference ranking** and the other
+measure (FD, ...) the ranking under test, whose top positions weigh most — as in Yilmaz et al., who score a
+candidate ranking against the "true" one. Between two classical measures, or two set measures, the one named
+first is the reference (``agreement``'s reference, the first per-query measure, follows from the same rule). The
+``tau_ap_reference`` column names it.
+
 Orientation: a lower-is-better metric (FD, whose measure says ``HIGHER_IS_BETTER = False``, and ``mrt``) is
 negated before correlating, so that a positive coefficient always means the two metrics *agree* on which
 systems are better. The ``oriented`` column of the result says which metrics were flipped.
@@ -33,7 +40,8 @@ def higher_is_better(metric: str) -> bool:
 
 
 def tau_ap(x, y) -> float:
-    """AP correlation τ_AP of the ranking by ``x`` against the reference ranking by ``y`` (higher = better in both):
+    """AP correlation τ_AP of the ranking by ``x`` (the ranking under test) against the reference ranking by ``y``
+    (higher = better in both):
 
         τ_AP = 2/(N−1) Σ_{i=2..N} C(i)/(i−1) − 1
 
@@ -41,11 +49,12 @@ def tau_ap(x, y) -> float:
     ranks above it (Yilmaz, Aslam and Robertson, "A New Rank Correlation Coefficient for Information Retrieval",
     SIGIR 2008, eq. 2). 1: the same ranking; −1: reversed; 0 in expectation for a random ranking. Asymmetric: an
     error at the top of the ``x`` ranking costs more. Ties (not defined in the paper) get half credit: a system
-    above the i-th that either ranking ties with it counts ½ in C(i)."""
+    above the i-th that either ranking ties with it counts ½ in C(i). NaN, like Kendall's τ-b, when either
+    ranking is constant (it orders nothing: every pair would be a tie worth ½, a meaningless 0)."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f'tau_ap needs two equally long 1-D arrays, got shapes {x.shape} and {y.shape}')
-    if len(x) < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()):
+    if len(x) < 2 or not (np.isfinite(x).all() and np.isfinite(y).all()) or np.ptp(x) == 0 or np.ptp(y) == 0:
         return float('nan')
     order = np.argsort(-x, kind='stable')
     total = 0.0
@@ -57,10 +66,31 @@ def tau_ap(x, y) -> float:
     return float(2.0 * total / (len(x) - 1) - 1.0)
 
 
+def _classical(metric: str) -> bool:
+    """A per-query measure of ir_measures (nDCG@10, RR, ...): not a set measure of this package, not ``mrt``."""
+    if metric in _LOWER_IS_BETTER_NAMES:
+        return False
+    try:
+        return not is_set_measure(ir_measures.parse_measure(metric))
+    except (NameError, ValueError, SyntaxError, KeyError, AttributeError):
+        return False
+
+
+def tau_ap_reference(a: str, b: str, order: Sequence[str] = ()) -> str:
+    """Which of metrics ``a`` and ``b`` is τ_AP's reference ranking: the classical per-query measure; if both or
+    neither are, the one earlier in ``order`` (else ``a``). See the module docstring."""
+    ca, cb = _classical(a), _classical(b)
+    if ca != cb:
+        return a if ca else b
+    pos = {m: i for i, m in reversed(list(enumerate(order)))}
+    return b if pos.get(b, len(order)) < pos.get(a, len(order)) else a
+
+
 def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, pairs: Optional[Iterable] = None) -> pd.DataFrame:
-    """Kendall τ-b, Spearman and Pearson (with p-values) and τ_AP (of a's ranking against b's, :func:`tau_ap`) for
-    every pair of metric columns of ``table`` (one row per system), lower-is-better metrics negated first (see the
-    module docstring).
+    """Kendall τ-b, Spearman and Pearson (with p-values) and τ_AP (:func:`tau_ap`, against the reference ranking
+    :func:`tau_ap_reference` chooses — the classical measure — named in ``tau_ap_reference``) for every pair of
+    metric columns of ``table`` (one row per system), lower-is-better metrics negated first (see the module
+    docstring).
 
     Args:
         table: systems × metrics (a ``name`` column, if present, is ignored).
@@ -85,7 +115,7 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
         ok = np.isfinite(x) & np.isfinite(y)
         row = {'a': a, 'b': b, 'n': int(ok.sum()), 'kendall_tau': np.nan, 'kendall_p': np.nan, 'spearman': np.nan,
                'spearman_p': np.nan, 'pearson': np.nan, 'pearson_p': np.nan, 'tau_ap': np.nan,
-               'oriented': ','.join(m for m in (a, b) if sign[m] < 0)}
+               'tau_ap_reference': tau_ap_reference(a, b, metrics), 'oriented': ','.join(m for m in (a, b) if sign[m] < 0)}
         constant = [m for m, v in ((a, x[ok]), (b, y[ok])) if len(v) and np.ptp(v) == 0]
         if ok.sum() < 3 or constant:
             # scipy would warn (ConstantInputWarning) and return NaN: say why instead, once, in our words
@@ -98,7 +128,7 @@ def correlations(table: pd.DataFrame, metrics: Optional[Sequence[str]] = None, p
             r = scipy.stats.pearsonr(x[ok], y[ok])
             row.update({'kendall_tau': float(tau.statistic), 'kendall_p': float(tau.pvalue), 'spearman': float(rho.statistic),
                         'spearman_p': float(rho.pvalue), 'pearson': float(r.statistic), 'pearson_p': float(r.pvalue),
-                        'tau_ap': tau_ap(x[ok], y[ok])})
+                        'tau_ap': tau_ap(x[ok], y[ok]) if row['tau_ap_reference'] == b else tau_ap(y[ok], x[ok])})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -116,12 +146,21 @@ def agreement_notes(table: pd.DataFrame, measures) -> List[str]:
             for row in corr.itertuples()]
 
 
+def _kendall(u, v) -> float:
+    """Kendall τ-b; NaN without scipy's warning when either ranking is constant (the caller says so once)."""
+    if np.ptp(u) == 0 or np.ptp(v) == 0:
+        return float('nan')
+    return float(scipy.stats.kendalltau(u, v).statistic)
+
+
 def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
     """Kendall τ-b and τ_AP (:func:`tau_ap`) of every other measure's column against the first per-query measure's
     column (e.g. nDCG@10, the reference ranking of τ_AP) across the bootstrapped systems, each with the percentile
     interval over the bootstrap samples (the same query draws for every system, so each sample is one resampled
     query set evaluated for all systems). Oriented as :func:`correlations`. Calibration of the τ interval:
-    ``python -m pyterrier_frechet calibrate --statistic tau`` (README "Calibration").
+    ``python -m pyterrier_frechet calibrate --statistic tau`` (README "Calibration"). When the reference (or the
+    measure) is constant across the systems, τ and τ_AP and their intervals are NaN, with a warning saying so;
+    a bootstrap sample in which one is constant is left out of the interval.
 
     Returns one row per measure: ``a``, ``b`` (the reference), ``n`` (systems), ``kendall_tau``, ``tau_low``,
     ``tau_high``, ``tau_ap``, ``tau_ap_low``, ``tau_ap_high``."""
@@ -149,7 +188,12 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
         x, xs = oriented(m), oriented(m, True)
         ok = [b for b in range(xs.shape[1]) if np.isfinite(xs[:, b]).all() and np.isfinite(ys[:, b]).all()]
         row = {'a': column_label(m), 'b': column_label(ref), 'n': len(systems)}
-        for name, fn in (('kendall_tau', lambda u, v: scipy.stats.kendalltau(u, v).statistic), ('tau_ap', tau_ap)):
+        constant = [column_label(k) for k, v in ((ref, y), (m, x)) if np.isfinite(v).all() and np.ptp(v) == 0]
+        if constant:
+            warnings.warn(f'tau and tau_AP of {row["a"]} against {row["b"]} are undefined (NaN): {", ".join(constant)} '
+                          f'{"is" if len(constant) == 1 else "are"} constant across the {len(systems)} systems, so '
+                          f'{"it ranks" if len(constant) == 1 else "they rank"} nothing', stacklevel=2)
+        for name, fn in (('kendall_tau', _kendall), ('tau_ap', tau_ap)):
             point = float(fn(x, y))
             low, high = interval('percentile', point, np.array([fn(xs[:, b], ys[:, b]) for b in ok]), ci)
             prefix = 'tau' if name == 'kendall_tau' else 'tau_ap'

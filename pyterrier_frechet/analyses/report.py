@@ -1,14 +1,12 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
 (markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 import pandas as pd
 import pyterrier as pt
 
+from .outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..measures.base import column_label, higher_is_better, is_set_measure
 from ..vectors.sources import using_encoder
@@ -24,8 +22,8 @@ ALPHA = 0.05
 
 
 def _table(df: pd.DataFrame, out: Path, name: str) -> str:
-    df.to_csv(out / f'{name}.csv', index=False)
-    return df.to_markdown(index=False, floatfmt='.4g')
+    to_csv(df, out / f'{name}.csv')
+    return to_markdown(df, floatfmt='.4g')
 
 
 def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
@@ -35,8 +33,11 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
     paired comparisons and sparsified judgments for ``runs`` on ``qrels``.
 
-    All or nothing: the report is built in a temporary folder beside ``out`` and swapped in only when complete, so a
-    failure leaves an existing ``out`` as it was. Measures without a bootstrap path (FDInf, KID, k-NN, FD's
+    ``out`` must be a new folder, an empty one or the folder of an earlier report (marked by
+    ``.pyterrier-frechet-outputs.json``, :mod:`pyterrier_frechet.analyses.outputs`); anything else is refused before the
+    work, with nothing touched. The report is built in a staging folder and moved in only when complete; replacing
+    an earlier report removes only the files its marker lists, so a failure leaves ``out`` as it was and files
+    others put there stay. Measures without a bootstrap path (FDInf, KID, k-NN, FD's
     jackknife) appear in the results and correlations only. ``encoder``: the vector source of vector measures that
     name none. ``qrels_name``: how the report names the qrels (e.g. their path).
 
@@ -48,6 +49,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     ``n_samples``: default :func:`~.significance.default_samples` (1000; for ``'bootstrap'`` the
     smallest count that resolves Holm's first step over the comparisons asked).
     """
+    plots.check_available('write_report (the report\'s figures)')
     measures = parse_measures(measures)
     check_labels_distinct(measures)
     check_test(test)
@@ -62,33 +64,13 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
         check_test_resolution(n_samples if test == 'bootstrap' else None, ALPHA, n_comparisons=m)
     if len(runs) >= 3:  # discriminative power: the count p-value at α, uncorrected (Sakai 2006)
         check_test_resolution(n_samples, ALPHA)
-    out = Path(out)
-    parent = out.resolve().parent
-    if not parent.is_dir() or not os.access(parent, os.W_OK):
-        raise ValueError(f'report folder {str(out)!r}: its parent folder {str(parent)!r} does not exist or is not writable')
-    if out.exists() and not out.is_dir():
-        raise ValueError(f'report folder {str(out)!r} exists and is not a folder')
-    work = Path(tempfile.mkdtemp(dir=parent, prefix=f'.{out.name}.'))
-    try:
+    folder = out if isinstance(out, OutputFolder) else OutputFolder(out, 'report folder', report_paths)
+    with folder.staging() as work:
         with using_encoder(encoder):
             _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
                    test, chosen)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(dir=parent, prefix=f'.{out.name}.old.'))
-            os.replace(out, old / out.name)
-            try:
-                os.replace(work, out)
-            except OSError:
-                os.replace(old / out.name, out)  # put the old report back before reporting the failure
-                raise
-            finally:
-                shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(work, out)
-    finally:
-        if work.exists():
-            shutil.rmtree(work, ignore_errors=True)
-    return out / 'report.md'
+        folder.commit(work, replace=True)
+    return folder.path / 'report.md'
 
 
 def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
@@ -106,7 +88,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     set_labels = [column_label(m) for m in measures if is_set_measure(m)]
     others = [column_label(m) for m in measures if not is_set_measure(m)]
     lower = [column_label(m) for m in measures if not higher_is_better(m)]
-    lines = ['# FD evaluation report', '', f'Qrels: `{qrels_name}`; {len(runs)} runs; metrics: '
+    lines = ['# FD evaluation report', '', f'Qrels: {markdown_text(qrels_name)}; {len(runs)} runs; metrics: '
              + ', '.join(f'`{m}`' for m in labels) + '.' + (f' Lower is better for {", ".join(lower)}.' if lower else ''), '']
 
     table = evaluate(runs, qrels, measures, verbose=verbose)
@@ -121,7 +103,8 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         corr = correlations(table, labels)
         lines += ['## Correlations across systems', '',
                   'Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
-                  'coefficient means agreement.', '']
+                  'coefficient means agreement. τ_AP: the ranking by the other metric against the reference ranking '
+                  '`tau_ap_reference` (the classical per-query measure), top-weighted by the ranking under test.', '']
         lines += [f'- {note}' for note in agreement_notes(table, measures)]
         lines += ['', _table(corr, out, 'correlations'), '']
         for fd in set_labels:
@@ -144,13 +127,13 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
               _table(summary, out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
-        lines += [f'Kendall τ and τ_AP (top-weighted, the second measure the reference ranking) across the runs with '
+        lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
                   f'{ci:.0%} percentile intervals over the same bootstrap samples (lower-is-better measures negated; '
                   'calibration: README "Calibration"):', '']
         lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
                   f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]' for row in taus.itertuples()]
         lines += ['']
-        taus.to_csv(out / 'tau_intervals.csv', index=False)
+        to_csv(taus, out / 'tau_intervals.csv')
     for measure in summary['measure'].unique():
         name = f'bootstrap_{plots.slug(measure)}'
         plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
@@ -158,7 +141,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
 
     if len(runs) >= 3:
         power = discriminative_power(boot, [column_label(m) for m in boot_measures])
-        power.asl.to_csv(out / 'asl.csv', index=False)
+        to_csv(power.asl, out / 'asl.csv')
         plots.asl_curves(power.asl, out / 'figures' / 'asl')
         lines += ['## Discriminative power', '', f'The share of the {len(runs) * (len(runs) - 1) // 2} pairs of runs '
                   'each measure separates with the paired bootstrap at α = 0.05, uncorrected (Sakai 2006), and the '
@@ -170,10 +153,10 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,
                                 verbose=verbose, boot=boot, test=test, alpha=ALPHA)
         progress.update()
-        pairs.to_csv(out / 'comparisons.csv', index=False)
+        to_csv(pairs, out / 'comparisons.csv')
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
-        what = f'each run against `{baseline}`' if baseline else 'every pair of runs'
+        what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
         read = {'jackknife': 'p from the jackknife standard error of the difference for FD and CFD (`p_jackknife`), '
                              'from the normal approximation of the resampled differences for the others (`p_normal`; '
                              'column `test`): not quantised by the number of samples; level and power: '
@@ -186,7 +169,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                   'row).', '',
                   _table(counts, out, 'comparisons_summary'), '']
         if baseline:
-            lines += [pairs.to_markdown(index=False, floatfmt='.4f'), '']
+            lines += [to_markdown(pairs, floatfmt='.4f'), '']
 
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels

@@ -27,7 +27,7 @@ import numpy as np
 from .frechet import GaussianStats, at_most_d_rows, check_pair, fd_from_factors, frechet_distance_from_stats
 from .weighted import QueryStats, sample_chunk, unpack
 
-__all__ = ['conditional_frechet_distance', 'conditional_fds']
+__all__ = ['conditional_frechet_distance', 'conditional_fds', 'point_conditional_distance']
 
 
 def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -45,6 +45,21 @@ def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarr
         raise ValueError(f'the pooled within-query covariance needs more vectors than queries ({len(x)} vectors, '
                          f'{len(keep)} queries)')
     return means, at_most_d_rows((x - means[rows]) / np.sqrt(dof))
+
+
+def point_conditional_distance(reference, ref_qids, points, point_qids) -> float:
+    """The conditional distance when each query has one point (a single answer, within-query covariance 0):
+    mean over the queries with both of ‖m_q^ref − a_q‖², plus Tr(W_ref), the trace of the references' pooled
+    within-query covariance."""
+    reference, points = np.asarray(reference, dtype=np.float64), np.asarray(points, dtype=np.float64)
+    ref_qids, point_qids = np.asarray(ref_qids), np.asarray(point_qids)
+    keep = np.intersect1d(ref_qids, point_qids)
+    if len(keep) == 0:
+        raise ValueError('no query has both reference items and a point')
+    means, factor = _within(reference, ref_qids, keep)
+    mine = np.isin(point_qids, keep)
+    a = points[mine][np.argsort(point_qids[mine], kind='stable')]  # one point per kept query, in keep's sorted order
+    return float(np.mean(np.sum((means - a) ** 2, axis=1))) + float(np.sum(factor ** 2))
 
 
 def conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids) -> float:

@@ -23,6 +23,11 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
     θ̂ ± z_{1−α/2}·SE_J with the jackknife standard error SE_J² = (n−1)/n Σ(θ₍ᵢ₎ − θ̄₍·₎)² over the n queries —
     an interval for E[θ̂ₙ] that, unlike the bootstrap, never duplicates a query (duplicated documents make the
     bootstrap's FD vary more than FD over fresh query sets does).
+``jackknife_log``
+    the jackknife interval of log θ̂, exponentiated: [θ̂·exp(−z·SE_J(log)), θ̂·exp(z·SE_J(log))] with SE_J(log) the
+    jackknife standard error of the leave-one-out log θ₍ᵢ₎. For a positive, right-skewed statistic (FD of a good
+    system lies near 0 and cannot go below it), an interval for E[θ̂ₙ] that is asymmetric as the statistic is, and
+    never negative. NaN when θ̂ or a leave-one-out value is not positive.
 ``jackknife_bc``
     the jackknife bias-corrected estimate nθ̂ − (n−1)θ̄₍·₎ ± z·SE_J: removes the O(1/n) bias of FD, an interval
     for the population value.
@@ -34,8 +39,8 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_bc')
-NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_bc')  # the methods that need the leave-one-query-out values
+METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_log', 'jackknife_bc')
+NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_log', 'jackknife_bc')  # the methods that need the leave-one-query-out values
 
 
 def _finite(samples) -> np.ndarray:
@@ -85,6 +90,18 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
     elif method == 'basic':
         q_low, q_high = np.quantile(valid, [alpha, 1 - alpha])
         low, high = 2 * estimate - q_high, 2 * estimate - q_low
+    elif method == 'jackknife_log':
+        if jackknife is None:
+            raise ValueError(f'the {method} interval needs the jackknife (leave-one-query-out) values')
+        jack = _finite(jackknife)
+        if len(jack) < 2 or estimate <= 0 or np.any(jack <= 0):
+            return float('nan'), float('nan')
+        logs = np.log(jack)
+        n = len(logs)
+        se = float(np.sqrt((n - 1) / n * np.sum((logs - logs.mean()) ** 2)))
+        import scipy.stats
+        z = float(scipy.stats.norm.ppf(1 - alpha))
+        low, high = estimate * np.exp(-z * se), estimate * np.exp(z * se)
     elif method in ('jackknife', 'jackknife_bc'):
         if jackknife is None:
             raise ValueError(f'the {method} interval needs the jackknife (leave-one-query-out) values')

@@ -1,11 +1,13 @@
 """A small memo of :func:`~pyterrier_frechet.core.frechet.reduce_set` results, so that the relevant set every run
 of one evaluation shares is reduced once (pure numpy).
 
-The key is what the caller says the set *is* (a stable identity of the encoder and the relevant docnos); an entry
-is served only if the vectors' shape and float64 sum match as well, so a changed vector under the same key is
-recomputed, never served stale — or if they are the very read-only array reduced before (which cannot have changed).
+The key is what the caller says the set *is* (the encoder's identity, :mod:`pyterrier_frechet.vectors.identity`, and
+the relevant docnos); an entry is served only if the vectors' shape and a digest of their bytes (blake2b) match as
+well, so a changed vector under the same key is recomputed, never served stale — or if they are the very read-only
+array reduced before (which cannot have changed).
 Least recently used entries leave first.
 """
+import hashlib
 from collections import OrderedDict
 from typing import Tuple
 
@@ -15,7 +17,14 @@ from .frechet import ReducedSet, reduce_set
 
 MAX_ENTRIES = 16  # relevant sets remembered (a pt.Experiment over many systems reuses a handful)
 
-_MEMO: 'OrderedDict[tuple, Tuple[float, np.ndarray, ReducedSet]]' = OrderedDict()
+_MEMO: 'OrderedDict[tuple, Tuple[bytes, np.ndarray, ReducedSet]]' = OrderedDict()
+
+
+def _digest(arr: np.ndarray) -> bytes:
+    """A digest of the array's dtype and bytes: equal only for the same values (a sum is equal for many)."""
+    h = hashlib.blake2b(arr.dtype.str.encode(), digest_size=16)
+    h.update(memoryview(arr).cast('B'))
+    return h.digest()
 
 
 def reduced(vectors: np.ndarray, key: tuple) -> ReducedSet:
@@ -26,7 +35,7 @@ def reduced(vectors: np.ndarray, key: tuple) -> ReducedSet:
     if hit is not None and hit[1] is arr and not arr.flags.writeable:
         _MEMO.move_to_end(key)
         return hit[2]
-    checksum = float(arr.sum(dtype=np.float64))
+    checksum = _digest(arr)
     if hit is not None and hit[0] == checksum:
         _MEMO.move_to_end(key)
         return hit[2]

@@ -8,6 +8,9 @@ import pandas as pd
 
 
 class Collection(NamedTuple):
+    """A test collection as the pipelines and the demo take it: ``name`` (names the index folders), ``topics``
+    (``qid``, ``query``), ``qrels`` (``qid``, ``docno``, ``label``) and ``texts`` (docno → text). Build one for your
+    own documents with ``Collection('mine', topics, qrels, texts)``; :func:`cranfield` returns the bundled one."""
     name: str
     topics: pd.DataFrame  # qid, query
     qrels: pd.DataFrame  # qid, docno, label

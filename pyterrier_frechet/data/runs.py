@@ -6,7 +6,10 @@
 import csv
 import gzip
 import io
+import logging
 import os
+import re
+import unicodedata
 import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
@@ -14,6 +17,8 @@ from typing import Dict, Iterable, List, Union
 import numpy as np
 import pandas as pd
 import pyterrier as pt
+
+logger = logging.getLogger(__name__)
 
 _EXTENSIONS = ('.gz', '.txt', '.trec', '.run', '.res', '.tsv')
 
@@ -82,6 +87,55 @@ def read_text(path: Union[str, os.PathLike], what: str) -> str:
     return text[1:] if text.startswith('\ufeff') else text
 
 
+class WrongFileKind(ValueError):
+    """A qrels file given where a run file was expected, or the reverse (``kind``: what the file looks like)."""
+
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+def _is_int(text: str) -> bool:
+    return re.fullmatch(r'[+-]?[0-9]{1,18}', text) is not None
+
+
+def _is_float(text: str) -> bool:
+    try:
+        return np.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def looks_like(text: str) -> str:
+    """What the first non-blank line of a TREC file looks like: ``'run'`` (``qid Q0 docno rank score tag``: six
+    columns, an integer rank, a numeric score), ``'qrels'`` (``qid iter docno label``: four columns, an integer
+    label), or ``''``."""
+    for line in text.splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if len(parts) == 6 and _is_int(parts[3]) and _is_float(parts[4]):
+            return 'run'
+        if len(parts) == 4 and _is_int(parts[3]):
+            return 'qrels'
+        return ''
+    return ''
+
+
+def _check_kind(path: str, text: str, expected: str) -> None:
+    """WrongFileKind if ``text`` looks like the other kind of TREC file (a run given as qrels or the reverse)."""
+    kind = looks_like(text)
+    if kind == '' or kind == expected:
+        return
+    lineno, first = next((n, line) for n, line in enumerate(text.splitlines(), 1) if line.split())
+    if expected == 'qrels':
+        raise WrongFileKind(f'{path}:{lineno}: this looks like a run file (6 columns: qid Q0 docno rank score tag, e.g. '
+                            f'{first.strip()!r}), not qrels (4 columns: qid iter docno label); pass it as a run and '
+                            f'give the relevance judgments as the qrels', 'run')
+    raise WrongFileKind(f'{path}:{lineno}: expected 6 columns (qid Q0 docno rank score tag), found 4: {first.strip()!r}; '
+                        f'this looks like a qrels file (qid iter docno label), not a run: pass it as the qrels', 'qrels')
+
+
 def _columns(path: str, text: str, names, what: str) -> pd.DataFrame:
     """Whitespace-separated columns, all as str; a line with another number of columns is a ValueError naming
     the file, the line and the expected layout."""
@@ -120,9 +174,11 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
     """Read a TREC qrels file (``qid iter docno label``; gzip by content, UTF-8) into ``qid, docno, label``.
 
     Every line needs the four columns and an integer label: a three-column line (no label), a header or a
-    non-integer label is a ValueError naming the file and line — never a silently shifted column."""
+    non-integer label is a ValueError naming the file and line — never a silently shifted column. A run file given
+    as qrels is recognised as such (:class:`WrongFileKind`)."""
     path = str(path)
     text = read_text(path, 'qrels')
+    _check_kind(path, text, 'qrels')
     frame = _columns(path, text, _QRELS_COLUMNS, 'qrels')
     bad = ~frame['label'].str.fullmatch(r'[+-]?[0-9]{1,18}').to_numpy(dtype=bool)  # as trec_eval reads it: decimal digits
     if bad.any():
@@ -132,9 +188,11 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
 
 def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
     """Read a TREC run file (``qid Q0 docno rank score tag``; gzip by content, UTF-8) into
-    ``qid, docno, rank, score, name``. A malformed line raises ValueError naming the file and line."""
+    ``qid, docno, rank, score, name``. A malformed line raises ValueError naming the file and line; a qrels file
+    given as a run is recognised as such (:class:`WrongFileKind`)."""
     path = str(path)
     text = read_text(path, 'run')
+    _check_kind(path, text, 'run')
     frame = _columns(path, text, _RUN_COLUMNS, 'run')
     rank = pd.to_numeric(frame['rank'], errors='coerce')
     score = pd.to_numeric(frame['score'], errors='coerce')
@@ -146,6 +204,45 @@ def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
         raise ValueError(_first_bad(path, ~finite, text, 'the score is not finite'))
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'rank': rank.astype(np.int64),
                          'score': score.astype(np.float64), 'name': frame['tag']})
+
+
+def _id_form(qid: str) -> str:
+    """A loose form of a query id, to spot ids written differently: NFC, no surrounding blanks, lower case, a
+    number written as an integer where it is one (``1.0``, ``01``, ``1e0`` → ``1``)."""
+    text = unicodedata.normalize('NFC', qid).strip().lower()
+    if re.fullmatch(r'[+-]?(\d+\.?\d*|\.\d+)([e][+-]?\d+)?', text):
+        value = float(text)
+        if value.is_integer() and abs(value) < 2 ** 53:
+            return str(int(value))
+    return text
+
+
+def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> List[str]:
+    """Warn (``logging.warning``, once) when queries of the runs match no query of the qrels: they are left out of
+    every measure. Where such ids equal qrels ids written differently (``1.0`` vs ``1``, ``01``, blanks, case,
+    Unicode form) the warning says so: ids are compared as text. Returns the warning's lines (empty if none)."""
+    judged = set(qrels['qid'].astype(str))
+    loose = {}
+    for q in judged:
+        loose.setdefault(_id_form(q), q)
+    lines, pairs = [], {}
+    for name, run in runs.items():
+        qids = set(run['qid'].astype(str))
+        unmatched = sorted(qids - judged)
+        if not unmatched:
+            continue
+        lines.append(f'run {name!r}: {len(unmatched)} of {len(qids)} queries match no qrels query, e.g. {unmatched[:3]}')
+        pairs.update({q: loose[_id_form(q)] for q in unmatched if _id_form(q) in loose})
+    if not lines:
+        return []
+    if pairs:
+        examples = ', '.join(f'run {a!r} vs qrels {b!r}' for a, b in sorted(pairs.items())[:3])
+        lines.append(f'query ids are compared as text, and {len(pairs)} of them differ only in how they are written '
+                     f'({examples}): write the run and the qrels ids alike')
+    else:
+        lines.append('those queries are left out of every measure (unjudged)')
+    logger.warning('; '.join(lines))
+    return lines
 
 
 def run_pipelines(paths: Iterable[Union[str, os.PathLike]]) -> Dict[str, pt.Transformer]:

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..measures.base import column_label, is_set_measure, is_vector_measure
+from ..measures.base import column_label, is_answer_measure, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
-from .frames import QID, prepare_qrels, prepare_run, to_ir_measures
+from .frames import QID, prepare_qrels, prepare_run
 from .provider import compute_set_measures, outcome_value
 from .selection import Judgments
 
@@ -28,19 +28,71 @@ logger = logging.getLogger(__name__)
 NO_VECTOR_COLUMNS = ('no_vector_relevant', 'no_vector_retrieved')
 
 
+_EXAMPLES = 'use ir_measures names such as nDCG@10, RR(rel=2)@10, AP, P@10, FD@10, FD(urr=True)@10'
+
+
+def _parses(text: str) -> bool:
+    try:
+        ir_measures.parse_measure(text)
+    except Exception:  # noqa: BLE001 - any parser failure means "not a name"
+        return False
+    return True
+
+
+def suggest_measure(name: str) -> tuple:
+    """ir_measures spellings a user may have meant by ``name``, and why: ``(suggestions, note)``, the first kind that
+    parses of: Python booleans for ``true``/``false`` (``FD(urr=true)@10`` → ``FD(urr=True)@10``); trec_eval names
+    as ir_measures maps them (``ndcg_cut_10``, ``ndcg_cut.10`` → ``nDCG@10``; ``map`` → ``AP``; ``recip_rank`` →
+    ``RR``; ``P_10`` → ``P@10``); the measure name in another case (``fd@10`` → ``FD@10``); close names
+    (``nDGC@10`` → ``nDCG@10``). ``([], '')`` if none parses."""
+    import difflib
+    import re
+    text = name.strip()
+    fixed = re.sub(r'(=\s*)(true|false)\b', lambda m: m.group(1) + m.group(2).capitalize(), text, flags=re.IGNORECASE)
+    head = re.match(r'[^(@]+', fixed)
+    base, rest = (head.group(0), fixed[head.end():]) if head else ('', fixed)
+    by_lower = {}
+    for n in ir_measures.measures.registry:
+        by_lower.setdefault(n.lower(), n)
+    cased = by_lower.get(base.lower(), base)
+    if fixed != text:
+        hints = [h for h in dict.fromkeys([fixed, cased + rest]) if _parses(h)]
+        if hints:
+            return hints[-1:], 'parameters are written as in Python: True/False with a capital letter'
+    try:
+        trec = [str(m) for m in ir_measures.parse_trec_measure(text)]
+    except Exception:  # noqa: BLE001 - not a trec_eval name
+        trec = []
+    if trec:
+        return [', '.join(trec)], "that is trec_eval's name; this package reads ir_measures' names"
+    if cased != base and _parses(cased + rest):
+        return [cased + rest], 'measure names are case-sensitive'
+    close = [by_lower[c] + rest for c in difflib.get_close_matches(base.lower(), list(by_lower), n=2, cutoff=0.7)]
+    return [c for c in close if c != text and _parses(c)], ''
+
+
 def parse_measures(measures) -> list:
-    """ir_measures measures from objects or names; ValueError naming an unknown one."""
+    """ir_measures measures from objects or names; ValueError naming an unknown one, with a "did you mean" for
+    misspelt names and other tools' spellings (:func:`suggest_measure`)."""
     out = []
     for m in measures:
         if isinstance(m, str):
             try:
                 m = ir_measures.parse_measure(m)
-            except (NameError, ValueError, SyntaxError, KeyError) as ex:
-                raise ValueError(f'unknown measure {m!r} ({ex}); use ir_measures names such as nDCG@10, RR(rel=2)@10, FD@10') from ex
+            except (NameError, ValueError, SyntaxError, KeyError, TypeError) as ex:
+                raise ValueError(unknown_measure_message(m, ex)) from ex
         if is_set_measure(m):
             m.validate_params()
         out.append(m)
     return out
+
+
+def unknown_measure_message(name: str, ex: Exception) -> str:
+    """``unknown measure 'nDGC@10': did you mean 'nDCG@10'?``; ir_measures' own message when nothing is near."""
+    hints, note = suggest_measure(name)
+    if hints:
+        return f'unknown measure {name!r}: did you mean {" or ".join(repr(h) for h in hints)}?' + (f' ({note})' if note else '')
+    return f'unknown measure {name!r} ({ex}); {_EXAMPLES}'
 
 
 def check_labels_distinct(measures) -> None:
@@ -68,8 +120,10 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     """
     measures = parse_measures(measures)
     check_labels_distinct(measures)
+    if any(is_answer_measure(m) for m in measures):  # before any run is read: they take answer frames, not rankings
+        compute_set_measures([m for m in measures if is_answer_measure(m)], None, None, [])
     labels = [column_label(m) for m in measures]
-    qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
+    qrels_ir = prepare_qrels(qrels, 'qrels')
     judgments = Judgments(qrels_ir)  # coded once for every run
     universe = judgments.query_names.tolist()
     set_measures = [m for m in measures if is_set_measure(m)]
@@ -78,7 +132,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     rows = []
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
-            run_ir = prepare_run(to_ir_measures(run), f'run {name!r}')
+            run_ir = prepare_run(run, f'run {name!r}')
             if not set(run_ir[QID].unique()) & set(universe):
                 raise ValueError(f'run {name!r} shares no query with the qrels')
             try:

@@ -1,6 +1,9 @@
 """Qrels and runs as the frames the evaluation works on: ir_measures column names, str ids, checked once.
 
-Any form ir_measures reads is accepted (DataFrames with PyTerrier or ir_measures names, dicts, namedtuples).
+Any form ir_measures reads is accepted (DataFrames with PyTerrier or ir_measures names, dicts, namedtuples): a
+DataFrame with PyTerrier's names (``qid``, ``docno``, ``label`` / ``score``) is renamed here, so this package's
+measures read it through ``ir_measures.calc_aggregate`` too. ir_measures' own measures (nDCG, RR, ...) read only
+ir_measures' names; :func:`pyterrier_names_hint` says so when a PyTerrier frame reaches them.
 """
 import numpy as np
 import pandas as pd
@@ -18,8 +21,41 @@ def _as_str_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{QID: frame[QID].astype(str), DOCNO: frame[DOCNO].astype(str)})
 
 
+#: PyTerrier's column names → ir_measures' (what ``pt.model.to_ir_measures`` renames).
+PYTERRIER_NAMES = {'qid': QID, 'docno': DOCNO, 'label': LABEL}
+
+
+def has_pyterrier_names(frame) -> bool:
+    """``frame`` is a DataFrame that names its columns as PyTerrier does (``qid``, ``docno``) and not as ir_measures."""
+    return isinstance(frame, pd.DataFrame) and {'qid', 'docno'} <= set(frame.columns) and QID not in frame.columns
+
+
+def _renamed(frame):
+    """A PyTerrier-named DataFrame with ir_measures' names (a new frame; the caller's is untouched); else as is."""
+    if not has_pyterrier_names(frame):
+        return frame
+    clash = [v for k, v in PYTERRIER_NAMES.items() if k in frame.columns and v in frame.columns]
+    if clash:
+        raise ValueError(f'the frame has both PyTerrier and ir_measures column names ({clash}); keep one of each')
+    return frame.rename(columns=PYTERRIER_NAMES)
+
+
+def pyterrier_names_hint(kind: str) -> str:
+    """What to do when a PyTerrier-named frame reaches a measure of ir_measures (which reads only its own names)."""
+    return (f'the {kind} frame has PyTerrier column names (qid, docno, label/score), which ir_measures\' own measures '
+            f'(nDCG, RR, AP, ...) do not read: rename them with pt.model.to_ir_measures({kind}) (columns query_id, '
+            f'doc_id, relevance/score), or use pyterrier_frechet.evaluate(...) or pt.Experiment, which take either')
+
+
 def prepare_qrels(qrels, what: str) -> pd.DataFrame:
-    """Qrels in any form ir_measures reads, as a checked frame with str ids and integer labels."""
+    """Qrels in any form ir_measures reads (a DataFrame with PyTerrier or ir_measures column names, a dict of
+    dicts, namedtuples), as a checked frame with str ids and integer labels."""
+    qrels = _renamed(qrels)
+    if isinstance(qrels, pd.DataFrame):
+        missing = [c for c in (QID, DOCNO, LABEL) if c not in qrels.columns]
+        if missing:
+            raise ValueError(f'{what}: the qrels lack column(s) {missing} (found {list(qrels.columns)}); name them '
+                             f'qid, docno, label (PyTerrier) or query_id, doc_id, relevance (ir_measures)')
     qrels = QrelsConverter(qrels).as_pd_dataframe()
     if len(qrels) == 0:
         raise ValueError(f'{what}: the qrels are empty')
@@ -43,7 +79,14 @@ def check_labels(labels: pd.Series, what: str) -> pd.Series:
 
 
 def prepare_run(run, what: str) -> pd.DataFrame:
-    """A run in any form ir_measures reads, as a checked frame with str ids."""
+    """A run in any form ir_measures reads (a DataFrame with PyTerrier or ir_measures column names, a dict of
+    dicts, namedtuples), as a checked frame with str ids."""
+    run = _renamed(run)
+    if isinstance(run, pd.DataFrame):
+        missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
+        if missing:
+            raise ValueError(f'{what}: the run lacks column(s) {missing} (found {list(run.columns)}); name them '
+                             f'qid, docno, score (PyTerrier) or query_id, doc_id, score (ir_measures)')
     run = RunConverter(run).as_pd_dataframe()
     missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
     if missing:

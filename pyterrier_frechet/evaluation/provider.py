@@ -13,9 +13,10 @@ from typing import Dict, Iterator, List
 import ir_measures
 import pandas as pd
 from ir_measures import Metric, providers
+from ir_measures.util import RunConverter
 
-from ..measures.base import HISTOGRAMS, VECTORS, SetMeasure
-from .frames import DOCNO, QID, SCORE, prepare_qrels, prepare_run
+from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
+from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
 from .selection import Judgments
 
 
@@ -25,9 +26,12 @@ def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, univ
     ``run``: a prepared frame (:mod:`.frames`)."""
     from .histograms import compute_histogram_measures
     from .vector_sets import compute_vector_measures
-    by_input = {VECTORS: [], HISTOGRAMS: []}
+    by_input = {VECTORS: [], HISTOGRAMS: [], ANSWERS: []}
     for m in measures:
         by_input[m.INPUT].append(m)
+    if by_input[ANSWERS]:
+        raise ValueError(f'{", ".join(map(str, by_input[ANSWERS]))} score the answers of RAG pipelines (qid, qanswer): '
+                         'evaluate them with pt.Experiment or ir_measures; this evaluation takes rankings')
     out = {}
     if by_input[VECTORS]:
         out.update(compute_vector_measures(by_input[VECTORS], judgments, run, universe))
@@ -58,6 +62,12 @@ class SetEvaluator(providers.Evaluator):
         yield from self._iter_calc(run)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
+        from .answers import is_answer_frame, warn_other_kind
+        if is_answer_frame(run):  # an answer pipeline beside retrieval pipelines: NaN with a warning (evaluation/answers.py)
+            yield from warn_other_kind(self.measures, 'answers', self.qrel_qids)
+            return
+        if has_pyterrier_names(run) and _beside_other_measures():
+            raise ValueError(pyterrier_names_hint('run'))
         run = prepare_run(run, 'pyterrier_frechet')
         outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids)
         for measure, outcome in outcomes.items():
@@ -68,6 +78,23 @@ class SetEvaluator(providers.Evaluator):
                 continue
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
+
+
+def _beside_other_measures() -> bool:
+    """Called from ir_measures' FallbackProvider/FallbackEvaluator together with measures of other providers
+    (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would fail on a
+    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it."""
+    frame = sys._getframe(1)
+    for _ in range(8):
+        frame = frame.f_back
+        if frame is None:
+            return False
+        local = frame.f_locals
+        if frame.f_code.co_name == '_evaluator' and 'orig_measures' in local:  # FallbackProvider._evaluator
+            return any(not isinstance(m, SetMeasure) for m in local['orig_measures'])
+        if frame.f_code.co_name == '_iter_calc' and hasattr(local.get('self'), 'evaluators'):  # FallbackEvaluator
+            return len(local['self'].evaluators) > 1
+    return False
 
 
 def refuse_batched_experiment(measures) -> None:
@@ -87,6 +114,19 @@ def refuse_batched_experiment(measures) -> None:
                              'not the measure of the query set; drop batch_size, or save the runs (save_dir=) and '
                              'evaluate them with pf.evaluate / `python -m pyterrier_frechet eval`')
         frame = frame.f_back
+
+
+class _Chained(providers.Evaluator):
+    """The evaluators of a provider's ranking and answer measures, each given the run (no DEFAULT filling: see
+    :meth:`SetEvaluator.iter_calc`)."""
+
+    def __init__(self, measures, evaluators):
+        super().__init__(measures, sorted(set().union(*(e.qrel_qids for e in evaluators))))
+        self.evaluators = evaluators
+
+    def iter_calc(self, run) -> Iterator[Metric]:
+        for evaluator, teed in zip(self.evaluators, RunConverter(run, strict=False).tee(len(self.evaluators))):
+            yield from evaluator.iter_calc(teed.run)
 
 
 class SetMeasureProvider(providers.Provider):
@@ -111,10 +151,36 @@ class SetMeasureProvider(providers.Provider):
                 raise ValueError(f'unsupported measure {measure}')
             measure.validate_params()
         refuse_batched_experiment(measures)
-        return SetEvaluator(measures, qrels)
+        if has_pyterrier_names(qrels) and _beside_other_measures():
+            raise ValueError(pyterrier_names_hint('qrels'))
+        answers = [m for m in measures if is_answer_measure(m)]
+        if not answers:
+            return SetEvaluator(measures, qrels)
+        from .answers import AnswerEvaluator, split_qrels
+        evaluators = [AnswerEvaluator(answers, qrels)]
+        ranking = [m for m in measures if not is_answer_measure(m)]
+        if ranking:  # qrels may hold gold answers beside the judgments: rankings are scored on the judgments
+            judgments = split_qrels(qrels)[0] if isinstance(qrels, pd.DataFrame) else qrels
+            if judgments is None:
+                raise ValueError(f'{", ".join(map(str, ranking))}: the qrels hold no judgments (qid, docno, label), only '
+                                 'gold answers; rankings are scored against judgments')
+            evaluators.insert(0, SetEvaluator(ranking, judgments))
+        return evaluators[0] if len(evaluators) == 1 else _Chained(measures, evaluators)
 
     def run_inputs(self, measures):
-        return [QID, DOCNO, SCORE]
+        measures = list(measures)
+        inputs = [QID, 'qanswer'] if any(is_answer_measure(m) for m in measures) else []
+        if not all(is_answer_measure(m) for m in measures):
+            inputs += [DOCNO, SCORE]
+        return list(dict.fromkeys([QID] + inputs))
+
+    def qrel_inputs(self, measures):
+        measures = list(measures)
+        gold = [m for m in measures if is_answer_measure(m) and m['ref'] == 'gold']
+        inputs = [QID, 'gold_answer'] if gold else [QID]
+        if len(gold) < len(measures):
+            inputs += [DOCNO, LABEL]
+        return list(dict.fromkeys(inputs))
 
     @classmethod
     def install(cls) -> 'SetMeasureProvider':

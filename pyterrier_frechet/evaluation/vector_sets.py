@@ -137,8 +137,10 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
     if n_missing:
         example = dropped[:5].tolist()
         if measure['missing'] == 'error':
-            raise ValueError(f'{measure}: {n_missing} of {len(codes)} {side} document(s) have no vector, e.g. {example}. '
-                             "Provide vectors for them, or pass missing='drop' to leave them out (with a counted log).")
+            hint = getattr(measure_encoder(measure), 'missing_hint', None)
+            hint = hint(dropped[:1000].tolist()) if callable(hint) else ''
+            raise ValueError(f'{measure}: {n_missing} of {len(codes)} {side} document(s) have no vector, e.g. {example}'
+                             f"{hint}. Provide vectors for them, or pass missing='drop' to leave them out (with a counted log).")
         logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
     if len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
@@ -158,7 +160,10 @@ _RELEVANT_ENTRIES = 8
 
 
 def _remembers(key: tuple) -> bool:
-    return key[0] == 'identity'
+    """Whether the relevant vectors of an encoder with identity ``key`` may be remembered (a content identity of
+    vectors that cannot change under it: :func:`~pyterrier_frechet.vectors.identity.encoder_identity`)."""
+    from ..vectors.identity import is_fixed
+    return is_fixed(key)
 
 
 def _relevant_vectors(encoder, key: tuple, docnos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:

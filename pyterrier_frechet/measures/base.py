@@ -29,6 +29,7 @@ from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
 #: ``INPUT`` values.
 VECTORS = 'vectors'
 HISTOGRAMS = 'histograms'
+ANSWERS = 'answers'  # the embeddings of a RAG pipeline's answers (``qanswer``) and of references (measures/answers.py)
 
 #: ``bootstrap_path`` values.
 GAUSSIAN = 'gaussian'
@@ -205,8 +206,8 @@ def register_measure(measure: SetMeasure) -> SetMeasure:
     """Make ``measure`` (an instance of a :class:`SetMeasure` subclass) known to ir_measures' parser; this
     package's provider computes every :class:`SetMeasure`. Returns the measure, so
     ``MMD = register_measure(_MMD())``."""
-    if not isinstance(measure, SetMeasure) or measure.INPUT not in (VECTORS, HISTOGRAMS):
-        raise ValueError(f'{measure!r} is not a VectorMeasure or HistogramMeasure instance')
+    if not isinstance(measure, SetMeasure) or measure.INPUT not in (VECTORS, HISTOGRAMS, ANSWERS):
+        raise ValueError(f'{measure!r} is not a VectorMeasure, HistogramMeasure or AnswerMeasure instance')
     measures.register(measure)
     return measure
 
@@ -220,6 +221,11 @@ def is_set_measure(measure) -> bool:
 
 def is_vector_measure(measure) -> bool:
     return isinstance(measure, SetMeasure) and measure.INPUT == VECTORS
+
+
+def is_answer_measure(measure) -> bool:
+    """A measure of generated answers (reads the run's ``qanswer``, not its ranking)."""
+    return isinstance(measure, SetMeasure) and measure.INPUT == ANSWERS
 
 
 def bootstrap_path(measure) -> Optional[str]:

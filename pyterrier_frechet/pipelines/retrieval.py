@@ -22,6 +22,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..data.bundled import Collection
+from ..extras import require
 from ..vectors.cache import identity_key
 from ..vectors.embedder import Embedder, _hash_dir, resolve_model_path
 
@@ -66,7 +67,7 @@ def _warm(make_retriever: Callable[[], pt.Transformer], collection: Collection) 
 
 def bm25(collection: Collection, work_dir, num_results: int = 100) -> pt.Transformer:
     """BM25 over ``collection`` with pyterrier-pisa (index built once under ``work_dir``)."""
-    import pyterrier_pisa
+    pyterrier_pisa = require('pyterrier_pisa', 'pipelines', 'pipelines.bm25')
     index = pyterrier_pisa.PisaIndex(str(Path(work_dir) / f'{collection.name}.pisa'), text_field='text')
     if not index.built():
         logger.info('indexing %d documents with PISA into %s', len(collection.texts), index.path)
@@ -79,8 +80,8 @@ def splade(collection: Collection, work_dir, model: str = DEFAULT_SPLADE, num_re
            max_length: int = 256, verbose: bool = False) -> pt.Transformer:
     """SPLADE with pyterrier-splade: documents encoded to term weights, indexed by PISA, queried with the
     quantized scorer. ``model`` is a hub name or a local masked-LM checkpoint directory."""
-    import pyterrier_pisa
-    import pyterrier_splade
+    pyterrier_pisa = require('pyterrier_pisa', 'pipelines', 'pipelines.splade')
+    pyterrier_splade = require('pyterrier_splade', 'pipelines', 'pipelines.splade')
     path = resolve_model_path(model)
     model_key = f'{os.path.basename(os.path.normpath(model))}-{_hash_dir(path)[:16]}'
     from transformers import AutoConfig
@@ -96,7 +97,7 @@ def splade(collection: Collection, work_dir, model: str = DEFAULT_SPLADE, num_re
 
 
 def _flex_index(collection: Collection, embedder: Embedder, work_dir, verbose: bool = False):
-    import pyterrier_dr
+    pyterrier_dr = require('pyterrier_dr', 'pipelines', 'pipelines.dense and pipelines.dense_reranker')
     index = pyterrier_dr.FlexIndex(str(Path(work_dir) / f'{collection.name}.{identity_key(embedder.identity)}.flex'),
                                    verbose=verbose)
     if not index.built():

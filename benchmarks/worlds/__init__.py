@@ -1,0 +1,31 @@
+"""Test worlds for coverage / level / power studies of IR evaluation statistics (see README.md)."""
+from .core import Population, QuerySample, World, ndcg_matrix, per_query_ndcg, pooled_moments
+from .synthetic import (SyntheticWorld, SystemSpec, heavy_world, independent_world, sphere_world, topics_world)
+
+
+def cranfield_world(d: int = 384, seed: int = 0):
+    """(d) the real-data world (imported lazily: it reads /work/shared)."""
+    from .cranfield import CranfieldWorld
+    return CranfieldWorld(d, seed)
+
+
+def scifact_world(d: int = 384, seed: int = 0):
+    """(d') SciFact test queries (needs data/scifact_corpus.minilm.f16.npy from encode_data --scifact-corpus)."""
+    from .cranfield import CranfieldWorld
+    return CranfieldWorld(d, seed, dataset='scifact')
+
+
+WORLDS = {'independent': independent_world, 'topics': topics_world, 'heavy': heavy_world,
+          'sphere': sphere_world, 'cranfield': cranfield_world, 'scifact': scifact_world}
+
+
+def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
+    """A world by name: one of WORLDS."""
+    if name not in WORLDS:
+        raise ValueError(f'unknown world {name!r}; choose one of {sorted(WORLDS)}')
+    return WORLDS[name](d, seed, **kw)
+
+
+__all__ = ['Population', 'QuerySample', 'World', 'SyntheticWorld', 'SystemSpec', 'independent_world',
+           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'make_world', 'WORLDS',
+           'ndcg_matrix', 'per_query_ndcg', 'pooled_moments']

@@ -1,0 +1,41 @@
+"""Optional dependencies, grouped as the package's pip extras, and one clear error when one is missing.
+
+The base install scores runs (``pt.Experiment``, ``ir_measures.calc_aggregate``, ``pf.evaluate``, the CLI's ``eval``,
+``bootstrap``, ``compare``, ...) with precomputed vectors or the default :class:`~pyterrier_frechet.Embedder`.
+Retrieval pipelines and figures need more::
+
+    pip install 'pyterrier-frechet[pipelines]'   # pyterrier-pisa, pyterrier-splade, pyterrier-dr
+    pip install 'pyterrier-frechet[plots]'       # matplotlib
+    pip install 'pyterrier-frechet[demo]'        # both: what python -m pyterrier_frechet demo needs
+
+This module imports nothing of the package, so every layer may use it.
+"""
+import importlib
+from types import ModuleType
+
+#: extra -> the modules it provides (import name -> distribution name on PyPI)
+EXTRAS = {
+    'pipelines': {'pyterrier_pisa': 'pyterrier-pisa', 'pyterrier_splade': 'pyterrier-splade',
+                  'pyterrier_dr': 'pyterrier-dr'},
+    'plots': {'matplotlib': 'matplotlib'},
+}
+
+
+class MissingExtra(ImportError, ValueError):
+    """An optional dependency is not installed; the message names the pip extra that installs it. An ImportError
+    (what a missing module is) and a ValueError (what the package's and the CLI's error handling catch)."""
+
+
+def require(module: str, extra: str, what: str) -> ModuleType:
+    """Import ``module`` for ``what`` (e.g. ``'pipelines.bm25'``), or raise :class:`MissingExtra` naming the extra
+    that installs it: ``pip install 'pyterrier-frechet[EXTRA]'``."""
+    top = module.split('.')[0]
+    if top not in EXTRAS.get(extra, {}):
+        raise ValueError(f'{module!r} is not provided by the extra {extra!r}: {sorted(EXTRAS)}')
+    try:
+        return importlib.import_module(module)
+    except ImportError as ex:
+        if ex.name is not None and ex.name.split('.')[0] != top:
+            raise  # the module is there but one of its own imports failed: that is not a missing extra
+        raise MissingExtra(f'{what} needs {EXTRAS[extra][top]} ({top} cannot be imported), which the '
+                           f"[{extra}] extra installs: pip install 'pyterrier-frechet[{extra}]'", name=top) from ex

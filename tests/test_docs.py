@@ -1,0 +1,245 @@
+"""The documentation: the README's first commands and length, the generated pages current and complete, the
+Sphinx build clean with warnings as errors, and every Python example in the README and in pt_docs run.
+
+An example's first line may say what it needs: ``# slow: ...`` (marked slow: builds indexes or embeds a
+collection), ``# needs ../shared ...`` (marked shared: skipped only where ../shared is absent outside CI),
+``# needs files: ...`` (runs in a folder holding small synthetic TREC files: ``qrels.txt``, ``runs/`` and
+``vectors.npy`` + ``vectors.ids.txt``). Every other example runs as written, in an empty folder.
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import needs_shared
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / 'README.md'
+PT_DOCS = ROOT / 'pyterrier_frechet' / 'pt_docs'
+sys.path.insert(0, str(ROOT / 'docs'))
+import generate  # noqa: E402  (docs/generate.py)
+
+
+# --- the README --------------------------------------------------------------------------------------------------
+
+def test_readme_is_at_most_250_lines():
+    n = len(README.read_text(encoding='utf-8').splitlines())
+    assert n <= 250, f'README.md has {n} lines; move detail to a page under pyterrier_frechet/pt_docs/'
+
+
+def test_readme_first_commands_run_the_demo_then_the_tests_and_ci_finds_the_second():
+    lines = README.read_text(encoding='utf-8').splitlines()
+    assert lines[2] == '```bash'
+    demo, tests = lines[3], lines[4]
+    assert demo.startswith('python3.11 -m venv .venv') and demo.endswith('python -m pyterrier_frechet demo')
+    assert "pip install -e '.[demo]'" in demo  # the demo's pipelines and plots are extras
+    assert "pip install -e '.[test]'" in tests and tests.endswith('python -m pytest -q')
+    # .ci/run takes the first pytest line of the first bash block: the same extraction, in Python
+    block = '\n'.join(lines[lines.index('```bash') + 1:])
+    block = block[:block.index('```')]
+    assert [line for line in block.splitlines() if 'pytest' in line][0] == tests
+
+
+def test_readme_names_every_subcommand():
+    import argparse
+    from pyterrier_frechet.cli import build_parser
+    text = README.read_text(encoding='utf-8')
+    listed = text[text.index('Subcommands: '):].split(' — ')[0]
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert sorted(re.findall(r'`([a-z-]+)`', listed)) == sorted(sub.choices)
+
+
+def _local_links(text: str):
+    return [m for m in re.findall(r'\]\(([^)#]+)\)', text) if not m.startswith('http')]
+
+
+def test_readme_links_point_at_files_that_exist():
+    links = _local_links(README.read_text(encoding='utf-8'))
+    assert len(links) >= 20
+    missing = [link for link in links if not (ROOT / link).exists()]
+    assert missing == []
+
+
+def test_every_pt_docs_page_is_linked_from_the_readme_and_in_the_toctree():
+    readme = README.read_text(encoding='utf-8')
+    index = (PT_DOCS / 'index.rst').read_text(encoding='utf-8')
+    pages = sorted(p.stem for p in PT_DOCS.glob('*.rst') if p.stem != 'index')
+    assert len(pages) >= 10
+    assert [p for p in pages if f'pt_docs/{p}.rst' not in readme] == []
+    assert [p for p in pages if not re.search(rf'<{re.escape(p)}>\s*$', index, re.M)] == []
+
+
+# --- generated pages ---------------------------------------------------------------------------------------------
+
+def test_generated_pages_and_figures_are_current():
+    stale = generate.stale()
+    assert stale == [], f'stale: {stale}; run python docs/generate.py'
+
+
+def test_a_changed_measure_makes_the_measure_page_stale(monkeypatch):
+    import pyterrier_frechet as pf
+    from ir_measures.measures.base import ParamInfo
+    params = {**pf.KID.SUPPORTED_PARAMS, 'gamma': ParamInfo(dtype=float, default=1.0, desc='a new parameter')}
+    monkeypatch.setattr(type(pf.KID), 'SUPPORTED_PARAMS', params)
+    assert 'pyterrier_frechet/pt_docs/_generated/measures.rst' in generate.stale()
+    assert '``gamma``' in generate.measures_rst()
+
+
+def test_measure_page_lists_every_registered_measure_with_its_parameters():
+    import pyterrier_frechet as pf
+    from ir_measures.measures import registry
+    page = (PT_DOCS / '_generated' / 'measures.rst').read_text(encoding='utf-8')
+    ours = [name for name, m in registry.items()
+            if type(m).__module__.startswith('pyterrier_frechet.measures.')]
+    assert sorted(ours) == sorted(['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD'])
+    for name in ours:
+        measure = getattr(pf, name)
+        section = page[page.index(f'\n{name}: '):]
+        nxt = [section.index(f'\n{o}: ') for o in ours if o != name and f'\n{o}: ' in section[1:]]
+        section = section[:min(nxt)] if nxt else section
+        assert ('Lower is better' in section) == (not measure.HIGHER_IS_BETTER)
+        for param, info in measure.SUPPORTED_PARAMS.items():
+            assert f'``{param}``' in section, (name, param)
+        assert generate.citation(measure)[:20] in section.replace('\\', '')
+    assert 'Arabzadeh' in page and 'Krstovski' in page
+
+
+def test_cli_page_lists_every_subcommand_and_option():
+    import argparse
+    from pyterrier_frechet.cli import build_parser
+    page = (PT_DOCS / '_generated' / 'cli.rst').read_text(encoding='utf-8')
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert {'demo', 'eval', 'bootstrap', 'compare', 'report'} <= set(sub.choices)
+    for name, parser in sub.choices.items():
+        assert f'.. _cli-{name}:' in page
+        section = page[page.index(f'.. _cli-{name}:'):]
+        section = section[:section.index('.. _cli-', 10)] if '.. _cli-' in section[10:] else section
+        for action in parser._actions:
+            for option in action.option_strings:
+                if option not in ('-h', '--help'):
+                    assert option in section, (name, option)
+
+
+def test_every_public_name_is_in_the_api_reference():
+    import pyterrier_frechet as pf
+    api = (PT_DOCS / 'api.rst').read_text(encoding='utf-8')
+    from pyterrier_frechet.measures.base import SetMeasure
+    measures = {n for n in pf.__all__ if isinstance(getattr(pf, n), SetMeasure)}  # on the measures page
+    assert {'FD', 'CFD', 'AnswerFD'} <= measures
+    missing = [n for n in pf.__all__ if n not in measures and f'pyterrier_frechet.{n}' not in api
+               and f'``pf.{n}``' not in api]
+    assert missing == []
+
+
+# --- the Sphinx build --------------------------------------------------------------------------------------------
+
+def _build(src: Path, out: Path):
+    return subprocess.run([sys.executable, '-m', 'sphinx', '-W', '-n', '-q', '-c', str(ROOT / 'docs'), str(src),
+                           str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def test_sphinx_builds_the_pages_with_warnings_as_errors(tmp_path):
+    import sphinx  # noqa: F401  (the [test] extra installs it: a missing one fails, it is not skipped)
+    result = _build(PT_DOCS, tmp_path / 'html')
+    assert result.returncode == 0, result.stderr[-3000:]
+    html = (tmp_path / 'html' / 'dl19.html').read_text(encoding='utf-8')
+    for figure in generate.FIGURES:  # the figures are shown on the results page
+        assert f'_images/{figure}' in html
+        assert (tmp_path / 'html' / '_images' / figure).stat().st_size > 10_000
+    api = (tmp_path / 'html' / 'api.html').read_text(encoding='utf-8')
+    assert 'id="pyterrier_frechet.Embedder"' in api and 'id="pyterrier_frechet.bootstrap"' in api
+
+
+def test_sphinx_build_fails_on_a_reference_to_nothing(tmp_path):
+    import sphinx  # noqa: F401  (the [test] extra installs it: a missing one fails, it is not skipped)
+    import shutil
+    src = tmp_path / 'src'
+    shutil.copytree(PT_DOCS, src)
+    page = src / 'core.rst'
+    page.write_text(page.read_text(encoding='utf-8') + '\nSee :func:`pyterrier_frechet.no_such_function`.\n',
+                    encoding='utf-8')
+    result = _build(src, tmp_path / 'html')
+    assert result.returncode != 0 and 'no_such_function' in result.stderr
+
+
+# --- the examples ------------------------------------------------------------------------------------------------
+
+def _markdown_blocks(path: Path):
+    lines = path.read_text(encoding='utf-8').splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == '```python':
+            j = lines.index('```', i + 1)
+            yield i + 1, '\n'.join(lines[i + 1:j])
+            i = j
+        i += 1
+
+
+def _rst_blocks(path: Path):
+    lines = path.read_text(encoding='utf-8').splitlines()
+    for i, line in enumerate(lines):
+        if re.match(r'\s*\.\. code-block:: python\s*$', line):
+            indent = len(line) - len(line.lstrip())
+            j = i + 1
+            while j < len(lines) and (not lines[j].strip() or lines[j].lstrip().startswith(':')):
+                j += 1
+            body = []
+            while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > indent):
+                body.append(lines[j])
+                j += 1
+            code = '\n'.join(body)
+            width = min(len(b) - len(b.lstrip()) for b in body if b.strip())
+            yield i + 1, '\n'.join(b[width:] for b in body).strip('\n')
+
+
+def _examples():
+    found = [(README, n, code) for n, code in _markdown_blocks(README)]
+    for page in sorted(PT_DOCS.rglob('*.rst')):
+        found += [(page, n, code) for n, code in _rst_blocks(page)]
+    params = []
+    for path, line, code in found:
+        first = code.splitlines()[0] if code else ''
+        marks = []
+        if first.startswith('# slow'):
+            marks.append(pytest.mark.slow)
+        if first.startswith('# needs ../shared'):
+            marks += [pytest.mark.shared, needs_shared()]
+        params.append(pytest.param(code, id=f'{path.relative_to(ROOT)}:{line}', marks=marks))
+    return params
+
+
+EXAMPLES = _examples()
+
+
+def test_the_docs_have_python_examples():
+    ids = [p.id for p in EXAMPLES]
+    assert any(i.startswith('README.md') for i in ids) and any('pt_docs' in i for i in ids)
+
+
+def _synthetic_trec_files(folder: Path):
+    """qrels.txt, runs/a.run and runs/b.run over 4 queries and 80 documents, and vectors.npy + vectors.ids.txt."""
+    rng = np.random.default_rng(0)
+    docnos = [f'd{i}' for i in range(80)]
+    np.save(folder / 'vectors.npy', rng.normal(size=(80, 6)) + np.repeat(np.arange(4), 20)[:, None])
+    (folder / 'vectors.ids.txt').write_text('\n'.join(docnos) + '\n')
+    (folder / 'qrels.txt').write_text(''.join(f'q{q} 0 d{20 * q + i} {2 - i % 3}\n' for q in range(4) for i in range(6)))
+    (folder / 'runs').mkdir()
+    for name, shift in (('a', 0), ('b', 7)):
+        (folder / 'runs' / f'{name}.run').write_text(''.join(
+            f'q{q} Q0 d{(20 * q + i + shift) % 80} {i + 1} {20.0 - i} {name}\n' for q in range(4) for i in range(15)))
+
+
+@pytest.mark.parametrize('code', EXAMPLES)
+def test_example_runs(code, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    if code.startswith('# needs files'):
+        _synthetic_trec_files(tmp_path)
+    import pyterrier_frechet as pf
+    previous = pf.get_default_encoder()
+    try:
+        exec(compile(code, '<example>', 'exec'), {'__name__': '__example__'})
+    finally:
+        pf.set_default_encoder(previous)

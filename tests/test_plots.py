@@ -1,0 +1,217 @@
+"""The figures' content, inspected on the matplotlib Figure before it is saved: labels, title, legend entries,
+tick labels that do not overlap (bounding boxes from a renderer), nothing outside the figure; and where the demo
+writes them."""
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from pyterrier_frechet import demo
+from pyterrier_frechet.analyses import plots
+from pyterrier_frechet.analyses.outputs import MARKER
+from pyterrier_frechet.cli import main
+
+# the demo's three systems at demo-like costs; by hand, each is faster or better than each other one in FD@10, so
+# all three are on the frontier; in MIXED, 'slow-worse' (120 ms, 0.65) is dominated by 'slow-good' (100 ms, 0.70)
+DEMO = pd.DataFrame({'name': ['BM25 (PISA)', 'BM25 >> all-MiniLM-L6-v2', 'Dense (all-MiniLM-L6-v2)'],
+                     'mrt': [2.1, 14.3, 6.2], 'FD@10': [0.9, 0.6, 0.7], 'nDCG@10': [0.35, 0.42, 0.38]})
+MIXED = pd.DataFrame({'name': ['fast-bad', 'mid', 'slow-good', 'slow-worse'], 'mrt': [1.0, 10.0, 100.0, 120.0],
+                      'nDCG@10': [0.30, 0.60, 0.70, 0.65]})
+
+
+def _renderer(fig):
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def _labels(axis):
+    """Visible, non-empty tick labels (major and minor) whose tick lies in the view (the figure drawn first: tick
+    texts are set when drawn)."""
+    _renderer(axis.figure)
+    lo, hi = sorted(axis.get_view_interval())
+    ticks = list(zip(axis.get_majorticklocs(), axis.get_major_ticks())) + \
+        list(zip(axis.get_minorticklocs(), axis.get_minor_ticks()))
+    return [t.label1 for loc, t in ticks if lo <= loc <= hi and t.label1.get_visible() and t.label1.get_text()]
+
+
+def _overlaps(boxes):
+    return [(a, b) for a, b in itertools.combinations(boxes, 2) if a.overlaps(b)]
+
+
+def _check_layout(fig):
+    """Tick labels of each axis pairwise disjoint; title, axis labels, tick labels and legends inside the figure."""
+    renderer = _renderer(fig)
+    ax = fig.axes[0]
+    for axis in (ax.xaxis, ax.yaxis):
+        labels = _labels(axis)
+        assert len(labels) >= 2, f'too few tick labels: {[t.get_text() for t in labels]}'
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert _overlaps(boxes) == [], [t.get_text() for t in labels]
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts] + _labels(ax.xaxis) + _labels(ax.yaxis)
+    boxes = [t.get_window_extent(renderer) for t in texts if t.get_text()]
+    boxes += [leg.get_window_extent(renderer) for leg in fig.legends + ([ax.get_legend()] if ax.get_legend() else [])]
+    box = fig.bbox
+    for b in boxes:
+        assert b.x0 >= box.x0 - 0.5 and b.y0 >= box.y0 - 0.5 and b.x1 <= box.x1 + 0.5 and b.y1 <= box.y1 + 0.5, (b, box)
+
+
+def _legend_texts(fig):
+    legends = fig.legends + [a.get_legend() for a in fig.axes if a.get_legend()]
+    assert len(legends) == 1
+    return [t.get_text() for t in legends[0].get_texts()], legends[0]
+
+
+def test_pareto_figure_content():
+    fig = plots.pareto_figure(DEMO, 'FD@10')
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == 'mrt (lower is better, ms per query)'
+    assert ax.get_ylabel() == 'FD@10 (lower is better)'
+    assert ax.get_title().startswith('FD@10 against mrt: 3 of 3 systems on the Pareto frontier')
+    texts, legend = _legend_texts(fig)
+    assert texts == DEMO['name'].tolist()  # one entry per system, no empty or generic entry
+    assert ax.get_xscale() == 'log'
+    # round plain numbers on the cost axis (no 2×10^0 minor labels), all inside the data's range with its margin
+    xt = [t.get_text() for t in _labels(ax.xaxis)]
+    assert xt == ['2', '5', '10']
+    _check_layout(fig)
+
+
+def test_pareto_marks_dominated_hollow():
+    fig = plots.pareto_figure(MIXED, 'nDCG@10')
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == 'nDCG@10 (higher is better)'
+    assert ax.get_title().startswith('nDCG@10 against mrt: 3 of 4 systems on the Pareto frontier')
+    texts, legend = _legend_texts(fig)
+    assert texts == MIXED['name'].tolist()
+    # by hand: slow-worse (120 ms, 0.65) is dominated by slow-good (100 ms, 0.70); the others are not dominated
+    filled = {name: len(h.get_facecolor()) > 0 and h.get_facecolor()[0][3] > 0
+              for name, h in zip(texts, legend.legend_handles)}
+    assert filled == {'fast-bad': True, 'mid': True, 'slow-good': True, 'slow-worse': False}
+    # the frontier line passes through the frontier's points, in cost order
+    (line,) = ax.get_lines()
+    xs, ys = line.get_data()
+    assert list(xs) == [1.0, 10.0, 100.0] and list(ys) == [0.30, 0.60, 0.70]
+    assert [t.get_text() for t in _labels(ax.xaxis)] == ['1', '10', '100']
+    _check_layout(fig)
+
+
+@pytest.mark.parametrize('costs', [
+    [3.1, 3.2, 3.3],                       # a tenth of a decade
+    [2.1, 14.3, 6.2],                      # under a decade (where matplotlib's minor labels overlapped)
+    [0.05, 3.0, 400.0, 9000.0],            # five decades
+    [1e-3, 1.0, 1e3, 1e6, 1e7, 2.0, 5e4],  # ten decades
+])
+def test_log_tick_labels_never_overlap(costs):
+    names = [f'system number {i}' for i in range(len(costs))]
+    table = pd.DataFrame({'name': names, 'mrt': costs, 'nDCG@10': np.linspace(0.2, 0.5, len(costs))})
+    fig = plots.pareto_figure(table, 'nDCG@10')
+    assert _legend_texts(fig)[0] == names
+    _check_layout(fig)
+
+
+def test_many_systems_legend_inside_figure():
+    n = 19  # the DL19 runs
+    table = pd.DataFrame({'name': [f'run-{i:02d}-with-a-long-name' for i in range(n)],
+                          'mrt': np.geomspace(1, 500, n), 'nDCG@10': np.linspace(0.3, 0.7, n)[::-1]})
+    fig = plots.pareto_figure(table, 'nDCG@10')
+    assert _legend_texts(fig)[0] == table['name'].tolist()
+    _check_layout(fig)
+
+
+def test_log_ticks_are_round_spaced_and_in_range():
+    for lo, hi in [(1.8, 17.0), (2.7, 5.2), (0.5, 5000.0), (3.1, 3.2), (1e-3, 1e6), (40.0, 2000.0)]:
+        ticks = plots.log_ticks(lo, hi)
+        assert len(ticks) >= 2 and ticks == sorted(set(ticks))
+        assert all(lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9) for t in ticks)
+        gaps = np.diff(np.log10(ticks))
+        assert (gaps >= 0.12 * np.log10(hi / lo) - 1e-12).all() and len(ticks) <= 8
+        assert all(len(f'{t:g}') <= 6 for t in ticks)  # plain, short labels
+    assert plots.log_ticks(1.8, 17.0) == [2.0, 5.0, 10.0]
+    assert plots.log_ticks(0.5, 5000.0) == [1.0, 10.0, 100.0, 1000.0]
+    assert plots.log_ticks(2.7, 5.2) == [3.0, 4.0, 5.0]
+    assert plots.log_ticks(0.4, 24.0) == [0.5, 1.0, 2.0, 5.0, 10.0, 20.0]  # the demo's range: 1 and 10 kept
+
+
+def test_other_figures_content(tmp_path):
+    """The bootstrap-interval and sparsification figures keep their layout rules too (inspected after saving)."""
+    fig, ax = plots._figure((5, 3.5))
+    assert fig.get_layout_engine() is not None  # constrained layout: labels kept inside the figure
+    summary = pd.DataFrame({'measure': 'FD@10', 'name': ['a', 'b'], 'estimate': [0.2, 0.3], 'value': [0.2, 0.3],
+                            'low': [0.1, 0.25], 'high': [0.3, 0.4], 'interval': 'percentile'})
+    written = plots.bootstrap_intervals(summary, 'FD@10', tmp_path / 'boot')
+    assert [Path(p).suffix for p in written] == ['.png', '.pdf']
+    import matplotlib.image
+    img = matplotlib.image.imread(written[0])
+    assert img.shape[0] > 100 and img.shape[1] > 100 and img[..., :3].std() > 0.01  # drawn, not blank
+
+
+def test_pareto_png_written(tmp_path):
+    written = plots.pareto(DEMO, 'FD@10', tmp_path / 'p')
+    import matplotlib.image
+    img = matplotlib.image.imread(written[0])
+    # 7.5 x 4.5 in at 200 dpi; bbox_inches='tight' crops to the drawn artists plus its 0.1 in pad on each side
+    assert 1000 < img.shape[1] <= (7.5 + 0.2) * 200 and 600 < img.shape[0] <= (4.5 + 0.2) * 200
+
+
+# --- where the demo writes ---
+
+def test_demo_figures_default_to_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    folder = demo.figures_folder()
+    assert folder.path == (tmp_path / 'pyterrier-frechet-figures').resolve()
+    assert '.cache' not in str(folder.path)
+
+
+def test_demo_refuses_a_foreign_folder_before_any_work(tmp_path, monkeypatch):
+    def no_work():
+        raise AssertionError('the collection was loaded before the folder was checked')
+    monkeypatch.setattr(demo, 'cranfield', no_work)
+    (tmp_path / 'mine').mkdir()
+    (tmp_path / 'mine' / 'thesis.tex').write_text('keep me')
+    with pytest.raises(ValueError, match='holds files this package did not write'):
+        demo.run_demo(None, str(tmp_path / 'work'), verbose=False, figures_dir=tmp_path / 'mine')
+    monkeypatch.chdir(tmp_path / 'mine')  # the default folder is made inside the working directory, so it is new
+    (tmp_path / 'mine' / 'pyterrier-frechet-figures').mkdir()
+    (tmp_path / 'mine' / 'pyterrier-frechet-figures' / 'notes.txt').write_text('x')
+    with pytest.raises(ValueError, match=r"figures_dir '.*pyterrier-frechet-figures'"):
+        demo.run_demo(None, str(tmp_path / 'work'), verbose=False)
+    assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--figures', str(tmp_path / 'mine'), '--quiet']) == 2
+    assert (tmp_path / 'mine' / 'thesis.tex').read_text() == 'keep me'
+
+
+def test_demo_writes_marked_folder(tmp_path, monkeypatch):
+    """run_demo's figure step, with the retrieval and evaluation replaced by a fixed table (the real run is in
+    tests/test_demo.py): a new folder gets the four figures and the package's marker; a second run replaces them."""
+    monkeypatch.chdir(tmp_path)
+
+    class Stop(Exception):
+        pass
+
+    table = DEMO.assign(**{'FD@1': 1.0, 'FD(urr=True)@10': 0.5, 'RR@10': 0.5})
+
+    class FakeEmbedder:
+        n_encoded = 0
+        name = 'fake'
+
+    monkeypatch.setattr(demo, 'cranfield', lambda: type('C', (), {'texts': {}, 'topics': None, 'qrels': None})())
+    monkeypatch.setattr(demo, 'Embedder', lambda *a, **k: FakeEmbedder())
+    monkeypatch.setattr(demo.pipelines, 'bm25', lambda *a, **k: _Pipe())
+    monkeypatch.setattr(demo.pipelines, 'dense_reranker', lambda *a, **k: _Pipe())
+    monkeypatch.setattr(demo.pipelines, 'dense', lambda *a, **k: _Pipe())
+    monkeypatch.setattr(demo.pt, 'Experiment', lambda *a, **k: table)
+    result = demo.run_demo(None, str(tmp_path / 'work'), verbose=False)
+    folder = tmp_path / 'pyterrier-frechet-figures'
+    assert sorted(Path(f).name for f in result.figures) == sorted(demo.figure_names())
+    assert sorted(p.name for p in folder.iterdir()) == sorted(demo.figure_names() + [MARKER])
+    assert result.frontiers['FD@10'] == DEMO['name'].tolist()
+    again = demo.run_demo(None, str(tmp_path / 'work'), verbose=False)  # a marked folder is accepted again
+    assert sorted(again.figures) == sorted(result.figures)
+
+
+class _Pipe:
+    def __rshift__(self, other):
+        return self
