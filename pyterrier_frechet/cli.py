@@ -242,8 +242,10 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _dropped_notes(table: pd.DataFrame) -> List[str]:
-    if not set(NO_VECTOR_COLUMNS) <= set(table.columns):
+def _dropped_notes(table: Optional[pd.DataFrame]) -> List[str]:
+    """The one line every subcommand prints about documents left out for want of a vector (--missing drop), from
+    the per-run table of :func:`~pyterrier_frechet.evaluate` the subcommand computed with."""
+    if table is None or not set(NO_VECTOR_COLUMNS) <= set(table.columns):
         return []
     rel, ret = (int(table[c].sum()) for c in NO_VECTOR_COLUMNS)
     if not (rel or ret):
@@ -259,7 +261,8 @@ def cmd_shuffle(args) -> int:
     table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
     _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
                         "document at the measure's rel threshold); a measure that sees which query a ranking serves "
-                        'gets worse, FD does not move'])
+                        'gets worse, FD does not move']
+          + _dropped_notes(table.drop_duplicates('name')))
     return 0
 
 
@@ -279,8 +282,11 @@ def cmd_calibrate(args) -> int:
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
     elif args.level:
+        # every paired test compare/report offer (normal: their default; bootstrap: --test bootstrap) and the
+        # jackknife z-test, on the same simulated query sets
         table = rejection_rates(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples,
-                                alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
+                                alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic,
+                                tests=('bootstrap', 'normal', 'jackknife'))
     else:
         table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                          n_reference=args.reference, seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
@@ -307,7 +313,8 @@ def cmd_bootstrap(args) -> int:
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
-                          f'{args.ci:.0%} intervals: {methods}; estimate: the value each interval is centred for'])
+                          f'{args.ci:.0%} intervals: {methods}; estimate: the value each interval is centred for']
+          + _dropped_notes(result.point))
     return 0
 
 
@@ -339,7 +346,7 @@ def cmd_agreement(args) -> int:
                         f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
                         f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
                         f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
-                        '(Sakai 2006)'])
+                        '(Sakai 2006)'] + _dropped_notes(boot.point))
     return 0
 
 
@@ -416,24 +423,34 @@ def cmd_report(args) -> int:
     _check_baseline(args, data)
     path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
-                        qrels_name=args.qrels, verbose=not args.quiet)
-    print(f'wrote {path}')
+                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
+    print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
+                    + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
     return 0
 
 
 def cmd_compare(args) -> int:
-    from .analyses.bootstrap import check_bootstrappable
-    from .analyses.significance import compare_systems
+    from .analyses.bootstrap import bootstrap, check_bootstrappable
+    from .analyses.significance import check_test_resolution, compare_systems, default_samples, n_comparisons
     _check_writable_file(args.output, '--output', args)
     data = load_data(args)
     check_bootstrappable(data.measures)
     _check_baseline(args, data)
-    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=args.samples,
+    m = n_comparisons(len(data.runs), args.baseline is not None)
+    if len(data.runs) < 2:
+        raise CliError(f'compare needs at least 2 runs, got {len(data.runs)}')
+    samples = args.samples or default_samples(args.test, args.alpha, m)
+    # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
+    check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
+    boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
+                     verbose=not args.quiet, encoder=data.encoder)
+    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
-                            verbose=not args.quiet, encoder=data.encoder)
+                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
     n = len(table) // max(1, table['measure'].nunique())
-    notes = [f'{n} comparison(s) per measure, {args.samples} paired bootstrap samples (seed {args.seed}), '
-             f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons'
+    notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
+             f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
+             'named in column test'
              + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
              + f'; better: the better system where every adjusted p < {args.alpha:g}']
     if args.permutations:
@@ -443,8 +460,22 @@ def cmd_compare(args) -> int:
             notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
                          'retrieved sets per query and is offered for FD (FD and FD(weighting=\'query\'), the measures '
                          'with the Gaussian fast path) only; their bootstrap p and p_holm stand')
-    _emit(args, table, notes)
+    _emit(args, table, notes + _dropped_notes(boot.point))
     return 0
+
+
+def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
+    """How many paired bootstrap samples were used, and why, when --samples was not given."""
+    from .analyses.significance import default_samples, n_comparisons
+    alpha = getattr(args, 'alpha', 0.05)
+    chosen = default_samples(args.test, alpha, n_comparisons(n_runs, args.baseline is not None))
+    samples = args.samples or samples or chosen
+    why = ('' if args.samples else
+           f' (the default: the {args.test} test\'s p is not quantised by the sample count, so 1000 resolve Holm for '
+           'any number of runs)' if args.test != 'bootstrap' else
+           f' (the default for --test bootstrap: the smallest count whose p-value floor 2/(B+1) is below alpha/m for '
+           f'the {n_comparisons(n_runs, args.baseline is not None)} comparisons)')
+    return f'{samples} paired bootstrap samples{why}, test {args.test}'
 
 
 def cmd_pool_sim(args) -> int:
@@ -534,8 +565,21 @@ def _seed_arg(p) -> None:
     p.add_argument('--seed', type=_non_negative_int, default=0, help=HELP['seed'])
 
 
-def _samples_args(p) -> None:
-    p.add_argument('--samples', type=_positive_int, default=1000, help=HELP['samples'])
+def _samples_args(p, tested: bool = False) -> None:
+    """--samples and --ci; ``tested``: the subcommand Holm-corrects paired tests (compare, report): --test, and a
+    --samples default chosen by the test."""
+    if tested:
+        p.add_argument('--samples', type=_positive_int, default=None,
+                       help='bootstrap samples over queries (default: 1000, or with --test bootstrap the '
+                            "smallest count whose p-value can pass Holm's first step for the comparisons asked)")
+        p.add_argument('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
+                       help='paired test: jackknife (default; p from the jackknife standard error of the difference for '
+                            'FD and CFD, from the normal approximation of the resampled differences for the others: not '
+                            'quantised by the sample count), normal (the latter for every measure) or bootstrap (p from '
+                            "the count of resampled differences beyond 0, never below 2/(B+1): --samples must resolve "
+                            "Holm's first step); level and power: calibrate --level")
+    else:
+        p.add_argument('--samples', type=_positive_int, default=1000, help=HELP['samples'])
     p.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
 
 
@@ -667,7 +711,7 @@ def build_parser() -> argparse.ArgumentParser:
                         'Holm-corrected: FD, DO, HSA and any ir_measures measure')
     _data_args(cp)
     cp.add_argument('--baseline', help='compare every run with this one (default: all pairs)')
-    _samples_args(cp)
+    _samples_args(cp, tested=True)
     cp.add_argument('--permutations', type=_non_negative_int, default=0,
                     help='also run FD randomisation tests with this many permutations per pair (default 0: none)')
     _seed_arg(cp)
@@ -696,12 +740,23 @@ def build_parser() -> argparse.ArgumentParser:
     _data_args(rp)
     rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures: a new or empty folder, or an earlier report\'s '
                     '(only the files that report wrote are replaced; anything else there is refused before the work)')
-    _samples_args(rp)
+    _samples_args(rp, tested=True)
     _seed_arg(rp)
     _sparsify_args(rp)
     rp.add_argument('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')
     rp.set_defaults(func=cmd_report)
     return parser
+
+
+#: Python keyword spellings in the package's messages, and the CLI flag a command-line user passes instead.
+_CLI_SPELLINGS = {"pass missing='drop'": 'pass --missing drop', 'pass missing="drop"': 'pass --missing drop'}
+
+
+def _cli_spelling(message: str) -> str:
+    """A library error as the command line says it: options named by their CLI flags."""
+    for python, flag in _CLI_SPELLINGS.items():
+        message = message.replace(python, flag)
+    return message
 
 
 def main(argv=None) -> int:
@@ -719,7 +774,7 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
-        print(f'error: {ex}', file=sys.stderr)
+        print(f'error: {_cli_spelling(str(ex))}', file=sys.stderr)
         return 2
     finally:
         for log, level in zip([package_log] + kept, levels):

@@ -253,3 +253,65 @@ def test_compare_subcommand_equals_compare_systems(files, capsys):
                                expected[['diff', 'p_bootstrap', 'p_holm']].to_numpy(float), rtol=1e-6)
     assert main(argv[:-7] + ['--baseline', 'nope', '--quiet']) == 2
     assert 'is not one of the runs' in capsys.readouterr().err
+
+
+@pytest.fixture
+def many_runs(tmp_path):
+    """9 small synthetic runs (8 queries, 16 documents each, 12 of them judged (graded), 4-d vectors): 36 pairs, whose Holm
+    first step α/36 = 0.0014 no count p-value of 1000 resamples (≥ 2/1001 = 0.002) can pass."""
+    rng = np.random.default_rng(11)
+    (tmp_path / 'runs').mkdir()
+    qrels, ids, vecs = [], [], []
+    for q in range(8):
+        centre = rng.normal(size=4)
+        for i in range(16):  # the last 4 unjudged (URR)
+            label = int(rng.integers(0, 3)) if i < 12 else 0
+            if i < 12:
+                qrels.append(f'q{q} 0 q{q}d{i} {label}\n')
+            ids.append(f'q{q}d{i}')
+            vecs.append(centre * (label > 0) + rng.normal(size=4))
+    (tmp_path / 'qrels.txt').write_text(''.join(qrels))
+    np.save(tmp_path / 'vecs.npy', np.array(vecs))
+    (tmp_path / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
+    for r in range(9):
+        with open(tmp_path / 'runs' / f'run.s{r}.txt', 'w') as f:
+            for q in range(8):
+                scores = rng.normal(size=16)
+                for rank, i in enumerate(np.argsort(-scores)):
+                    f.write(f'q{q} Q0 q{q}d{i} {rank + 1} {scores[i]:.6f} s{r}\n')
+    return tmp_path
+
+
+def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, capsys):
+    """Issue 26 item 2: no --samples on a directory of 9 runs (36 pairs) — the count test would need 1440
+    resamples; the default jackknife/normal test resolves Holm with 1000 and says so. A user-given count that cannot resolve
+    Holm for the count test is still refused before any work."""
+    data = ['--qrels', str(many_runs / 'qrels.txt'), '--runs', str(many_runs / 'runs'), '--vectors', str(many_runs / 'vecs'),
+            '--quiet']
+    assert main(['compare', *data, '--metrics', 'FD@5', 'nDCG@5', '--format', 'csv']) == 0
+    out = capsys.readouterr()
+    table = pd.read_csv(pd.io.common.StringIO(out.out))
+    assert len(table) == 2 * 36
+    # the default test: the jackknife p for FD (its bootstrap keeps leave-one-out values), the normal one for nDCG
+    assert (table[table.measure == 'FD@5'].test == 'jackknife').all() and (table[table.measure == 'nDCG@5'].test == 'normal').all()
+    holm = pf.analyses.significance.holm
+    np.testing.assert_allclose(table[table.measure == 'FD@5'].p_holm, holm(table[table.measure == 'FD@5'].p_jackknife))
+    np.testing.assert_allclose(table[table.measure == 'nDCG@5'].p_holm, holm(table[table.measure == 'nDCG@5'].p_normal))
+    assert '1000 paired bootstrap samples (the default' in out.err
+    # the sample count and test left at their defaults (fewer metrics and sparsified qrels only to keep it short)
+    assert main(['report', *data, '--metrics', 'FD@5', 'nDCG@5', '--per-query', '2', '--seeds', '0',
+                 '--out', str(many_runs / 'report')]) == 0
+    out = capsys.readouterr().out
+    assert '1000 paired bootstrap samples (the default' in out
+    pairs = pd.read_csv(many_runs / 'report' / 'comparisons.csv')
+    assert len(pairs) == 36 * 2 and set(pairs.test) == {'jackknife', 'normal'}
+    assert '1000 samples (the default for the jackknife test)' in (many_runs / 'report' / 'report.md').read_text()
+    # the count test: a given count that cannot pass Holm's first step is refused before any work
+    assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--samples', '1000']) == 2
+    assert 'use at least 1440 samples' in capsys.readouterr().err
+    assert main(['report', *data, '--test', 'bootstrap', '--samples', '1000', '--out', str(many_runs / 'r2')]) == 2
+    assert 'use at least 1440 samples' in capsys.readouterr().err and not (many_runs / 'r2').exists()
+    # ... and without --samples the count test gets the smallest count that can
+    assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--format', 'csv']) == 0
+    out = capsys.readouterr()
+    assert '1440 paired bootstrap samples (the default for --test bootstrap' in out.err

@@ -65,7 +65,7 @@ def test_cfd_in_ir_measures_and_the_shuffle_check(toy):
                                                                top.qid.to_numpy()), rel=1e-12)
     table = pf.shuffle_check({'fwd': run}, qrels, [fd, m, ir_measures.nDCG @ 5])
     row = table.set_index('measure')
-    assert list(table.columns) == ['name', 'measure', 'value', 'rotated', 'change']
+    assert list(table.columns) == ['name', 'measure', 'value', 'rotated', 'change', 'no_vector_relevant', 'no_vector_retrieved']
     # rotation over the queries with a relevant document (q1, q2; q3 has only a non-relevant judgment, q4 none):
     # q1's ranking goes to q2 and back — compare with a direct evaluation of the rotated run
     rotated = run.assign(qid=run.qid.map({'q1': 'q2', 'q2': 'q1'}).fillna(run.qid))

@@ -153,12 +153,13 @@ def test_bootstrap_p_is_never_below_one_over_b_plus_one():
 def test_too_few_resamples_are_refused_before_the_work(files, capsys):  # noqa: F811
     # S5: the smallest attainable p must be below alpha, else no difference can ever be called
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '5']) == 2
+    # (the count p-value of --test bootstrap; the default normal test is not quantised by the count)
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '5', '--test', 'bootstrap']) == 2
     err = capsys.readouterr().err
     assert err.startswith('error: n_samples=5 (--samples)') and '2/(B+1) = 0.333' in err and 'at least 120' in err  # 3 pairs
     assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '200', '--permutations', '9']) == 2
     assert 'n_permutations=9 (--permutations)' in capsys.readouterr().err
-    assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep')]) == 2
+    assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep'), '--test', 'bootstrap']) == 2
     assert not (files / 'rep').exists()
     with pytest.warns(UserWarning, match='n_samples=100: p-values from fewer than 1000 resamples are coarse'):
         from pyterrier_frechet.analyses.significance import check_test_resolution
@@ -294,10 +295,14 @@ def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, caps
     with pytest.warns(UserWarning, match='n_samples=999'):  # 18 comparisons at 999 samples: allowed, with a warning
         check_test_resolution(999, 0.05, n_comparisons=18)
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    # 3 runs: 3 pairs need B ≥ 2·3/0.05 = 120; with a baseline, 2 comparisons need B ≥ 80
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100']) == 2
+    # 3 runs, the count test (--test bootstrap): 3 pairs need B ≥ 2·3/0.05 = 120; with a baseline, 2 comparisons
+    # need B ≥ 80. The default normal test is not quantised by B: nothing to refuse
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--test', 'bootstrap']) == 2
     assert 'use at least 120 samples' in capsys.readouterr().err
-    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--baseline', 'fwd', '--format', 'csv']) == 0
+    assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--baseline', 'fwd', '--format', 'csv',
+                 '--test', 'bootstrap']) == 0
+    with pytest.warns(UserWarning, match='n_samples=100'):
+        assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--format', 'csv']) == 0
 
 
 def test_text_lookup_reads_gzip_by_content_drops_a_bom_and_names_bad_bytes(tmp_path):

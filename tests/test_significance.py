@@ -1,6 +1,7 @@
 """Paired tests of an FD difference: exact values on the full set, symmetry, and calibration under the null."""
 import ir_measures
 import numpy as np
+import scipy.stats
 import pandas as pd
 import pyterrier as pt
 import pytest
@@ -90,8 +91,20 @@ def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
     row = table[(table.measure == 'nDCG@3') & (table.a == 'fwd') & (table.b == 'noisy')].iloc[0]
     assert row.p_bootstrap == pytest.approx(min(1.0, 2 * (1 + min(np.sum(diffs <= 0), np.sum(diffs >= 0))) / (len(diffs) + 1)))
     assert (row.ci_low, row.ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-12)
-    holm_expected = pf.analyses.significance.holm(table[table.measure == 'nDCG@3'].p_bootstrap)
+    # the default test: p from the normal approximation of the same resampled differences, Holm-corrected
+    assert row.p_normal == pytest.approx(2 * scipy.stats.norm.sf(abs(row['diff']) / np.std(diffs, ddof=1)), rel=1e-12)
+    # nDCG has no leave-one-out values in the bootstrap: the normal p; FD: the jackknife p of its difference
+    assert (table[table.measure == 'nDCG@3'].test == 'normal').all() and (table[table.measure == str(fd)].test == 'jackknife').all()
+    holm_expected = pf.analyses.significance.holm(table[table.measure == 'nDCG@3'].p_normal)
     np.testing.assert_allclose(table[table.measure == 'nDCG@3'].p_holm, holm_expected)
+    fd_rows = table[table.measure == str(fd)]
+    np.testing.assert_allclose(fd_rows.p_holm, pf.analyses.significance.holm(fd_rows.p_jackknife))
+    # the jackknife p of FD_fwd − FD_rev, written from paired_test's own leave-one-out route: the same ± z·SE_J test
+    # as its jackknife interval — 0 lies outside the 95% interval exactly when p < 0.05
+    row = fd_rows[(fd_rows.a == 'fwd') & (fd_rows.b == 'rev')].iloc[0]
+    assert (row.p_jackknife < 0.05) == (not row.ci_low <= 0 <= row.ci_high)
+    counted = compare_systems(runs, qrels, [ndcg], n_samples=200, seed=4, verbose=False, test='bootstrap')
+    np.testing.assert_allclose(counted.p_holm, pf.analyses.significance.holm(counted.p_bootstrap))
 
 
 def test_compare_against_a_baseline_names_the_better_system(toy):
@@ -126,3 +139,28 @@ def test_discriminative_power_counts_the_pairs_a_measure_separates():
     assert power.asl.iloc[-1][['a', 'b']].tolist() == ['A', 'C']
     with pytest.raises(ValueError, match='smallest bootstrap p-value'):
         discriminative_power(BootstrapResult(pd.DataFrame(), {k: {'M': v['M'][:9]} for k, v in samples.items()}, ['q1']))
+
+
+def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count():
+    """Closed forms (math.erfc, independent of scipy): p = erfc(|z|/√2) with z = Δ̂/sd(Δ*) for the normal test, and
+    z = Δ̂/SE_J for the jackknife one — for a per-query mean, SE_J = s/√n, the paired z-test."""
+    import math
+    from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p, normal_p, samples_for_holm
+    diffs = np.tile([-1.0, 1.0], 500)
+    sd = math.sqrt(1000 / 999)
+    for diff in (0.0, 0.3, 2.5, 6.0):
+        assert normal_p(diff, diffs) == pytest.approx(math.erfc(diff / sd / math.sqrt(2)), rel=1e-12)
+    # far below the count p-value's floor 2/(B+1) for the same 1000 resamples: Holm over 171 pairs can be resolved
+    assert normal_p(6.0, diffs) < 1e-8 < 2 / 1001 <= bootstrap_p(diffs + 6.0)
+    assert normal_p(0.0, np.zeros(10)) == 1.0 and normal_p(0.5, np.full(10, 0.5)) == 0.0
+    assert np.isnan(normal_p(0.5, [np.nan, 1.0]))
+    x = np.random.default_rng(1).normal(0.2, 1.0, size=30)  # per-query differences
+    jack = (x.sum() - x) / (len(x) - 1)
+    se = x.std(ddof=1) / math.sqrt(len(x))
+    assert jackknife_p(x.mean(), jack) == pytest.approx(math.erfc(abs(x.mean()) / se / math.sqrt(2)), rel=1e-10)
+    # the count test's sample counts that resolve Holm's first step: 2/(B+1) < alpha/m
+    assert samples_for_holm(0.05, 171) == 6840 and samples_for_holm(0.05, 36) == 1440 and samples_for_holm(0.05, 3) == 1000
+    for m in (1, 7, 36, 55, 171):
+        b = samples_for_holm(0.05, m, at_least=1)
+        assert 2 / (b + 1) < 0.05 / m <= 2 / b + 1e-15  # and b − 1 does not
+

@@ -17,6 +17,7 @@ Each measure says how it is resampled (:func:`~pyterrier_frechet.measures.base.b
 :func:`bootstrap_naive` is the plain loop (resample queries, rebuild the frames, gather vectors,
 recompute through ir_measures), kept as the reference the fast path is tested and benchmarked against.
 """
+import functools
 import logging
 from typing import Dict, List, NamedTuple, Optional, Sequence
 
@@ -31,11 +32,12 @@ from ..core.histogram import Histograms
 from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, jackknife_groups, leave_out_fds,
                              per_query_weighted, weighted_fds as _weighted_fds_numpy)
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
-from ..evaluation.frames import DOCNO, QID, to_ir_measures
+from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.histograms import query_histograms
-from ..evaluation.vector_sets import fd_sets, measure_encoder
+from ..evaluation.selection import Judgments
+from ..evaluation.vector_sets import VectorSets, select_vector_sets
 from ..measures.base import CONDITIONAL, GAUSSIAN, HISTOGRAM, PER_QUERY, VECTOR_PATHS, bootstrap_path, column_label
-from ..vectors.sources import encoder_key, lookup_vectors, using_encoder
+from ..vectors.sources import using_encoder
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +47,9 @@ class BootstrapResult(NamedTuple):
     samples: Dict[str, Dict[str, np.ndarray]]  # system -> measure -> sample values
     queries: List[str]  # the query universe that was resampled
     jackknife: Optional[Dict[str, Dict[str, np.ndarray]]] = None  # system -> measure -> leave-one-query-out values
+    # the point values as :func:`~pyterrier_frechet.evaluate` gives them (one row per system), with its counts of
+    # documents left out for want of a vector (no_vector_relevant, no_vector_retrieved)
+    point: Optional[pd.DataFrame] = None
 
 
 def draw_counts(n_queries: int, n_samples: int, seed: int) -> np.ndarray:
@@ -65,14 +70,20 @@ def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List
     return [[queries[i] for i in row] for row in draws]
 
 
-def query_stats(frame: pd.DataFrame, vec_of: Dict[str, np.ndarray], queries: List[str], shift: np.ndarray) -> QueryStats:
-    """:class:`~pyterrier_frechet.core.weighted.QueryStats` of one side's (query_id, doc_id) frame, over the query
-    universe ``queries``; documents absent from ``vec_of`` (no vector, dropped) are left out."""
-    keep = frame[DOCNO].isin(vec_of.keys()).to_numpy() if len(frame) else np.zeros(0, dtype=bool)
-    qidx = pd.Index(queries).get_indexer(frame[QID].to_numpy()[keep])
-    docs = frame[DOCNO].to_numpy()[keep]
-    x = np.asarray([vec_of[doc] for doc in docs], dtype=np.float64).reshape(len(docs), len(shift))
-    return QueryStats(qidx, x, len(queries), shift)
+def query_stats(side, n_queries: int, shift: np.ndarray) -> QueryStats:
+    """:class:`~pyterrier_frechet.core.weighted.QueryStats` of one side of a measure's
+    :class:`~pyterrier_frechet.evaluation.vector_sets.VectorSets` (the vectors ``evaluate`` computes with, after the
+    ``missing=`` policy), over the query universe of its :class:`~pyterrier_frechet.evaluation.selection.Judgments`
+    (``n_queries`` queries in sorted order: a row's query code is its position)."""
+    return QueryStats(side.qcodes, side.vecs, n_queries, shift)
+
+
+def pair_query_stats(sets: VectorSets, n_queries: int):
+    """(relevant, retrieved) :class:`QueryStats` and the shift (the mean relevant vector) of one measure's sets,
+    per-query weighted for ``weighting='query'``."""
+    shift = sets.relevant.vecs.mean(axis=0)
+    rel, ret = query_stats(sets.relevant, n_queries, shift), query_stats(sets.retrieved, n_queries, shift)
+    return rel, ret, shift
 
 
 def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
@@ -85,27 +96,6 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
         from .torch_backend import weighted_fds_torch
         return weighted_fds_torch(rel, rel_weights, ret_parts, ret_weights, shift, device=device, pbar=pbar)
     return _weighted_fds_numpy(rel, rel_weights, ret_parts, ret_weights, shift, pbar=pbar)
-
-
-def _vectors_of(measure, sets, vec_cache: Dict) -> Dict[str, np.ndarray]:
-    """docno -> vector for both sides of ``sets``, from the measure's encoder, applying its ``missing=`` policy.
-    ``vec_cache`` (per encoder) remembers every lookup, including documents found to have no vector."""
-    encoder = measure_encoder(measure)
-    if encoder is None:
-        raise ValueError(f'{measure}: FD needs vectors: pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
-    known = vec_cache.setdefault(encoder_key(encoder), {})  # docno -> vector, or None for a document without one
-    docnos = sorted({d for frame in (sets.relevant, sets.retrieved) for d in frame[DOCNO]})
-    unknown = [d for d in docnos if d not in known]
-    if unknown:
-        vecs, found = lookup_vectors(encoder, unknown)
-        known.update((d, v if f else None) for d, v, f in zip(unknown, vecs, found))
-    absent = [d for d in docnos if known[d] is None]
-    if absent:
-        if measure['missing'] == 'error':
-            raise ValueError(f'{measure}: {len(absent)} document(s) have no vector, e.g. {absent[:5]}; '
-                             "pass missing='drop' to leave them out")
-        logger.warning('%s: leaves out %d document(s) without a vector', measure, len(absent))
-    return {d: known[d] for d in docnos if known[d] is not None}
 
 
 def _jackknife_weights(units: np.ndarray) -> np.ndarray:
@@ -160,24 +150,16 @@ def _leave_out_values(measure, rel: QueryStats, ret: QueryStats, units: np.ndarr
         fd_batch = None
         if backend == 'torch':
             from .torch_backend import fd_pairs_torch
-
-            def fd_batch(pairs):
-                return fd_pairs_torch(pairs, device=device)
+            fd_batch = functools.partial(fd_pairs_torch, device=device)
         return leave_out_fds(rel, ret, units, groups, n_groups, shift, fd_batch=fd_batch, pbar=pbar)
 
 
-def _vector_samples(measure, qrels_ir, run_ir, queries, counts, vec_cache: Dict, verbose: bool = True,
+def _vector_samples(measure, sets: VectorSets, queries, counts, verbose: bool = True,
                     backend: str = 'numpy', device: Optional[str] = None, jackknife=None, seed: int = 0):
-    """FD (or CFD) per bootstrap sample, and (with ``jackknife``: see :func:`jackknife_plan`) per left-out query
-    (or group of queries) with relevant documents, with the text saying which."""
-    sets = fd_sets(measure, qrels_ir, run_ir)
-    vec_of = _vectors_of(measure, sets, vec_cache)
-    all_vecs = [vec_of[d] for d in sets.relevant[DOCNO] if d in vec_of]
-    if not all_vecs:
-        raise ValueError(f'{measure}: no relevant document has a vector')
-    shift = np.mean(all_vecs, axis=0)
-    rel = query_stats(sets.relevant, vec_of, queries, shift)
-    ret = query_stats(sets.retrieved, vec_of, queries, shift)
+    """FD (or CFD) per bootstrap sample from the measure's two sets as ``evaluate`` selects them
+    (:func:`~..evaluation.vector_sets.select_vector_sets`), and (with ``jackknife``: see :func:`jackknife_plan`) per
+    left-out query (or group of queries) with relevant documents, with the text saying which."""
+    rel, ret, shift = pair_query_stats(sets, len(queries))
     if measure.query_weighted():
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
     if bootstrap_path(measure) == CONDITIONAL:
@@ -271,8 +253,9 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.data.runs.read_run`.
         qrels: qid, docno, label. The resampled universe is the qrels' queries.
         measures: ir_measures measures (objects or names); FD, DO and HSA use the fast paths; FD takes vectors
-            from their encoder (or the default one; a run's ``doc_vec`` column is not used) and their
-            ``missing=`` policy.
+            from their encoder (or the default one), or the run's ``doc_vec`` column, and their ``missing=`` policy,
+            selected exactly as :func:`~pyterrier_frechet.evaluate` selects them (the same documents, vectors and
+            drop counts: ``point``).
         n_samples: bootstrap samples (default 1000, as in the paper).
         seed: the draws are ``numpy.random.default_rng(seed)``; the same draws serve every system.
         ci: confidence level of the percentile interval (default 0.95).
@@ -315,16 +298,20 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     check_labels_distinct(measures)
-    qrels_ir = to_ir_measures(qrels)
-    queries = sorted(qrels_ir[QID].unique())
+    # the qrels and runs prepared and coded as evaluate() prepares them: one selection path for every entry point
+    qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
+    judgments = Judgments(qrels_ir)
+    queries = judgments.query_names.tolist()  # sorted: a query's code in the judgments is its position here
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
     rows, samples, jackknives = [], {}, {}
-    vec_cache: Dict = {}
     classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
-    # the point estimates of every run, as every entry point computes them (the qrels prepared once)
-    point = evaluate(runs, qrels, measures).set_index('name')
+    vector_measures = [m for m in measures if bootstrap_path(m) in VECTOR_PATHS]
+    # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
+    point_table = evaluate(runs, qrels, measures)
+    point = point_table.set_index('name')
     for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
-        run_ir = to_ir_measures(run)
+        run_ir = prepare_run(to_ir_measures(run), f'run {name!r}')
+        vector_sets = select_vector_sets(vector_measures, judgments, run_ir) if vector_measures else {}
         samples[name], jackknives[name] = {}, {}
         full = point.loc[name]
         if classical:
@@ -337,8 +324,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             jack, jack_text = None, ''
             needs_jack = method in intervals.NEEDS_JACKKNIFE
             if path in VECTOR_PATHS:
-                values, jack, jack_text = _vector_samples(m, qrels_ir, run_ir, queries, counts, vec_cache, verbose,
-                                                          backend, device, jackknife if needs_jack else None, seed)
+                values, jack, jack_text = _vector_samples(m, vector_sets[m], queries, counts, verbose, backend, device,
+                                                          jackknife if needs_jack else None, seed)
             elif path == HISTOGRAM:
                 values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
                 if needs_jack:
@@ -355,7 +342,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                 jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
                                      jack_text))
-    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives)
+    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table)
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -274,31 +274,50 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
 
 def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200,
                     n_samples: int = 1000, alpha: float = 0.05, seed: int = 0, verbose: bool = True,
-                    statistic: str = 'fd') -> pd.DataFrame:
+                    statistic: str = 'fd', tests: Sequence[str] = ('bootstrap',)) -> pd.DataFrame:
     """How often the paired bootstrap test rejects at ``alpha``: under the null (system B is system A — the same
     on-topic share, its own independent draws) the rate is the test's level, which should not exceed ``alpha``;
     with B = ``world.p_b`` it is the power. The same for the per-query precision (share of on-topic documents in
     the top k), whose mean over queries stands for nDCG here. p = :func:`~.significance.bootstrap_p`.
 
-    Returns one row per (n_queries, hypothesis, measure): ``rejection_rate`` and its binomial standard error."""
-    from .significance import bootstrap_p, check_test_resolution
+    ``tests``: which p-values (:func:`~.significance.bootstrap_p` ``'bootstrap'``: the count of resamples beyond 0;
+    ``'normal'``: :func:`~.significance.normal_p`, the normal approximation of the same resamples; ``'jackknife'``:
+    :func:`~.significance.jackknife_p`, from the leave-one-query-out values).
+
+    Returns one row per (n_queries, hypothesis, measure, test): ``rejection_rate`` and its binomial standard error."""
+    from .significance import bootstrap_p, check_test_resolution, jackknife_p, normal_p
     check_arguments(n_queries, n_trials, n_samples, seed)
-    check_test_resolution(n_samples, alpha)  # a test that can never reject would print rejection rate 0
+    if 'bootstrap' in tests:
+        check_test_resolution(n_samples, alpha)  # a test that can never reject would print rejection rate 0
+    unknown = [t for t in tests if t not in ('bootstrap', 'normal', 'jackknife')]
+    if unknown:
+        raise ValueError(f"tests must be among 'bootstrap', 'normal', 'jackknife', got {unknown}")
     rows = []
     for n in n_queries:
         rng = np.random.default_rng([seed, n, 4])
         for hypothesis, p_b in (('null (A = B)', world.p_a), (f'alternative (p_b = {world.p_b})', world.p_b)):
             systems = [(world.p_a, world.offset), (p_b, world.offset)]
-            rejected = {statistic: [], 'precision': []}
+            rejected = {(m, t): [] for m in (statistic, 'precision') for t in tests}
+            ones, jack_w = np.ones((1, n)), 1.0 - np.eye(n)
             for _ in pt.tqdm(range(n_trials), desc=f'level, {n} queries, {hypothesis}', unit='trial', disable=not verbose):
                 rel, (ret_a, ret_b), shares, shift = _draw_systems(world, systems, n, rng)
                 counts = _draw_counts(rng, n_samples, n)
-                diffs = _fds(rel, ret_a, counts, shift, statistic) - _fds(rel, ret_b, counts, shift, statistic)
-                rejected[statistic].append(bootstrap_p(diffs) < alpha)
-                rejected['precision'].append(bootstrap_p((shares[0] - shares[1]) @ counts.T / n) < alpha)
-            for measure, r in rejected.items():
+                per_q = shares[0] - shares[1]
+                sides = {statistic: lambda w: _fds(rel, ret_a, w, shift, statistic) - _fds(rel, ret_b, w, shift, statistic),
+                         'precision': lambda w: w @ per_q / w.sum(axis=1)}
+                for measure, values_of in sides.items():
+                    diffs = values_of(counts)
+                    for test in tests:
+                        if test == 'bootstrap':
+                            p = bootstrap_p(diffs)
+                        elif test == 'normal':
+                            p = normal_p(float(values_of(ones)[0]), diffs)
+                        else:
+                            p = jackknife_p(float(values_of(ones)[0]), values_of(jack_w))
+                        rejected[measure, test].append(p < alpha)
+            for (measure, test), r in rejected.items():
                 rate = float(np.mean(r))
-                rows.append({'n_queries': n, 'hypothesis': hypothesis, 'measure': measure, 'alpha': alpha,
+                rows.append({'n_queries': n, 'hypothesis': hypothesis, 'measure': measure, 'test': test, 'alpha': alpha,
                              'rejection_rate': rate, 'se': float(np.sqrt(rate * (1 - rate) / n_trials)),
                              'trials': n_trials, 'samples': n_samples})
     return pd.DataFrame(rows)

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import Dict, Optional, Sequence
 
 import pandas as pd
+import pyterrier as pt
 
 from .outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
@@ -14,7 +15,10 @@ from .bootstrap import bootstrap, bootstrappable
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
-from .significance import check_test_resolution, compare_systems, n_comparisons
+from .significance import DEFAULT_TEST, check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
+
+#: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
+ALPHA = 0.05
 
 
 def _table(df: pd.DataFrame, out: Path, name: str) -> str:
@@ -23,9 +27,9 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
 
 
 def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
-                 n_samples: int = 1000, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
+                 n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
                  seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
-                 verbose: bool = True) -> Path:
+                 verbose: bool = True, test: str = DEFAULT_TEST) -> Path:
     """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
     paired comparisons and sparsified judgments for ``runs`` on ``qrels``.
 
@@ -36,24 +40,49 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     others put there stay. Measures without a bootstrap path (FDInf, KID, k-NN, FD's
     jackknife) appear in the results and correlations only. ``encoder``: the vector source of vector measures that
     name none. ``qrels_name``: how the report names the qrels (e.g. their path).
+
+    One bootstrap pass per run and measure serves every section (intervals, τ intervals, discriminative power, the
+    paired comparisons). ``test``: the paired comparisons' p-value (:func:`~.significance.compare_systems`):
+    ``'jackknife'`` (default) or ``'normal'`` (1000 resamples resolve Holm's correction for any number of runs), or
+    ``'bootstrap'`` (the
+    count p-value; ``n_samples`` must resolve Holm's first step, refused before any work otherwise).
+    ``n_samples``: default :func:`~.significance.default_samples` (1000; for ``'bootstrap'`` the
+    smallest count that resolves Holm's first step over the comparisons asked).
     """
     plots.check_available('write_report (the report\'s figures)')
     measures = parse_measures(measures)
     check_labels_distinct(measures)
+    check_test(test)
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
+    m = n_comparisons(len(runs), baseline is not None)
+    chosen = n_samples is None
+    if chosen:
+        n_samples = default_samples(test, ALPHA, m)
     if len(runs) >= 2:
         # the paired comparisons call differences at α = 0.05, Holm-corrected over their number
-        check_test_resolution(n_samples, 0.05, n_comparisons=n_comparisons(len(runs), baseline is not None))
+        check_test_resolution(n_samples if test == 'bootstrap' else None, ALPHA, n_comparisons=m)
+    if len(runs) >= 3:  # discriminative power: the count p-value at α, uncorrected (Sakai 2006)
+        check_test_resolution(n_samples, ALPHA)
     folder = out if isinstance(out, OutputFolder) else OutputFolder(out, 'report folder', report_paths)
     with folder.staging() as work:
         with using_encoder(encoder):
-            _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose)
+            _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
+                   test, chosen)
         folder.commit(work, replace=True)
     return folder.path / 'report.md'
 
 
-def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose) -> None:
+def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
+           test: str = DEFAULT_TEST, chosen: bool = False) -> None:
+    sections = 3 + (len(runs) >= 2) + 2 * (len(runs) >= 3)  # results, bootstrap, writing; comparisons; power, sparsify
+    with pt.tqdm(total=sections, desc='report', unit='section', disable=not verbose) as progress:
+        _sections(out, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose, test,
+                  chosen, progress)
+
+
+def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
+              test, chosen, progress) -> None:
     (out / 'figures').mkdir()
     labels = [column_label(m) for m in measures]
     set_labels = [column_label(m) for m in measures if is_set_measure(m)]
@@ -64,6 +93,11 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
 
     table = evaluate(runs, qrels, measures, verbose=verbose)
     lines += ['## Results', '', _table(table, out, 'results'), '']
+    if {'no_vector_relevant', 'no_vector_retrieved'} <= set(table.columns) and table[['no_vector_relevant', 'no_vector_retrieved']].to_numpy().any():
+        lines += [f'Documents without a vector were left out (`missing=drop`): {int(table["no_vector_relevant"].max())} '
+                  f'relevant and {int(table["no_vector_retrieved"].sum())} retrieved over all runs (columns '
+                  '`no_vector_relevant`, `no_vector_retrieved`, per run); every section uses the same selection.', '']
+    progress.update()
 
     if len(table) >= 3:
         corr = correlations(table, labels)
@@ -81,8 +115,11 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
 
     boot_measures = bootstrappable(measures)
     boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose)
+    progress.update()
     summary = boot.summary
-    lines += ['## Bootstrap over queries', '', f'{samples} samples over {len(boot.queries)} queries (seed {seed}), '
+    how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
+                f'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
+    lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
               f'{ci:.0%} intervals. FD: the jackknife bias-corrected estimate with its jackknife interval (`interval` = '
               'jackknife_bc), for the FD of the query population — FD over a finite query set is biased upwards, and '
               'the percentile interval of its resamples misses the full-set value (measured coverage: README, '
@@ -110,16 +147,26 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
                   'each measure separates with the paired bootstrap at α = 0.05, uncorrected (Sakai 2006), and the '
                   'achieved-significance-level curves (`asl.csv`).', '', _table(power.summary, out, 'discriminative_power'),
                   '', '![ASL curves](figures/asl.png)', '']
+        progress.update()
 
     if len(runs) >= 2:
         pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,
-                                verbose=verbose, boot=boot)
+                                verbose=verbose, boot=boot, test=test, alpha=ALPHA)
+        progress.update()
         to_csv(pairs, out / 'comparisons.csv')
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
         what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
+        read = {'jackknife': 'p from the jackknife standard error of the difference for FD and CFD (`p_jackknife`), '
+                             'from the normal approximation of the resampled differences for the others (`p_normal`; '
+                             'column `test`): not quantised by the number of samples; level and power: '
+                             '`calibrate --level`',
+                'normal': 'p from the normal approximation of the resampled differences (`p_normal`: not quantised by '
+                          'the number of samples; level and power: `calibrate --level`)',
+                'bootstrap': 'p from the count of resampled differences beyond 0 (`p_bootstrap`)'}[test]
         lines += ['## Paired comparisons', '', f'Paired bootstrap of the difference for {what}, from the samples above; '
-                  "Holm's correction over each measure's comparisons, α = 0.05 (`comparisons.csv` has every row).", '',
+                  f"{read}; Holm's correction over each measure's comparisons, α = {ALPHA} (`comparisons.csv` has every "
+                  'row).', '',
                   _table(counts, out, 'comparisons_summary'), '']
         if baseline:
             lines += [to_markdown(pairs, floatfmt='.4f'), '']
@@ -131,4 +178,6 @@ def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds
         lines += ['## Sparsified judgments', '', f'Kendall τ between each metric with the full qrels and with at most n '
                   f'relevant documents per query (highest grade first, random within a grade; seeds {list(seeds)}).', '',
                   _table(sparse, out, 'sparsification'), '', '![sparsification](figures/sparsification.png)', '']
+        progress.update()
     (out / 'report.md').write_text('\n'.join(lines))
+    progress.update()

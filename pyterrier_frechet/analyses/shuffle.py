@@ -11,7 +11,7 @@ from typing import Dict
 
 import pandas as pd
 
-from ..evaluation.evaluate import evaluate, parse_measures
+from ..evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
 from ..evaluation.frames import LABEL, QID, prepare_qrels, to_ir_measures
 from ..measures.base import column_label
 from ..vectors.sources import using_encoder
@@ -42,7 +42,9 @@ def rotate_rankings(run: pd.DataFrame, qrels: pd.DataFrame, rel: int = 1) -> pd.
 def shuffle_check(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encoder=None) -> pd.DataFrame:
     """Every measure on every run and on the run with its rankings rotated across queries.
 
-    Returns one row per (run, measure): ``value``, ``rotated`` and ``change`` (rotated − value)."""
+    Returns one row per (run, measure): ``value``, ``rotated`` and ``change`` (rotated − value); with a vector
+    measure, also the run's ``no_vector_relevant`` and ``no_vector_retrieved`` (documents left out for want of a
+    vector, as :func:`~pyterrier_frechet.evaluate` counts them; rotating moves no document in or out)."""
     measures = parse_measures(measures)
     thresholds = sorted({relevance_threshold(m) for m in measures})
     after = {}
@@ -53,12 +55,14 @@ def shuffle_check(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, 
             rotated = {name: rotate_rankings(run, qrels, rel) for name, run in runs.items()}
             table = evaluate(rotated, qrels, group).set_index('name')
             after.update({column_label(m): table[column_label(m)] for m in group})
+    counts = [c for c in NO_VECTOR_COLUMNS if c in before.columns]
     rows = []
     for name in runs:
         for m in measures:
             col = column_label(m)
             value, rot = float(before.loc[name, col]), float(after[col].loc[name])
-            rows.append({'name': name, 'measure': col, 'value': value, 'rotated': rot, 'change': rot - value})
+            rows.append({'name': name, 'measure': col, 'value': value, 'rotated': rot, 'change': rot - value,
+                         **{c: int(before.loc[name, c]) for c in counts}})
     return pd.DataFrame(rows)
 
 

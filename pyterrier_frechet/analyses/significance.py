@@ -12,7 +12,13 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
 
 :func:`compare_systems` runs the paired bootstrap for every pair of many systems (or each against a baseline)
-from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure.
+from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure. Its default
+p-value is :func:`normal_p` (the normal approximation of the resampled differences: not quantised by the number of
+resamples, so Holm's first step is resolved for any number of pairs; level and power: ``calibrate --level``,
+docs/report-scale.md); ``test='bootstrap'`` gives the count p-value :func:`bootstrap_p`.
+
+Every test selects documents and vectors as :func:`~pyterrier_frechet.evaluate` does
+(:func:`~pyterrier_frechet.evaluation.vector_sets.select_vector_sets`).
 """
 import warnings
 from typing import Dict, NamedTuple, Optional
@@ -23,12 +29,13 @@ import pyterrier as pt
 
 from ..core.weighted import QueryStats, per_query_weighted
 from ..evaluation.evaluate import parse_measures
-from ..evaluation.frames import DOCNO, QID, to_ir_measures
-from ..evaluation.vector_sets import fd_sets
+from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
+from ..evaluation.selection import Judgments
+from ..evaluation.vector_sets import select_vector_sets
 from ..measures.base import GAUSSIAN, VECTOR_PATHS, bootstrap_path, column_label, higher_is_better
 from ..vectors.sources import using_encoder
 from ..core.intervals import interval
-from .bootstrap import _jackknife_weights, _vectors_of, bootstrap, draw_counts, query_stats, weighted_fds
+from .bootstrap import _jackknife_weights, bootstrap, draw_counts, pair_query_stats, query_stats, weighted_fds
 
 
 class PairedResult(NamedTuple):
@@ -51,20 +58,16 @@ class _PairStats(NamedTuple):
 
 
 def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure) -> _PairStats:
+    """Both runs' retrieved sets and the relevant set of ``measure``, selected as ``evaluate`` selects them
+    (:func:`~..evaluation.vector_sets.select_vector_sets`: the same documents, vectors and ``missing=`` policy)."""
     if bootstrap_path(measure) != GAUSSIAN:
         raise ValueError(f'{measure}: the paired FD tests need a measure with the Gaussian fast path (FD without jackknife)')
-    qrels_ir = to_ir_measures(qrels)
-    runs = [to_ir_measures(r) for r in (run_a, run_b)]
-    queries = sorted(qrels_ir[QID].unique())
-    sets = [fd_sets(measure, qrels_ir, r) for r in runs]
-    vec_cache: dict = {}
-    vec_of = {}
-    for s in sets:
-        vec_of.update(_vectors_of(measure, s, vec_cache))
-    rel_vecs = [vec_of[d] for d in sets[0].relevant[DOCNO] if d in vec_of]
-    shift = np.mean(rel_vecs, axis=0)
-    rel = query_stats(sets[0].relevant, vec_of, queries, shift)
-    ret_a, ret_b = (query_stats(s.retrieved, vec_of, queries, shift) for s in sets)
+    judgments = Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels'))
+    queries = judgments.query_names.tolist()
+    sets = [select_vector_sets([measure], judgments, prepare_run(to_ir_measures(r), name))[measure]
+            for r, name in ((run_a, 'run a'), (run_b, 'run b'))]
+    rel, ret_a, shift = pair_query_stats(sets[0], len(queries))
+    ret_b = query_stats(sets[1].retrieved, len(queries), shift)
     if measure.query_weighted():
         rel, ret_a, ret_b = (per_query_weighted(x) for x in (rel, ret_a, ret_b))
     return _PairStats(rel, ret_a, ret_b, shift, queries)
@@ -95,6 +98,48 @@ def bootstrap_p(diffs: np.ndarray) -> float:
     return float(min(1.0, 2 * (1 + tail) / (len(diffs) + 1)))
 
 
+def normal_p(diff: float, diffs: np.ndarray) -> float:
+    """Two-sided p-value of a difference from the normal approximation of its paired bootstrap distribution:
+    ``2 Φ(−|Δ̂| / sd(Δ*))``. Not quantised by the number of resamples (the count test :func:`bootstrap_p` cannot
+    go below ``2/(B+1)``), so Holm's first step α/m can be resolved with the default 1000 resamples for any number
+    of comparisons; its level and power are measured by ``calibrate --level`` (docs/report-scale.md).
+    A difference every resample repeats exactly (sd 0) gets p = 1 when it is 0, else 0."""
+    from scipy.stats import norm
+    diffs = np.asarray(diffs, dtype=np.float64)
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) < 2 or not np.isfinite(diff):
+        return float('nan')
+    sd = float(np.std(diffs, ddof=1))
+    if sd <= 1e-15 * max(abs(diff), 1.0):
+        return 1.0 if diff == 0 else 0.0
+    return float(min(1.0, 2 * norm.sf(abs(diff) / sd)))
+
+
+def jackknife_p(diff: float, jackknife: np.ndarray) -> float:
+    """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
+    (the test that matches the jackknife interval of the difference): ``2 Φ(−|Δ̂| / SE_J)``,
+    ``SE_J² = (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test."""
+    from scipy.stats import norm
+    jack = np.asarray(jackknife, dtype=np.float64)
+    jack = jack[np.isfinite(jack)]
+    n = len(jack)
+    if n < 2 or not np.isfinite(diff):
+        return float('nan')
+    se = float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
+    if se <= 1e-15 * max(abs(diff), 1.0):
+        return 1.0 if diff == 0 else 0.0
+    return float(min(1.0, 2 * norm.sf(abs(diff) / se)))
+
+
+#: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: :func:`jackknife_p` where the bootstrap
+#: kept leave-one-query-out values — FD, CFD — else :func:`normal_p`, e.g. for per-query means, where the two agree),
+#: ``'normal'`` (:func:`normal_p` everywhere) and ``'bootstrap'`` (the count p-value :func:`bootstrap_p`, quantised:
+#: B must resolve Holm's first step). Chosen by ``calibrate --level`` (docs/report-scale.md): at 43 queries the
+#: normal approximation of FD's resampled differences rejects too rarely (power 0.04 against the count test's 0.24),
+#: the jackknife test keeps the level (0.01) with power 0.20, and neither is quantised by the resample count.
+TESTS = ('jackknife', 'normal', 'bootstrap')
+DEFAULT_TEST = 'jackknife'
+
 #: Fewer resamples than this draw a warning: the p-values and interval ends still move with the seed.
 FEW_SAMPLES = 1000
 
@@ -104,17 +149,18 @@ def n_comparisons(n_systems: int, with_baseline: bool) -> int:
     return n_systems - 1 if with_baseline else n_systems * (n_systems - 1) // 2
 
 
-def check_test_resolution(n_samples: int, alpha: float, n_permutations: int = 0, n_comparisons: int = 1) -> None:
+def check_test_resolution(n_samples: Optional[int], alpha: float, n_permutations: int = 0, n_comparisons: int = 1) -> None:
     """Refuse resample counts whose smallest attainable p-value cannot pass Holm's first step, α/m for m
     comparisons (no difference could ever be called: compare over all 171 pairs of 19 runs with 1000 samples
     reported "nothing significant" by construction, 171 · 2/1001 = 0.34); warn below :data:`FEW_SAMPLES`.
-    Called before any work by :func:`compare_systems` and the report."""
+    Called before any work by :func:`compare_systems` and the report. ``n_samples=None``: the resamples give no
+    count p-value (the ``'normal'`` test), only the permutations are checked."""
     if not 0 < alpha <= 1:
         raise ValueError(f'alpha must be in (0, 1], got {alpha}')
     level = alpha / max(int(n_comparisons), 1)
     what = f'alpha={alpha}' if n_comparisons <= 1 else f'alpha/m = {alpha}/{n_comparisons} = {level:.3g} (Holm, {n_comparisons} comparisons)'
     fewer = '' if n_comparisons <= 1 else '; or compare fewer pairs (--baseline NAME: each run against one)'
-    floor = 2 / (n_samples + 1)
+    floor = 2 / (n_samples + 1) if n_samples is not None else 0.0
     if floor >= level:
         raise ValueError(f'n_samples={n_samples} (--samples): the smallest bootstrap p-value it can give is '
                          f'2/(B+1) = {floor:.3g}, not below {what}; use at least {int(np.ceil(2 / level))} '
@@ -124,7 +170,7 @@ def check_test_resolution(n_samples: int, alpha: float, n_permutations: int = 0,
                          f'give is 1/(P+1) = {1 / (n_permutations + 1):.3g}, not below {what}; use at least '
                          f'{int(np.ceil(1 / level))} permutations{fewer}')
     few = [f'{name}={n}' for name, n in (('n_samples', n_samples), ('n_permutations', n_permutations))
-           if 0 < n < FEW_SAMPLES]
+           if n is not None and 0 < n < FEW_SAMPLES]
     if few:
         warnings.warn(f'{", ".join(few)}: p-values from fewer than {FEW_SAMPLES} resamples are coarse '
                       f'(steps of 2/(B+1)) and move with the seed', stacklevel=3)
@@ -172,32 +218,72 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
+def samples_for_holm(alpha: float, n_comparisons: int, at_least: int = 1000) -> int:
+    """The smallest resample count (and at least ``at_least``) whose count p-value :func:`bootstrap_p` can pass
+    Holm's first step: ``2/(B+1) < alpha/m``."""
+    b = max(int(at_least), int(np.floor(2 * max(int(n_comparisons), 1) / alpha)))
+    while 2 / (b + 1) >= alpha / max(int(n_comparisons), 1):
+        b += 1
+    return b
+
+
+def default_samples(test: str, alpha: float, n_comparisons: int) -> int:
+    """The resample count used when none is given: 1000 for the ``'jackknife'`` and ``'normal'`` tests (their
+    p-values are not quantised by the count), the smallest count that resolves Holm's first step for ``'bootstrap'`` (:func:`samples_for_holm`)."""
+    check_test(test)
+    return 1000 if test != 'bootstrap' else samples_for_holm(alpha, n_comparisons)
+
+
+def check_test(test: str) -> None:
+    if test not in TESTS:
+        raise ValueError(f'test must be one of {TESTS}, got {test!r}')
+
+
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
-                    n_samples: int = 1000, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
-                    n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None) -> pd.DataFrame:
+                    n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
+                    n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None,
+                    test: str = DEFAULT_TEST) -> pd.DataFrame:
     """Paired comparisons of many systems, every pair (or each against ``baseline``), per measure, with Holm's
     correction over the comparisons of each measure.
 
     One :func:`~pyterrier_frechet.bootstrap` serves every pair: its samples use the same query draws for every
     system, so ``samples[a] − samples[b]`` is the paired bootstrap of the difference (for FD, DO, HSA and any
-    per-query measure). With ``n_permutations > 0``, FD pairs also get the randomisation test of
-    :func:`paired_test` (one pass per pair; slower).
+    per-query measure). ``test`` is how a pair's p-value is read: ``'jackknife'`` (default: :func:`jackknife_p` from
+    the leave-one-query-out values the bootstrap kept — FD, CFD — else :func:`normal_p`, the normal approximation of
+    the resampled differences; neither is quantised by the resample count, so any number of pairs can be
+    Holm-corrected with 1000 resamples; level and power measured by ``calibrate --level``), ``'normal'`` or
+    ``'bootstrap'`` (:func:`bootstrap_p`, the count of resamples beyond 0: never below ``2/(B+1)``, so ``n_samples``
+    must resolve Holm's first step α/m — refused before any work otherwise; without ``n_samples`` the smallest count
+    that does, :func:`samples_for_holm`). ``n_samples``: default :func:`default_samples`. With ``n_permutations > 0``,
+    FD pairs also get the randomisation test of :func:`paired_test` (one pass per pair; slower; its count must resolve
+    Holm too).
 
     Returns one row per (measure, a, b): values, difference a − b with its CI (``interval``: ``jackknife`` for FD —
-    the percentile interval of ΔFD under-covers at 43 queries, README "Calibration" — else ``percentile``), ``p_bootstrap``,
-    ``p_holm``, optionally ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system
-    (orientation-aware) where the Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
+    the percentile interval of ΔFD under-covers at 43 queries, README "Calibration" — else ``percentile``),
+    ``p_bootstrap`` (the count p-value), ``p_normal``, ``p_jackknife`` (NaN without leave-one-out values), ``test``
+    (the p-value Holm-corrected in that row), ``p_holm``, optionally
+    ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system (orientation-aware) where the
+    Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
     :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the
     samples). ``encoder``: the vector source of vector measures that name none.
     """
+    check_test(test)
+    m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
         n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
-    check_test_resolution(n_samples, alpha, n_permutations, n_comparisons(len(runs), baseline is not None))
+    elif n_samples is None:
+        n_samples = default_samples(test, alpha, m)
+    # the count test's resamples, and any permutations, must be able to pass Holm's first step
+    check_test_resolution(n_samples if test == 'bootstrap' else None, alpha, n_permutations, m)
+    if test != 'bootstrap' and 0 < n_samples < FEW_SAMPLES:
+        warnings.warn(f'n_samples={n_samples}: the normal test estimates the spread of the differences from the '
+                      f'resamples; fewer than {FEW_SAMPLES} make it move with the seed', stacklevel=2)
     with using_encoder(encoder):
-        return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot)
+        return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot, test)
 
 
-def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot) -> pd.DataFrame:
+def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot,
+             test: str = DEFAULT_TEST) -> pd.DataFrame:
     measures = parse_measures(measures)
     names = list(runs)
     if baseline is not None and baseline not in runs:
@@ -217,19 +303,23 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
         for a, b in pairs:
             diffs = boot.samples[a][col] - boot.samples[b][col]
             diff = float(values[a, col] - values[b, col])
+            p_jack = float('nan')
             if bootstrap_path(m) in VECTOR_PATHS and col in jack.get(a, {}) and col in jack.get(b, {}):
                 # FD's (and CFD's) difference: the jackknife interval, which covers the population ΔFD at 43 and 200 queries (the
                 # percentile interval does not at 43: README "Calibration")
                 method = 'jackknife'
                 low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col])
+                p_jack = jackknife_p(diff, jack[a][col] - jack[b][col])
             else:
                 method = 'percentile'
                 low, high = interval(method, diff, diffs, ci)
+            used = test if test != 'jackknife' or np.isfinite(p_jack) else 'normal'
             rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
                          'diff': diff, 'ci_low': low, 'ci_high': high, 'interval': method,
-                         'p_bootstrap': bootstrap_p(diffs)})
+                         'p_bootstrap': bootstrap_p(diffs), 'p_normal': normal_p(diff, diffs), 'p_jackknife': p_jack,
+                         'test': used})
         frame = pd.DataFrame(rows)
-        frame['p_holm'] = holm(frame['p_bootstrap'])
+        frame['p_holm'] = holm([row[f'p_{row.test}'] for _, row in frame.iterrows()])
         tests = ['p_holm']
         if n_permutations > 0 and bootstrap_path(m) == GAUSSIAN:
             frame['p_randomisation'] = [

@@ -1,9 +1,11 @@
 """The two sets of a vector measure (FD and its companions) and their vectors.
 
 :func:`fd_sets` selects, for one measure, the judged-relevant documents of the query set and the top-k (or the first
-k unjudged) retrieved documents of each of its queries. :func:`compute_vector_measures` looks every encoder's vectors
-up once for all measures of a run, applies each measure's ``missing=`` policy on both sides, and asks each measure
-for its value; it reports how many documents each side lost, so no dropped document goes uncounted.
+k unjudged) retrieved documents of each of its queries. :func:`select_vector_sets` looks every encoder's vectors
+up once for all measures of a run and applies each measure's ``missing=`` policy on both sides — the one selection
+path of ``evaluate``, the bootstrap, the paired tests and the report; :func:`compute_vector_measures` asks each
+measure for its value on those sets and reports how many documents each side lost, so no dropped document goes
+uncounted.
 """
 import hashlib
 import logging
@@ -110,9 +112,20 @@ class _RunVectors:
 
 
 class _Side(NamedTuple):
-    vecs: np.ndarray
-    qids: np.ndarray
+    vecs: np.ndarray  # float64, one row per document of the side that has a vector
+    qids: np.ndarray  # the query of each row (its id)
     dropped: np.ndarray  # distinct docnos without a vector
+    qcodes: Optional[np.ndarray] = None  # the query of each row (its code in the Judgments: sorted query order)
+
+
+class VectorSets(NamedTuple):
+    """One vector measure's two sets for one run, as every entry point computes with them (``evaluate``, the
+    bootstrap, the paired tests): the vectors after the measure's ``missing=`` policy, the query of each row, and the
+    distinct docnos left out on each side."""
+    relevant: _Side
+    retrieved: _Side
+    relevant_key: tuple  # what the relevant set is (encoder identity and docnos): keys the memos of its reduction
+    queries: List[str]  # the queries with a relevant document (the units of a leave-one-query-out)
 
 
 def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,
@@ -131,7 +144,7 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
         logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
     if len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
-    return _Side(vecs, query_names[qcodes[found]], dropped)
+    return _Side(vecs, query_names[qcodes[found]], dropped, qcodes[found])
 
 
 def _with_vector(vecs: np.ndarray, found: np.ndarray) -> np.ndarray:
@@ -224,8 +237,12 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
     return result
 
 
-def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
-                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
+def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dict[object, VectorSets]:
+    """The two sets of each vector measure in ``measures`` for ``run`` (a prepared frame), on the qrels coded in
+    ``judgments``, with their vectors — the one selection and look-up path of every entry point: the run is ranked
+    once, each measure's two sets are masks over it, each encoder's vectors are looked up once for all measures,
+    and each measure's ``missing=`` policy is applied on both sides (ValueError, or a counted drop). In the order the
+    provider computes them."""
     has_doc_vec = 'doc_vec' in run.columns
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), m.positive_int('cutoff') or float('inf'), repr(m)))
@@ -282,11 +299,20 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                            ranked.qcode[selected], ranked.vocabulary, names)
         if rel.vecs.shape[1] != ret.vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
+        result[measure] = VectorSets(rel, ret, relevant_key, names[judgments.query_mask(relevant_rows)].tolist())
+    return result
+
+
+def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
+                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
+    result = {}
+    for measure, sets in select_vector_sets(measures, judgments, run).items():
+        rel, ret, relevant_key = sets.relevant, sets.retrieved, sets.relevant_key
         try:
             if not measure.is_set_valued():
                 # per-query values (the jackknife) are over the queries the sets are made of: those with
                 # relevant documents. Qrels queries without any add no unit (they used to inflate n: S6).
-                units = names[judgments.query_mask(relevant_rows)].tolist()
+                units = list(sets.queries)
                 if universe is not None:
                     units = [q for q in units if q in set(universe)]
                 value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids, units)
