@@ -222,6 +222,19 @@ def test_fd_docstring_states_the_baseline_p_value_of_set_measures(toy):
     assert 'p-value is 0.0' in pf.FD.__doc__ and 'NaN' not in pf.FD.__doc__.split('paired tests')[1].split('.')[0]
 
 
+def _pair_stats(m, qrels, run):
+    """(rel, ret, shift, queries, sets) of one vector measure, selected as every entry point selects them."""
+    from pyterrier_frechet.analyses import bootstrap as bs
+    from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
+    from pyterrier_frechet.evaluation.selection import Judgments
+    from pyterrier_frechet.evaluation.vector_sets import select_vector_sets
+    judgments = Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels'))
+    queries = judgments.query_names.tolist()
+    sets = select_vector_sets([m], judgments, prepare_run(to_ir_measures(run), 'run'))[m]
+    rel, ret, shift = bs.pair_query_stats(sets, len(queries))
+    return rel, ret, shift, queries, sets
+
+
 # --- DL19: every measure with a jackknife path equals the exact path it replaces ---------------------------------
 
 MSMARCO = SHARED / 'data' / 'msmarco-passage'
@@ -234,7 +247,6 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
     from pyterrier_frechet.analyses import bootstrap as bs
     from pyterrier_frechet.core.frechet import frechet_distance
     from pyterrier_frechet.evaluation.frames import to_ir_measures
-    from pyterrier_frechet.evaluation.vector_sets import fd_sets
     from pyterrier_frechet.measures.base import column_label
     qrels = pt.io.read_qrels(str(MSMARCO / 'qrels.dl19-passage.txt'))
     run = pt.io.read_results(str(sorted((MSMARCO / 'runs').glob('run.dl19.*bm25*'))[0]))
@@ -244,10 +256,7 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
     worst = {}
     for m in (pf.FD(rel=2, encoder=store, missing='drop') @ 10, pf.FD(rel=2, encoder=store, missing='drop', weighting='query') @ 10,
               pf.CFD(rel=2, encoder=store, missing='drop') @ 10, pf.FD(rel=1, encoder=store, missing='drop') @ 10):
-        sets = fd_sets(m, qrels_ir, run_ir)
-        vec_of = bs._vectors_of(m, sets, {})
-        shift = np.mean([vec_of[d] for d in sets.relevant['doc_id'] if d in vec_of], axis=0)
-        rel, ret = bs.query_stats(sets.relevant, vec_of, queries, shift), bs.query_stats(sets.retrieved, vec_of, queries, shift)
+        rel, ret, shift, queries, sets = _pair_stats(m, qrels, run)
         if m.query_weighted():
             rel, ret = per_query_weighted(rel), per_query_weighted(ret)
         units = pd.Index(queries).isin(sets.queries)
@@ -274,12 +283,9 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
         assert worst[str(m)] <= 1e-12, m
     # the provider's FD(jackknife=True): the pseudo-values of the plain loop over the vectors (the old core path)
     m = pf.FD(rel=2, encoder=store, missing='drop', jackknife=True) @ 10
-    sets = fd_sets(m, qrels_ir, run_ir)
-    vec_of = bs._vectors_of(m, sets, {})
-    pairs = [(q, vec_of[d]) for q, d in zip(sets.relevant['query_id'], sets.relevant['doc_id']) if d in vec_of]
-    rel_q, rel_x = np.array([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
-    pairs = [(q, vec_of[d]) for q, d in zip(sets.retrieved['query_id'], sets.retrieved['doc_id']) if d in vec_of]
-    ret_q, ret_x = np.array([p[0] for p in pairs]), np.stack([p[1] for p in pairs])
+    sets = _pair_stats(m, qrels, run)[4]
+    rel_q, rel_x = np.asarray(sets.relevant.qids), sets.relevant.vecs
+    ret_q, ret_x = np.asarray(sets.retrieved.qids), sets.retrieved.vecs
     loop = np.array([frechet_distance(rel_x[rel_q != q], ret_x[ret_q != q]) for q in sets.queries])
     new = leave_one_out_fds(rel_x, rel_q, ret_x, ret_q, sets.queries)
     worst['FD leave-one-out (vectors)'] = float(np.max(np.abs(new - loop) / np.abs(loop)))
@@ -314,21 +320,13 @@ def test_bootstrap_summary_warns_and_leaves_the_interval_empty_on_an_undefined_l
 
 
 def test_bootstrap_grouped_jackknife_is_the_weight_matrix_path_over_seeded_groups(jk_data):
-    from pyterrier_frechet.analyses import bootstrap as bs
-    from pyterrier_frechet.evaluation.frames import to_ir_measures
-    from pyterrier_frechet.evaluation.vector_sets import fd_sets
     from pyterrier_frechet.measures.base import column_label
     vectors, qrels, runs = jk_data
     m = pf.FD(encoder=DictEncoder(vectors)) @ 10
     with pytest.raises(ValueError, match="jackknife must be 'auto', 'exact' or a number of groups"):
         pf.bootstrap({'a': runs['a']}, qrels, [m], n_samples=10, jackknife=1, verbose=False)
     res = pf.bootstrap(runs, qrels, [m], n_samples=10, seed=4, jackknife=3, verbose=False)
-    qrels_ir, run_ir = to_ir_measures(qrels), to_ir_measures(runs['a'])
-    queries = sorted(qrels_ir['query_id'].unique())
-    sets = fd_sets(m, qrels_ir, run_ir)
-    vec_of = bs._vectors_of(m, sets, {})
-    shift = np.mean([vec_of[d] for d in sets.relevant['doc_id']], axis=0)
-    rel, ret = bs.query_stats(sets.relevant, vec_of, queries, shift), bs.query_stats(sets.retrieved, vec_of, queries, shift)
+    rel, ret, shift, queries, sets = _pair_stats(m, qrels, runs['a'])
     units = pd.Index(queries).isin(sets.queries)
     groups, g = jackknife_groups(units, 3, [4, 0x6A4B])
     w = _weights(units, groups, g)
