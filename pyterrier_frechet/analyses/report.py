@@ -42,11 +42,11 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     name none. ``qrels_name``: how the report names the qrels (e.g. their path).
 
     One bootstrap pass per run and measure serves every section (intervals, τ intervals, discriminative power, the
-    paired comparisons). ``test``: the paired comparisons' p-value (:func:`~.significance.compare_systems`):
+    paired comparisons). ``test``: the paired comparisons' p-value (:func:`~pyterrier_frechet.analyses.significance.compare_systems`):
     ``'jackknife'`` (default) or ``'normal'`` (1000 resamples resolve Holm's correction for any number of runs), or
     ``'bootstrap'`` (the
     count p-value; ``n_samples`` must resolve Holm's first step, refused before any work otherwise).
-    ``n_samples``: default :func:`~.significance.default_samples` (1000; for ``'bootstrap'`` the
+    ``n_samples``: default :func:`~pyterrier_frechet.analyses.significance.default_samples` (1000; for ``'bootstrap'`` the
     smallest count that resolves Holm's first step over the comparisons asked).
     """
     plots.check_available('write_report (the report\'s figures)')
