@@ -19,7 +19,8 @@ def _fmt(values) -> str:
 
 def coverage_table(cov: pd.DataFrame) -> str:
     """One row per (world, d, n): coverage of each printed interval for its estimand (range over systems/pairs)."""
-    cells = [('FD', 'jackknife', 'E[FD_n]', 'FD jackknife → E[FD̂ₙ] (default)'),
+    cells = [('FD', 'jackknife_log', 'E[FD_n]', 'FD jackknife (log scale) → E[FD̂ₙ] (default)'),
+             ('FD', 'jackknife', 'E[FD_n]', 'FD jackknife → E[FD̂ₙ]'),
              ('FD', 'jackknife_bc', 'population FD', 'FD jackknife-bc → population FD (old default)'),
              ('FD', 'percentile', 'E[FD_n]', 'FD percentile → E[FD̂ₙ]'),
              ('FD', 'shifted', 'E[FD_n]', 'FD shifted → E[FD̂ₙ]'),

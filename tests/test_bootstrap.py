@@ -37,10 +37,17 @@ def test_summary_columns_and_interval(toy):
     m = pf.FD(encoder=DictEncoder(vectors)) @ 3
     res = bootstrap({'a': run, 'b': run.assign(score=-run.score)}, qrels, [m, nDCG @ 3], n_samples=200, seed=1)
     s = res.summary.set_index(['name', 'measure'])
-    assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'jackknife', 'mean', 'std', 'n_valid']
-    # FD: by default the jackknife bias-corrected interval (test_intervals checks it by hand), containing its estimate
+    assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'estimand',
+                                         'jackknife', 'mean', 'std', 'n_valid']
+    # FD: by default the full-set FD (the paper's) inside the jackknife interval of log FD, an interval for E[FD̂ₙ]
+    # (test_intervals checks the interval by hand; here it is formed from the leave-one-out values the result keeps)
     row = s.loc[('a', str(m))]
-    assert row.interval == 'jackknife_bc' and row.low <= row.estimate <= row.high and row.n_valid > 150
+    assert row.interval == 'jackknife_log' and row.estimate == row.value and row.low <= row.value <= row.high
+    assert row.n_valid > 150 and row.estimand.startswith('E[FD̂ₙ]')
+    logs = np.log(res.jackknife['a'][str(m)])
+    se = np.sqrt((len(logs) - 1) / len(logs) * np.sum((logs - logs.mean()) ** 2))
+    assert (row.low, row.high) == pytest.approx((row.value * np.exp(-1.959963984540054 * se),
+                                                 row.value * np.exp(1.959963984540054 * se)), rel=1e-12)
     # nDCG: the percentile interval of the resampled means, around the full-set value
     row_n = s.loc[('a', 'nDCG@3')]
     vals = res.samples['a']['nDCG@3']

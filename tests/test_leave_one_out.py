@@ -333,6 +333,6 @@ def test_bootstrap_grouped_jackknife_is_the_weight_matrix_path_over_seeded_group
     np.testing.assert_allclose(res.jackknife['a'][column_label(m)], weighted_fds(rel, w, [ret], [w], shift), rtol=1e-10)
     row = res.summary.set_index('name').loc['a']
     assert row.jackknife == 'delete-a-group (G=3 groups of 6 queries, seed 4)'
-    assert row.interval == 'jackknife_bc (delete-a-group jackknife, G=3)'
+    assert row.interval == 'jackknife_log (delete-a-group jackknife, G=3)'
     exact = pf.bootstrap({'a': runs['a']}, qrels, [m], n_samples=10, seed=4, verbose=False).summary.iloc[0]
-    assert exact.jackknife == 'leave-one-out (6 queries)' and exact.interval == 'jackknife_bc'  # 'auto' below 500
+    assert exact.jackknife == 'leave-one-out (6 queries)' and exact.interval == 'jackknife_log'  # 'auto' below 500

@@ -158,7 +158,7 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
     column (e.g. nDCG@10, the reference ranking of τ_AP) across the bootstrapped systems, each with the percentile
     interval over the bootstrap samples (the same query draws for every system, so each sample is one resampled
     query set evaluated for all systems). Oriented as :func:`correlations`. Calibration of the τ interval:
-    ``python -m pyterrier_frechet calibrate --statistic tau`` (README "Calibration"). When the reference (or the
+    ``python -m pyterrier_frechet calibrate --statistic tau`` (pt_docs "Calibration"). When the reference (or the
     measure) is constant across the systems, τ and τ_AP and their intervals are NaN, with a warning saying so;
     a bootstrap sample in which one is constant is left out of the interval.
 

@@ -6,7 +6,7 @@ The test of each pair is the paired bootstrap of :mod:`.significance` (:func:`~.
 samples of one :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap` (the same query draws for every system), so
 every measure is tested on the same resampled query sets. No multiple-comparison correction: discriminative power
 compares measures with one another at one α, as Sakai does. The level of the test (how often it rejects two equal
-systems) is measured by ``python -m pyterrier_frechet calibrate --level`` (README "Calibration").
+systems) is measured by ``python -m pyterrier_frechet calibrate --level`` (pt_docs "Calibration").
 """
 from typing import NamedTuple, Optional, Sequence
 

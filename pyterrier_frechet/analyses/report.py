@@ -120,16 +120,18 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
                 f'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
     lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
-              f'{ci:.0%} intervals. FD: the jackknife bias-corrected estimate with its jackknife interval (`interval` = '
-              'jackknife_bc), for the FD of the query population — FD over a finite query set is biased upwards, and '
-              'the percentile interval of its resamples misses the full-set value (measured coverage: README, '
-              '"Calibration"); `value` is the full-set FD. Other measures: percentile intervals around `value`.', '',
+              f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). FD, CFD: '
+              'the interval (`interval` = jackknife_log) is for E[FD̂ₙ], the expected FD over query sets of this size '
+              'drawn from the same query population — not the population FD, which FD over a finite query set '
+              'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
+              '"Calibration"). Other measures: percentile intervals for the population mean. The intervals assume '
+              'independent queries; queries that share topics make them too narrow.', '',
               _table(summary, out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
         lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
                   f'{ci:.0%} percentile intervals over the same bootstrap samples (lower-is-better measures negated; '
-                  'calibration: README "Calibration"):', '']
+                  'calibration: pt_docs "Calibration"):', '']
         lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
                   f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]' for row in taus.itertuples()]
         lines += ['']

@@ -5,8 +5,10 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
 
 - **paired bootstrap**: resample queries (the same draws for A and B), recompute FD_A − FD_B per sample for a
   two-sided bootstrap p-value (:func:`bootstrap_p`); the CI of the difference is the jackknife interval over the
-  queries with relevant documents, which covers the population ΔFD where the percentile interval does not
-  (README "Calibration").
+  queries with relevant documents, for E[ΔFD̂ₙ] — the expected difference over query sets of this size — which it
+  covers in the worlds of pt_docs "Calibration" (0.88–0.98), where the percentile interval does not. The default
+  test is the jackknife z-test of the same difference (:func:`jackknife_p`): it rejects exactly when that interval
+  excludes 0.
 - **randomisation test**: under the null hypothesis that A and B are exchangeable, swapping the two
   systems' retrieved sets for any subset of queries leaves the distribution of FD_A − FD_B unchanged.
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
@@ -259,7 +261,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     Holm too).
 
     Returns one row per (measure, a, b): values, difference a − b with its CI (``interval``: ``jackknife`` for FD —
-    the percentile interval of ΔFD under-covers at 43 queries, README "Calibration" — else ``percentile``),
+    the percentile interval of ΔFD under-covers at 43 queries, pt_docs "Calibration" — else ``percentile``),
     ``p_bootstrap`` (the count p-value), ``p_normal``, ``p_jackknife`` (NaN without leave-one-out values), ``test``
     (the p-value Holm-corrected in that row), ``p_holm``, optionally
     ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system (orientation-aware) where the
@@ -305,8 +307,8 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
             diff = float(values[a, col] - values[b, col])
             p_jack = float('nan')
             if bootstrap_path(m) in VECTOR_PATHS and col in jack.get(a, {}) and col in jack.get(b, {}):
-                # FD's (and CFD's) difference: the jackknife interval, which covers the population ΔFD at 43 and 200 queries (the
-                # percentile interval does not at 43: README "Calibration")
+                # FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of pt_docs
+                # "Calibration"; the population ΔFD is not, at d = 384)
                 method = 'jackknife'
                 low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col])
                 p_jack = jackknife_p(diff, jack[a][col] - jack[b][col])

@@ -37,7 +37,7 @@ CONDITIONAL = 'conditional'
 HISTOGRAM = 'histogram'
 PER_QUERY = 'per_query'
 #: The paths of statistics of vectors re-weighted per query (FD and its variants, CFD): biased on a finite query
-#: set, printed with the jackknife (README "Calibration").
+#: set, printed beside their full-set value with a jackknife interval for E[θ̂ₙ] (pt_docs "Calibration").
 VECTOR_PATHS = (GAUSSIAN, CONDITIONAL)
 
 
