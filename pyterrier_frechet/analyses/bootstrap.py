@@ -217,7 +217,14 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
     else:
         low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
         estimate = intervals.printed_estimate(method, value, samples, jackknife)
-    estimand = ESTIMANDS.get(method, '')
+        if method == 'jackknife_log' and not np.isfinite(low) and len(jackknife) > 1:
+            # a leave-out (or the value) is 0 — e.g. a query whose sets are identical once the others are left out —
+            # so the log scale is undefined: the plain jackknife interval, for the same estimand, and it says so
+            logger.warning('%s, %s: a leave-one-out value is not positive, so the log-scale interval is undefined; '
+                           'the plain jackknife interval is printed instead', system, measure)
+            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife)
+            method = 'jackknife (log scale undefined: a leave-out value is 0)'
+    estimand = ESTIMANDS.get(method.split(' ')[0], '')
     if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
         # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
         method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
