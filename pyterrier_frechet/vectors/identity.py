@@ -45,17 +45,22 @@ def _signature(path: str) -> tuple:
     return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def sha256_file(path) -> str:
+    """sha256 (hex) of a file's bytes, read now in 1 MiB blocks (no memo: what checksums verify)."""
+    h = hashlib.sha256()
+    with open(path, 'rb') as fin:
+        for block in iter(lambda: fin.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
+
+
 def file_digest(path: str) -> str:
     """sha256 of a file's bytes, remembered for as long as its inode, size, mtime and ctime stay (ctime cannot be set
     back by ``touch``, ``cp -p``, ``rsync -t`` or tar, so a rewritten file is hashed again)."""
     signature = _signature(path)
     known = _FILE_DIGESTS.get(signature)
     if known is None:
-        h = hashlib.sha256()
-        with open(path, 'rb') as fin:
-            for block in iter(lambda: fin.read(1 << 20), b''):
-                h.update(block)
-        known = h.hexdigest()
+        known = sha256_file(path)
         if len(_FILE_DIGESTS) > 4096:
             _FILE_DIGESTS.clear()
         _FILE_DIGESTS[signature] = known

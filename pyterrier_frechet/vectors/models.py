@@ -12,7 +12,6 @@ the defaults everywhere; these are offline fallbacks and test assets, never runt
 A fetched model is served only when its marker file lists exactly the recorded files with their sizes; a
 damaged or partial folder is fetched again (``verify=True`` re-hashes every file instead of comparing sizes).
 """
-import hashlib
 import json
 import logging
 import os
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from .cache import default_cache_root
+from .identity import sha256_file as _sha256
 
 logger = logging.getLogger(__name__)
 
@@ -93,14 +93,6 @@ MODELS: Dict[str, OfflineModel] = {m.name: m for m in (
 
 class ModelFetchError(ValueError):
     """A model could not be fetched or did not match its recorded checksums."""
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, 'rb') as fin:
-        for block in iter(lambda: fin.read(1 << 20), b''):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def model_dir(name: str, cache_root=None) -> Path:

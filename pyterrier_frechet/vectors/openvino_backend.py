@@ -25,6 +25,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from .identity import sha256_file
+
 logger = logging.getLogger(__name__)
 
 PRECISIONS = {'fp32': 'f32', 'bf16': 'bf16'}
@@ -171,7 +173,7 @@ class OpenVINOEncoder:
             try:
                 openvino.save_model(self._convert(openvino), str(tmp / 'model.xml'), compress_to_fp16=False)
                 files = sorted(p.name for p in tmp.iterdir() if p.is_file())
-                (tmp / _MANIFEST).write_text(json.dumps({f: _sha256(tmp / f) for f in files}, indent=1, sort_keys=True))
+                (tmp / _MANIFEST).write_text(json.dumps({f: sha256_file(tmp / f) for f in files}, indent=1, sort_keys=True))
                 try:
                     os.replace(tmp, folder)  # all or nothing; another process may have finished first
                 except OSError:
@@ -205,13 +207,6 @@ class OpenVINOEncoder:
         return out if out is not None else np.zeros((0, 0), dtype=np.float32)
 
 
-def _sha256(path: Path) -> str:
-    import hashlib
-    digest = hashlib.sha256()
-    with open(path, 'rb') as fin:
-        for block in iter(lambda: fin.read(1 << 20), b''):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _damaged(folder: Path, reason) -> ValueError:
@@ -232,5 +227,5 @@ def _check_manifest(folder: Path) -> None:
     if present != sorted(manifest):
         raise _damaged(folder, f'files {present}, not the {sorted(manifest)} written')
     for name, sha in manifest.items():
-        if _sha256(folder / name) != sha:
+        if sha256_file(folder / name) != sha:
             raise _damaged(folder, f'{name} is not the file written (its sha256 differs)')
