@@ -312,7 +312,9 @@ def cmd_bootstrap(args) -> int:
             plot_dir.commit(work, replace=False)
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
-    estimands = [f'{m}: an interval for {e}' for m, e in summary[['interval', 'estimand']].drop_duplicates().itertuples(index=False)]
+    from .analyses.bootstrap import ESTIMANDS
+    estimands = [f'{m}: an interval for {ESTIMANDS.get(m.split(" ")[0], e)}'
+                 for m, e in summary[['interval', 'estimand']].drop_duplicates().itertuples(index=False)]
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                           f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
                           'estimate: the value each interval is centred for'] + estimands

@@ -224,7 +224,7 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
                            'the plain jackknife interval is printed instead', system, measure)
             low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife)
             method = 'jackknife (log scale undefined: a leave-out value is 0)'
-    estimand = ESTIMANDS.get(method.split(' ')[0], '')
+    estimand = ESTIMAND_LABELS.get(method.split(' ')[0], '')
     if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
         # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
         method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
@@ -241,7 +241,18 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
 #: percentile interval is for the population mean.
 DEFAULT_INTERVAL = {GAUSSIAN: 'jackknife_log', CONDITIONAL: 'jackknife_log', HISTOGRAM: 'percentile', PER_QUERY: 'percentile'}
 
-#: One line per printed interval: what it is an interval for (tables' captions, the CLI's notes).
+#: What each printed interval is for, in a table cell (the summary's ``estimand`` column).
+ESTIMAND_LABELS = {
+    'jackknife_log': 'E[FD̂ₙ] at this number of queries',
+    'jackknife': 'E[θ̂ₙ] at this number of queries',
+    'shifted': 'E[θ̂ₙ] at this number of queries',
+    'jackknife_bc': 'population value (not calibrated for FD at d/n > 1)',
+    'basic': 'population value (not calibrated for FD at d/n > 1)',
+    'bca': 'population value',
+    'percentile': 'population mean',
+}
+
+#: The same in one sentence each (tables' captions, the CLI's notes).
 ESTIMANDS = {
     'jackknife_log': 'E[FD̂ₙ], the expected value of the measure over query sets of this size drawn from the same '
                      'query population (the full-set value is its estimate; jackknife over queries, log scale)',
