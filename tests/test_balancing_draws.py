@@ -43,6 +43,7 @@ def test_draws_is_the_mean_of_the_single_draws():
                                      pf.evaluation.frames.to_ir_measures(run))[measure]
     expected = np.mean([_fd_by_hand(vectors, qrels, run, 2, s) for s in (3, 4, 5, 6)])
     assert got == pytest.approx(expected, rel=1e-10)
+    assert pf.evaluate({'r': run}, qrels, [measure]).iloc[0][str(measure)] == pytest.approx(expected, rel=1e-10)
     singles = [_fd_by_hand(vectors, qrels, run, 2, s) for s in (3, 4, 5, 6)]
     assert np.ptp(singles) > 0  # the draws differ, so the mean is not one of them by accident
 
