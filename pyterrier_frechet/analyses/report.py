@@ -118,7 +118,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     progress.update()
     summary = boot.summary
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
-                f'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
+                'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
     lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
               f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). FD, CFD: '
               'the interval (`interval` = jackknife_log) is for E[FD̂ₙ], the expected FD over query sets of this size '
