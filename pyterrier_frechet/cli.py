@@ -267,7 +267,7 @@ def cmd_shuffle(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from .analyses.calibration import World, coverage, rejection_rates, tau_coverage
+    from .analyses.calibration import LEVEL_TESTS, World, coverage, rejection_rates, tau_coverage
     _check_writable_file(args.output, '--output')
     world = World(d=args.dim)
     if args.level and args.statistic == 'tau':
@@ -282,11 +282,11 @@ def cmd_calibrate(args) -> int:
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
     elif args.level:
-        # every paired test compare/report offer (normal: their default; bootstrap: --test bootstrap) and the
-        # jackknife z-test, on the same simulated query sets
+        # every paired test compare/report offer (jackknife: their default; normal, bootstrap: --test) and the t-test
+        # pt.Experiment(baseline=) prints (experiment), on the same simulated query sets
         table = rejection_rates(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples,
                                 alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic,
-                                tests=('bootstrap', 'normal', 'jackknife'))
+                                tests=LEVEL_TESTS)
     else:
         table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                          n_reference=args.reference, seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
@@ -690,9 +690,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fd: FD and paired ΔFD intervals (default); fd-query: the same for FD(weighting='query'); cfd: "
                          'for CFD; tau: the interval of Kendall τ between FD and a per-query precision across 8 systems')
     ca.add_argument('--level', action='store_true',
-                    help='instead of coverage: how often the paired bootstrap test rejects at alpha = 1 - ci when the two '
-                         'systems are the same (its level) and when they differ (its power), with a per-query precision '
-                         'beside it')
+                    help='instead of coverage: how often each paired test (compare\'s jackknife, normal and bootstrap '
+                         'tests, and the t-test pt.Experiment(baseline=) prints: experiment) rejects at alpha = 1 - ci when '
+                         'the two systems are the same (its level) and when they differ (its power), with a per-query '
+                         'precision beside it')
     ca.add_argument('--quiet', action='store_true', help='no progress bars')
     _seed_arg(ca)
     _output_args(ca)

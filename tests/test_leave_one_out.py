@@ -207,19 +207,96 @@ def test_jackknife_value_and_test_do_not_depend_on_the_other_measures(jk_data):
         assert mine.size().tolist() == [m, m] and mine.mean()['a'] == pytest.approx(estimate['a'], rel=1e-9)
 
 
-def test_fd_docstring_states_the_baseline_p_value_of_set_measures(toy):
-    # U6: plain FD, FD(weighting='query') and CFD report one number for every query, so pt.Experiment's paired test
-    # sees constant differences; the docstring must say what it then gives
-    vectors, qrels, run = toy
+def _numpy_leave_outs(vectors, qrels, run, k=10, weighting='document'):
+    """(FD, {unit query: FD without it}) from first principles: the sets gathered again for each left-out query."""
+    rel = qrels[qrels.label >= 1]
+    units = sorted(rel.qid.unique())
+    top = run.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False]).groupby('qid').head(k)
+    top = top[top.qid.isin(units)]
+
+    def fd(without=None):
+        sides = []
+        for frame in (rel, top):
+            frame = frame[frame.qid != without]
+            x = np.stack([vectors[d] for d in frame.docno])
+            if weighting == 'query':  # every query weighs 1: its documents 1/n_q each (numpy.cov's aweights)
+                w = 1.0 / frame.groupby('qid').docno.transform('size').to_numpy()
+                mu = np.average(x, axis=0, weights=w)
+                sides.append((mu, np.cov(x, rowvar=False, aweights=w)))
+            else:
+                sides.append((x.mean(axis=0), np.cov(x, rowvar=False)))
+        (m1, c1), (m2, c2) = sides
+        lam = np.linalg.eigvals(c1 @ c2).real
+        return float((m1 - m2) @ (m1 - m2) + np.trace(c1) + np.trace(c2) - 2 * np.sqrt(np.clip(lam, 0, None)).sum())
+    return fd(), {q: fd(q) for q in units}
+
+
+@pytest.mark.parametrize('weighting', ['document', 'query'])
+def test_experiment_baseline_test_of_plain_fd_is_the_jackknife_test(jk_data, weighting):
+    # issue 27 item 2: FD's rows under pt.Experiment are centred pseudo-values: their mean is FD itself (the value
+    # pf.evaluate prints) and the baseline= paired t-test is the jackknife t-test of the FD difference.
+    vectors, qrels, runs = jk_data
     enc = DictEncoder(vectors)
-    other = run.assign(score=np.where(run.docno.isin(['d2', 'd12']), -1.0, run.score))
-    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
-    measures = [pf.FD(encoder=enc) @ 3, pf.FD(encoder=enc, weighting='query') @ 3, pf.CFD(encoder=enc) @ 3]
-    table = pt.Experiment([pt.Transformer.from_df(run), pt.Transformer.from_df(other)], topics, qrels,
-                          eval_metrics=measures, names=['a', 'b'], baseline=0)
-    for m in measures:
-        assert table[f'{m} p-value'][1] == 0.0, m
-    assert 'p-value is 0.0' in pf.FD.__doc__ and 'NaN' not in pf.FD.__doc__.split('paired tests')[1].split('.')[0]
+    m = pf.FD(encoder=enc, weighting=weighting) @ 10
+    full, loo = {}, {}
+    for name, run in runs.items():
+        full[name], loo[name] = _numpy_leave_outs(vectors, qrels, run, weighting=weighting)
+    units = sorted(loo['a'])
+    n, rows = len(units), 8  # 6 units among the 8 qrels queries
+    delta = np.array([loo['a'][q] - loo['b'][q] for q in units])
+    se = np.sqrt((n - 1) / n * np.sum((delta - delta.mean()) ** 2))
+    t = (full['a'] - full['b']) / se
+    p_expected = 2 * scipy.stats.t.sf(abs(t), rows - 1)
+    topics = pd.DataFrame({'qid': [f'q{k}' for k in range(8)], 'query': ''})
+    systems = [pt.Transformer.from_df(runs['a']), pt.Transformer.from_df(runs['b'])]
+    for others in ([], [nDCG @ 10, RR]):
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', UserWarning)
+            table = pt.Experiment(systems, topics, qrels, eval_metrics=[m] + others, names=['a', 'b'], baseline=0)
+        table = table.set_index('name')
+        evaluated = pf.evaluate(runs, qrels, [m]).set_index('name')
+        for name in runs:
+            assert table.loc[name, str(m)] == pytest.approx(full[name], rel=1e-9)
+            assert table.loc[name, str(m)] == pytest.approx(evaluated.loc[name].iloc[0], rel=1e-12)
+        assert 0 < p_expected < 1
+        assert table.loc['b', f'{m} p-value'] == pytest.approx(p_expected, rel=1e-6), others
+
+
+def test_experiment_baseline_test_of_cfd_is_its_jackknife_test(jk_data):
+    vectors, qrels, runs = jk_data
+    enc = DictEncoder(vectors)
+    m = pf.CFD(encoder=enc) @ 10
+    rel = qrels[qrels.label >= 1]
+    units = sorted(rel.qid.unique())
+
+    def cfd(run, without=None):
+        top = run.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False]).groupby('qid').head(10)
+        keep = [q for q in units if q != without]
+        x = [np.stack([vectors[d] for d in rel[rel.qid == q].docno]) for q in keep]
+        y = [np.stack([vectors[d] for d in top[top.qid == q].docno]) for q in keep]
+        return conditional_frechet_distance(np.concatenate(x), np.repeat(keep, [len(v) for v in x]),
+                                            np.concatenate(y), np.repeat(keep, [len(v) for v in y]))
+    full = {name: cfd(run) for name, run in runs.items()}
+    delta = np.array([cfd(runs['a'], q) - cfd(runs['b'], q) for q in units])
+    n = len(units)
+    t = (full['a'] - full['b']) / np.sqrt((n - 1) / n * np.sum((delta - delta.mean()) ** 2))
+    topics = pd.DataFrame({'qid': [f'q{k}' for k in range(8)], 'query': ''})
+    table = pt.Experiment([pt.Transformer.from_df(runs['a']), pt.Transformer.from_df(runs['b'])], topics, qrels,
+                          eval_metrics=[m, nDCG @ 10], names=['a', 'b'], baseline=0).set_index('name')
+    assert table.loc['a', str(m)] == pytest.approx(full['a'], rel=1e-9)
+    assert table.loc['b', f'{m} p-value'] == pytest.approx(2 * scipy.stats.t.sf(abs(t), 7), rel=1e-6)
+
+
+def test_measures_without_a_leave_out_warn_that_their_rows_are_constant(toy):
+    vectors, qrels, run = toy
+    m = pf.KID(encoder=DictEncoder(vectors)) @ 3
+    with pytest.warns(UserWarning, match=r'rows repeat its value .* meaningless; compare systems with pf.compare'):
+        rows = list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
+    assert len({r.value for r in rows}) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # calc_aggregate forms no rows and does not warn
+        agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+    assert agg == pytest.approx(rows[0].value, rel=1e-12)
 
 
 def _pair_stats(m, qrels, run):
@@ -336,3 +413,30 @@ def test_bootstrap_grouped_jackknife_is_the_weight_matrix_path_over_seeded_group
     assert row.interval == 'jackknife_log (delete-a-group jackknife, G=3)'
     exact = pf.bootstrap({'a': runs['a']}, qrels, [m], n_samples=10, seed=4, verbose=False).summary.iloc[0]
     assert exact.jackknife == 'leave-one-out (6 queries)' and exact.interval == 'jackknife_log'  # 'auto' below 500
+
+
+def test_centred_pseudo_values_of_groups_give_the_delete_a_group_t():
+    # 12 units in G = 4 equal groups (3 each), two systems: the rows' mean is the full value and their paired t
+    # statistic is Δθ̂ / SE_G with SE_G² = (G−1)/G Σ_g (Δθ₋g − mean)², the delete-a-group jackknife's
+    from pyterrier_frechet.core.jackknife import centred_pseudo_values
+    rng = np.random.default_rng(5)
+    groups = np.array([0, 1, 2, 3] * 3 + [-1])  # the last query is no unit
+    loo_a, loo_b = rng.normal(1.0, 0.1, 4), rng.normal(1.2, 0.1, 4)
+    rows_a, rows_b = centred_pseudo_values(0.9, loo_a, groups), centred_pseudo_values(1.1, loo_b, groups)
+    assert np.isnan(rows_a[-1]) and np.nanmean(rows_a) == pytest.approx(0.9, rel=1e-14)
+    d = (rows_a - rows_b)[:-1]
+    t_rows = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
+    delta = loo_a - loo_b
+    se = np.sqrt(3 / 4 * np.sum((delta - delta.mean()) ** 2))
+    assert t_rows == pytest.approx((0.9 - 1.1) / se, rel=1e-12)
+    with pytest.raises(ValueError, match='leave-outs are undefined'):
+        centred_pseudo_values(0.9, np.array([1.0, np.nan, 1.0, 1.0]), groups)
+
+
+def test_experiment_p_is_the_jackknife_t_test():
+    from pyterrier_frechet.analyses.significance import experiment_p, jackknife_p
+    jack = np.array([0.10, 0.12, 0.08, 0.11, 0.09])
+    se = np.sqrt(4 / 5 * np.sum((jack - jack.mean()) ** 2))  # 0.01788…
+    assert experiment_p(0.03, jack) == pytest.approx(2 * scipy.stats.t.sf(0.03 / se, 4), rel=1e-12)
+    assert experiment_p(0.03, jack, n_rows=8) == pytest.approx(2 * scipy.stats.t.sf(0.03 / se, 7), rel=1e-12)
+    assert experiment_p(0.03, jack) > jackknife_p(0.03, jack)  # a t reference is never less conservative than z

@@ -29,7 +29,7 @@ import pyterrier as pt
 from ..core import intervals
 from ..core.conditional import conditional_fds, conditional_leave_out
 from ..core.histogram import Histograms
-from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, jackknife_groups, leave_out_fds,
+from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, leave_out_fds,
                              per_query_weighted, weighted_fds as _weighted_fds_numpy)
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -132,17 +132,12 @@ def jackknife_plan(jackknife, n_units: int, seed: int) -> JackknifePlan:
     raise ValueError(f"jackknife must be 'auto', 'exact' or a number of groups >= 2, got {jackknife!r}")
 
 
-def _group_seed(seed: int) -> list:
-    # the grouping's own stream, apart from the resampling draws of the same seed
-    return [int(seed), 0x6A4B]
-
-
 def _leave_out_values(measure, rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.ndarray,
                       plan: JackknifePlan, backend: str, device: Optional[str], verbose: bool) -> np.ndarray:
     """FD (or CFD) with each unit query, or each group of them, left out: the totals over the units minus each
     group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`), O(Q·d²) plus one FD per group,
     never a units × queries weight matrix."""
-    groups, n_groups = jackknife_groups(units, plan.groups, _group_seed(plan.seed))
+    groups, n_groups = jackknife_groups(units, plan.groups, group_seed(plan.seed))
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         if bootstrap_path(measure) == CONDITIONAL:

@@ -272,6 +272,10 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
     return pd.DataFrame(rows)
 
 
+#: The paired tests :func:`rejection_rates` measures.
+LEVEL_TESTS = ('bootstrap', 'normal', 'jackknife', 'experiment')
+
+
 def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200,
                     n_samples: int = 1000, alpha: float = 0.05, seed: int = 0, verbose: bool = True,
                     statistic: str = 'fd', tests: Sequence[str] = ('bootstrap',)) -> pd.DataFrame:
@@ -282,16 +286,18 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
 
     ``tests``: which p-values (:func:`~.significance.bootstrap_p` ``'bootstrap'``: the count of resamples beyond 0;
     ``'normal'``: :func:`~.significance.normal_p`, the normal approximation of the same resamples; ``'jackknife'``:
-    :func:`~.significance.jackknife_p`, from the leave-one-query-out values).
+    :func:`~.significance.jackknife_p`, from the leave-one-query-out values; ``'experiment'``:
+    :func:`~.significance.experiment_p`, what ``pt.Experiment(baseline=...)`` prints for FD/CFD — the paired t-test
+    on the centred pseudo-values).
 
     Returns one row per (n_queries, hypothesis, measure, test): ``rejection_rate`` and its binomial standard error."""
-    from .significance import bootstrap_p, check_test_resolution, jackknife_p, normal_p
+    from .significance import bootstrap_p, check_test_resolution, experiment_p, jackknife_p, normal_p
     check_arguments(n_queries, n_trials, n_samples, seed)
     if 'bootstrap' in tests:
         check_test_resolution(n_samples, alpha)  # a test that can never reject would print rejection rate 0
-    unknown = [t for t in tests if t not in ('bootstrap', 'normal', 'jackknife')]
+    unknown = [t for t in tests if t not in LEVEL_TESTS]
     if unknown:
-        raise ValueError(f"tests must be among 'bootstrap', 'normal', 'jackknife', got {unknown}")
+        raise ValueError(f"tests must be among {', '.join(map(repr, LEVEL_TESTS))}, got {unknown}")
     rows = []
     for n in n_queries:
         rng = np.random.default_rng([seed, n, 4])
@@ -312,6 +318,8 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
                             p = bootstrap_p(diffs)
                         elif test == 'normal':
                             p = normal_p(float(values_of(ones)[0]), diffs)
+                        elif test == 'experiment':
+                            p = experiment_p(float(values_of(ones)[0]), values_of(jack_w))
                         else:
                             p = jackknife_p(float(values_of(ones)[0]), values_of(jack_w))
                         rejected[measure, test].append(p < alpha)
@@ -323,4 +331,4 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     return pd.DataFrame(rows)
 
 
-__all__ = ['STATISTICS', 'World', 'check_arguments', 'coverage', 'expected_fd', 'rejection_rates', 'tau_coverage']
+__all__ = ['LEVEL_TESTS', 'STATISTICS', 'World', 'check_arguments', 'coverage', 'expected_fd', 'rejection_rates', 'tau_coverage']

@@ -133,6 +133,23 @@ def jackknife_p(diff: float, jackknife: np.ndarray) -> float:
     return float(min(1.0, 2 * norm.sf(abs(diff) / se)))
 
 
+def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = None) -> float:
+    """The p-value ``pt.Experiment(baseline=...)`` prints for FD or CFD: its paired t-test on the centred
+    pseudo-values (:mod:`~pyterrier_frechet.evaluation.experiment_rows`) has the jackknife t statistic
+    Δθ̂ / SE_J (:func:`jackknife_p`'s) on ``n_rows`` − 1 degrees of freedom (default: one row per leave-out):
+    ``2 T_{n−1}(−|Δ̂| / SE_J)``, never below the z-test's p."""
+    from scipy.stats import t as student_t
+    jack = np.asarray(jackknife, dtype=np.float64)
+    jack = jack[np.isfinite(jack)]
+    n = len(jack)
+    if n < 2 or not np.isfinite(diff):
+        return float('nan')
+    se = float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
+    if se <= 1e-15 * max(abs(diff), 1.0):
+        return 1.0 if diff == 0 else 0.0
+    return float(min(1.0, 2 * student_t.sf(abs(diff) / se, (n_rows or n) - 1)))
+
+
 #: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: :func:`jackknife_p` where the bootstrap
 #: kept leave-one-query-out values — FD, CFD — else :func:`normal_p`, e.g. for per-query means, where the two agree),
 #: ``'normal'`` (:func:`normal_p` everywhere) and ``'bootstrap'`` (the count p-value :func:`bootstrap_p`, quantised:

@@ -61,3 +61,36 @@ def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieve
                          f'the left-out queries hold {counts}), so FD without them is undefined; '
                          'use FD without jackknife=True, or more queries')
     return {q: n * full - (n - 1) * v for q, v in zip(queries, loo)}
+
+
+def centred_pseudo_values(full: float, leave_out: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """Per-unit rows whose mean is the full-set value and whose paired t statistic is the jackknife test's.
+
+    ``leave_out``: the statistic with each group of units left out (G groups, :func:`~.weighted.jackknife_groups`;
+    one unit per group for the leave-one-out jackknife); ``groups``: the group of each query (−1: no unit). Unit q
+    of group g gets r_q = θ̂ + c·(θ̄₋ − θ₋g), with θ̄₋ the mean of the leave-outs over the n units (each unit counts
+    its group's value) and c = √((G−1)(n−1)); a query that is no unit gets NaN. So
+
+    - the mean of the n rows is θ̂ exactly (the deviations sum to 0 over the units), and
+    - for two systems with the same groups, the paired t statistic of their rows is Δθ̂ / SE_J with
+      SE_J² = (G−1)/G · Σ_g (Δθ₋g − mean)², the (delete-a-group) jackknife standard error of Δθ̂ — exactly when
+      G = n (c = n − 1: the rows are Tukey's pseudo-values re-centred on θ̂ instead of the bias-corrected p̄), and
+      up to the groups' unequal sizes (⌊n/G⌋ or ⌈n/G⌉) otherwise.
+
+    The statistic is linear in the leave-outs, so the rows of a difference are the difference of the rows.
+    Raises ValueError when a leave-out is not finite (a side left with fewer than 2 vectors)."""
+    leave_out = np.asarray(leave_out, dtype=np.float64)
+    groups = np.asarray(groups)
+    units = groups >= 0
+    n, n_groups = int(units.sum()), len(leave_out)
+    if n < 2 or n_groups < 2:
+        raise ValueError(f'the jackknife needs at least 2 queries with documents, got {n}')
+    if not np.all(np.isfinite(leave_out)):
+        raise ValueError(f'{int(np.sum(~np.isfinite(leave_out)))} of {n_groups} leave-outs are undefined (a side left '
+                         'with fewer than 2 vectors)')
+    per_unit = leave_out[groups[units]]
+    deviation = per_unit.mean() - per_unit
+    deviation -= deviation.mean()  # exact zero sum after round-off
+    rows = np.full(len(groups), np.nan)
+    rows[units] = float(full) + np.sqrt((n_groups - 1) * (n - 1)) * deviation
+    return rows

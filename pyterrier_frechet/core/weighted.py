@@ -227,6 +227,12 @@ EXACT_MAX_UNITS = 500
 DEFAULT_GROUPS = 200
 
 
+def group_seed(seed: int) -> list:
+    """The seed of the delete-a-group jackknife's grouping for a call seeded ``seed``: its own stream, apart from the
+    resampling draws of the same seed (so the bootstrap, the paired tests and pt.Experiment's rows group alike)."""
+    return [int(seed), 0x6A4B]
+
+
 def jackknife_groups(units: np.ndarray, n_groups: Optional[int] = None, seed: int = 0):
     """The group of each query for the jackknife (−1: no unit) and the number of groups.
 

@@ -11,19 +11,22 @@ import sys
 from typing import Dict, Iterator, List
 
 import ir_measures
+import numpy as np
 import pandas as pd
 from ir_measures import Metric, providers
 from ir_measures.util import RunConverter
 
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
+from .experiment_rows import warn_constant_rows
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
 from .selection import Judgments
 
 
-def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, universe: List[str]) -> Dict[object, object]:
+def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, universe: List[str],
+                         rows: bool = False) -> Dict[object, object]:
     """Each measure's outcome for ``run``: a :class:`~.vector_sets.VectorOutcome` for vector measures, a float for
     histogram measures. ``judgments``: the qrels coded once (:class:`~.selection.Judgments` of a prepared frame);
-    ``run``: a prepared frame (:mod:`.frames`)."""
+    ``run``: a prepared frame (:mod:`.frames`); ``rows``: also form the per-query rows of :mod:`.experiment_rows`."""
     from .histograms import compute_histogram_measures
     from .vector_sets import compute_vector_measures
     by_input = {VECTORS: [], HISTOGRAMS: [], ANSWERS: []}
@@ -34,7 +37,7 @@ def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, univ
                          'evaluate them with pt.Experiment or ir_measures; this evaluation takes rankings')
     out = {}
     if by_input[VECTORS]:
-        out.update(compute_vector_measures(by_input[VECTORS], judgments, run, universe))
+        out.update(compute_vector_measures(by_input[VECTORS], judgments, run, universe, rows=rows))
     if by_input[HISTOGRAMS]:
         out.update(compute_histogram_measures(by_input[HISTOGRAMS], judgments.frame, run))
     return out
@@ -71,10 +74,12 @@ def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, 
 
 
 class SetEvaluator(providers.Evaluator):
-    """Evaluates set measures: each one's value is reported for every query of the qrels, so that the mean over
-    queries (what pt.Experiment shows) is exactly that number; per-query values (FD's jackknife) are spread over
-    every qrels query by :func:`qrels_rows`, so their mean and paired test do not depend on the other measures of
-    the call."""
+    """Evaluates set measures, one row for every query of the qrels, so that the mean over queries (what
+    pt.Experiment shows) is exactly the measure's value and a paired test on the rows (``baseline=``) is a valid one
+    or is warned against: FD and CFD give centred jackknife pseudo-values (:mod:`.experiment_rows`), FD(jackknife=True)
+    its pseudo-values, both spread over every qrels query by :func:`qrels_rows` (so their mean and paired test do not
+    depend on the other measures of the call); the other measures repeat their value, with a warning.
+    :meth:`calc_aggregate` (``ir_measures.calc_aggregate`` with these measures only) forms no rows."""
 
     def __init__(self, measures, qrels):
         qrels = prepare_qrels(qrels, 'pyterrier_frechet')
@@ -90,16 +95,33 @@ class SetEvaluator(providers.Evaluator):
         if has_pyterrier_names(run) and _beside_other_measures():
             raise ValueError(pyterrier_names_hint('run'))
         run = prepare_run(run, 'pyterrier_frechet')
-        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids)
+        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=True)
         for measure, outcome in outcomes.items():
             value = outcome_value(outcome)
-            if isinstance(value, dict):  # per-query values (FD's jackknife pseudo-values)
-                value = qrels_rows(value, self.qrel_qids)
+            per_query = value if isinstance(value, dict) else getattr(outcome, 'rows', None)
+            if per_query is not None:  # FD(jackknife=True)'s pseudo-values, or FD's and CFD's centred ones
+                per_query = qrels_rows(per_query, self.qrel_qids)
                 for qid in self.qrel_qids:
-                    yield Metric(query_id=qid, measure=measure, value=value[qid])
+                    yield Metric(query_id=qid, measure=measure, value=per_query[qid])
                 continue
+            if not measure.has_rows():
+                warn_constant_rows(measure, 'it has no leave-one-query-out path')
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
+
+    def calc_aggregate(self, run):
+        """Each measure's value (the mean of its rows), without forming the rows."""
+        from .answers import is_answer_frame
+        if is_answer_frame(run):
+            return super().calc_aggregate(run)
+        run = prepare_run(run, 'pyterrier_frechet')
+        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids)
+        result = {}
+        for measure, outcome in outcomes.items():
+            value = outcome_value(outcome)
+            result[measure] = (float(np.mean(list(qrels_rows(value, self.qrel_qids).values())))
+                               if isinstance(value, dict) else value)
+        return result
 
 
 def _beside_other_measures() -> bool:

@@ -41,6 +41,7 @@ class VectorOutcome(NamedTuple):
     retrieved: int  # retrieved (query, document) rows with a vector (used)
     dropped_relevant: np.ndarray  # distinct docnos of relevant documents left out for want of a vector (missing='drop')
     dropped_retrieved: np.ndarray  # the same for retrieved documents
+    rows: Optional[Dict[str, float]] = None  # per-query rows for ir_measures (:mod:`.experiment_rows`), when asked
 
 
 def _retrieved_rows(measure, judgments: Judgments, ranked: RankedRun, relevant_rows: np.ndarray):
@@ -211,18 +212,20 @@ def measure_encoder(measure):
 
 
 def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
-                            universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
+                            universe: Optional[List[str]] = None, rows: bool = False) -> Dict[object, VectorOutcome]:
     """The outcome of each vector measure in ``measures`` for ``run`` (a prepared frame), on the qrels coded in
     ``judgments``: the run is ranked once, each measure's two sets are masks over it, and each encoder's vectors are
     looked up once for all measures. A measure averaged over qrels balancing draws (``per_query=N, draws=D``) is
     the mean of its D draws' outcomes (:meth:`~..measures.base.SetMeasure.balancing_draws`).
 
-    ``universe``: restricts per-query values to these queries (default: every query with a relevant document)."""
+    ``universe``: restricts per-query values to these queries (default: every query with a relevant document).
+    ``rows``: also form each set-valued measure's per-query rows for ir_measures (:mod:`.experiment_rows`; those of
+    a measure averaged over draws are the mean of its draws' rows, the rows of the averaged statistic)."""
     parts = {m: m.balancing_draws() if hasattr(m, 'balancing_draws') else [m] for m in measures}
     if all(len(p) == 1 for p in parts.values()):
-        return _compute_vector_measures(measures, judgments, run, universe)
+        return _compute_vector_measures(measures, judgments, run, universe, rows)
     flat = list(dict.fromkeys(x for p in parts.values() for x in p))
-    outcomes = _compute_vector_measures(flat, judgments, run, universe)
+    outcomes = _compute_vector_measures(flat, judgments, run, universe, rows)
     result = {}
     for measure, draws in parts.items():
         got = [outcomes[x] for x in draws]
@@ -233,7 +236,7 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
             raise ValueError(f'{measure}: draws= averages set values; it cannot be combined with jackknife=True')
         result[measure] = VectorOutcome(float(np.mean([o.value for o in got])), int(round(np.mean([o.relevant for o in got]))),
                                         got[0].retrieved, np.unique(np.concatenate([o.dropped_relevant for o in got])),
-                                        got[0].dropped_retrieved)
+                                        got[0].dropped_retrieved, _mean_rows([o.rows for o in got]))
     return result
 
 
@@ -303,8 +306,15 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
     return result
 
 
+def _mean_rows(rows: List[Optional[Dict[str, float]]]) -> Optional[Dict[str, float]]:
+    if any(r is None for r in rows) or len({tuple(r) for r in rows}) != 1:
+        return None
+    return {q: float(np.mean([r[q] for r in rows])) for q in rows[0]}
+
+
 def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
-                             universe: Optional[List[str]] = None) -> Dict[object, VectorOutcome]:
+                             universe: Optional[List[str]] = None, rows: bool = False) -> Dict[object, VectorOutcome]:
+    from .experiment_rows import experiment_rows
     result = {}
     for measure, sets in select_vector_sets(measures, judgments, run).items():
         rel, ret, relevant_key = sets.relevant, sets.retrieved, sets.relevant_key
@@ -322,5 +332,6 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                 value = measure.statistic(rel.vecs, ret.vecs, relevant_key)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
-        result[measure] = VectorOutcome(value, len(rel.vecs), len(ret.vecs), rel.dropped, ret.dropped)
+        per_query = experiment_rows(measure, sets, value, judgments.query_names) if rows and measure.has_rows() else None
+        result[measure] = VectorOutcome(value, len(rel.vecs), len(ret.vecs), rel.dropped, ret.dropped, per_query)
     return result

@@ -94,7 +94,14 @@ class SetMeasure(measures.Measure):
             raise ValueError(f'{self}: {ex}') from ex
 
     def aggregator(self):
-        return SetValueAgg(self.NAME) if self.is_set_valued() else MeanAgg()
+        # rows that vary (per-query values, centred pseudo-values) are averaged; a repeated set value is checked
+        return SetValueAgg(self.NAME) if self.is_set_valued() and not self.has_rows() else MeanAgg()
+
+    def has_rows(self) -> bool:
+        """Whether the per-query rows ir_measures and pt.Experiment get are centred jackknife pseudo-values (their
+        mean is the value, their paired t-test the jackknife test: :mod:`pyterrier_frechet.evaluation.experiment_rows`)
+        rather than the value repeated: a set-valued measure whose every balancing draw has a leave-out path."""
+        return self.is_set_valued() and all(m.bootstrap_path() in VECTOR_PATHS for m in self.balancing_draws())
 
     def _param_repr(self, v):
         # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which

@@ -21,21 +21,22 @@ class _FD(VectorMeasure):
     fitted to each set (mean, unbiased covariance) and FD = ‖μ₁−μ₂‖² + Tr(Σ₁ + Σ₂ − 2(Σ₁Σ₂)^½).
     Lower is better: 0 means the retrieved documents are distributed like the relevant ones.
 
-    FD is one number per query *set*, not a per-query score. To fit ir_measures and
-    ``pt.Experiment``, which average per-query values, the set value is reported for every query
-    of the qrels, so the mean over queries *is* the set value. Per-query rows repeat that number;
-    paired tests against a ``baseline`` are therefore meaningless for plain FD, FD(weighting='query') and CFD
-    (constant differences: scipy's t-test divides by a zero spread and the p-value is 0.0, or a vanishing number
-    where round-off leaves a spread — never evidence; NaN only when both systems have the same value).
-    ``FD(jackknife=True)`` instead reports the jackknife pseudo-values p_q = n·FD − (n−1)·FD₋q of the n queries
-    with relevant documents (FD₋q: FD without q's documents; computed by downdating the totals, one FD per
-    query): their mean p̄ is the jackknife bias-corrected FD, and ``pt.Experiment``'s paired t-test against a
-    ``baseline`` on them is Tukey's jackknife test of the FD difference. Every one of the M qrels queries gets a
-    row, whatever other measures share the call (otherwise ir_measures fills 0 in): with M > n a query without
-    relevant documents gets p̄ and a unit p̄ + c(p_q − p̄), c = √(M(M−1)/(n(n−1))), so the mean over the M rows is
-    p̄ and the paired t statistic is Tukey's exactly, on M−1 degrees of freedom instead of n−1
-    (:func:`pyterrier_frechet.evaluation.provider.qrels_rows`). Fewer than 2 such queries, or a query whose
-    removal leaves a set with fewer than 2 vectors, is refused with the reason (never a silent NaN).
+    FD is one number per query *set*, not a per-query score. To fit ir_measures and ``pt.Experiment``, which
+    average per-query rows and run paired t-tests on them (``baseline=``), each query with a relevant document gets
+    its centred jackknife pseudo-value r_q = FD + c·(mean₋ − FD₋q) (FD₋q: FD without q's documents, computed by
+    downdating the totals; c = n − 1 for n such queries; above 500 of them, 200 seeded groups are left out instead):
+    the mean of the rows *is* FD, and the paired t-test of two systems' rows is the jackknife t-test of their FD
+    difference — ``compare``'s default test with a t reference (:mod:`pyterrier_frechet.evaluation.experiment_rows`;
+    its level: ``calibrate --level``). The rows are not per-query effectiveness: a row says how much FD leans on that
+    query. The same holds for FD(weighting='query') and CFD. Where a leave-out is undefined (a side left with fewer
+    than 2 vectors) the rows repeat FD with a warning that a paired test on them is meaningless.
+    ``FD(jackknife=True)`` instead reports Tukey's pseudo-values p_q = n·FD − (n−1)·FD₋q, whose mean p̄ is the
+    jackknife bias-corrected FD. Every one of the M qrels queries gets a row, whatever other measures share the
+    call (otherwise ir_measures fills 0 in): with M > n a query without relevant documents gets the mean and a
+    unit mean + c'(r_q − mean), c' = √(M(M−1)/(n(n−1))), so the mean over the M rows is unchanged and the paired
+    t statistic is the jackknife's, on M−1 degrees of freedom instead of n−1
+    (:func:`pyterrier_frechet.evaluation.provider.qrels_rows`). FD(jackknife=True) with fewer than 2 such queries,
+    or a query whose removal leaves a set with fewer than 2 vectors, is refused with the reason (never a silent NaN).
 
     ``weighting='query'`` fits both Gaussians with per-document weights so that every query has total weight 1 on
     each side — each of its n_q relevant documents weighs 1/n_q, each of its k_q retrieved documents 1/k_q — with
@@ -67,8 +68,8 @@ class _FD(VectorMeasure):
     HIGHER_IS_BETTER = False
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
-        'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '
-                               'bias-corrected FD; pt.Experiment\'s baseline= t-test on them has the jackknife test\'s t)'),
+        'jackknife': ParamInfo(dtype=bool, default=False, desc='report the value as the jackknife bias-corrected FD: the mean '
+                               'of Tukey\'s per-query pseudo-values (the default rows are centred on FD itself)'),
         'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',
                                desc="'document': every document weighs 1 (the paper's FD); 'query': every query weighs 1 on "
                                     'each side (its n relevant documents 1/n each, its k retrieved 1/k each)'),

@@ -1,0 +1,71 @@
+"""The per-query rows of a set measure under ir_measures and ``pt.Experiment``: centred jackknife pseudo-values.
+
+ir_measures and ``pt.Experiment`` take per-query values, average them for the table, and (``baseline=``) run a
+paired t-test on them. A set measure (FD: one number per query set) repeated on every row gives the right mean but a
+test on constant differences — p = 0.0 for any non-zero difference, never evidence. Instead, a measure with a
+leave-out path (FD with either weighting, CFD: :meth:`~..measures.base.SetMeasure.bootstrap_path`) reports for
+unit query q (a query with a relevant document) the centred pseudo-value r_q = θ̂ + c·(θ̄₋ − θ₋q)
+(:func:`~..core.jackknife.centred_pseudo_values`):
+
+- the mean over the rows is the measure's value θ̂, exactly as ``pf.evaluate`` and ``eval`` print it;
+- a paired t-test of two systems' rows (what ``pt.Experiment(baseline=...)`` runs) has the jackknife t statistic
+  Δθ̂ / SE_J of the difference — the statistic of ``compare``'s default jackknife test (which refers it to the normal
+  distribution; the t-test to t with M−1 degrees of freedom), with the same leave-outs: each query alone up to
+  :data:`~..core.weighted.EXACT_MAX_UNITS` unit queries, above that :data:`~..core.weighted.DEFAULT_GROUPS` seeded
+  groups (seed 0, as ``compare``'s default). Its level is measured by ``calibrate --level`` (test ``experiment``).
+
+The rows are not per-query effectiveness scores: a query's row says how much the set value leans on that query.
+Measures without a leave-out path (FDInf, KID, k-NN, DO, HSA) repeat their value on every row and warn that a
+paired test on them is meaningless.
+"""
+import warnings
+from typing import Dict, Optional
+
+import numpy as np
+import pandas as pd
+
+from ..core.conditional import conditional_leave_out
+from ..core.jackknife import centred_pseudo_values
+from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, leave_out_fds,
+                             per_query_weighted)
+from ..measures.base import CONDITIONAL
+
+
+def leave_out_values(measure, sets, names, seed: int = 0):
+    """(θ₋g for each group, the group of each query of ``names``) for a measure with a leave-out path, on its two
+    sets (:class:`~.vector_sets.VectorSets`, query codes over ``names``): each unit query alone up to
+    :data:`EXACT_MAX_UNITS` units, else :data:`DEFAULT_GROUPS` groups seeded by ``seed``."""
+    names = pd.Index(names)
+    units = names.isin(sets.queries)
+    n_units = int(units.sum())
+    shift = sets.relevant.vecs.mean(axis=0)
+    rel = QueryStats(sets.relevant.qcodes, sets.relevant.vecs, len(names), shift)
+    ret = QueryStats(sets.retrieved.qcodes, sets.retrieved.vecs, len(names), shift)
+    if measure.query_weighted():
+        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
+    groups, n_groups = jackknife_groups(units, None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, group_seed(seed))
+    if measure.bootstrap_path() == CONDITIONAL:
+        return conditional_leave_out(rel, ret, units, groups, n_groups), groups
+    return leave_out_fds(rel, ret, units, groups, n_groups, shift), groups
+
+
+def experiment_rows(measure, sets, value: float, names) -> Optional[Dict[str, float]]:
+    """The rows of the unit queries (centred pseudo-values; see the module), or None — with a warning saying why —
+    where they cannot be formed (fewer than 2 units, or a leave-out that leaves a side with fewer than 2 vectors)."""
+    if not np.isfinite(value):
+        return None
+    leave_out, groups = leave_out_values(measure, sets, names)
+    try:
+        rows = centred_pseudo_values(value, leave_out, groups)
+    except ValueError as ex:
+        warn_constant_rows(measure, str(ex))
+        return None
+    units = groups >= 0
+    return dict(zip(pd.Index(names)[units].tolist(), rows[units].tolist()))
+
+
+def warn_constant_rows(measure, why: str) -> None:
+    """Warn that ``measure``'s per-query rows repeat its value, so a paired test on them is meaningless."""
+    warnings.warn(f'{measure}: its per-query rows repeat its value ({why}), so a paired test on them '
+                  '(pt.Experiment(baseline=...)) is meaningless; compare systems with pf.compare / '
+                  '`python -m pyterrier_frechet compare`', stacklevel=2)
