@@ -52,12 +52,23 @@ def test_value_equals_hand_built_sets(toy, vec, measure, relevant, retrieved):
     assert calc(measure, qrels, run, DictEncoder(vectors)) == pytest.approx(expected, rel=1e-9)
 
 
-def test_one_number_reported_for_every_query(toy):
+def test_rows_for_every_query_average_to_the_set_value(toy, vec):
+    # every qrels query gets a row; the rows are centred jackknife pseudo-values (evaluation/experiment_rows.py):
+    # units q1, q2 get FD + c'(n−1)(mean₋ − FD₋q) with n = 2, c' = √(M(M−1)/(n(n−1))) = √3 for M = 3 rows; q3 (no
+    # relevant document) gets FD; so their mean is FD
     vectors, qrels, run = toy
     m = FD(encoder=DictEncoder(vectors)) @ 3
-    rows = list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
-    assert sorted(r.query_id for r in rows) == ['q1', 'q2', 'q3']
-    assert len({r.value for r in rows}) == 1
+    rows = {r.query_id: r.value for r in ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels),
+                                                                  pt.model.to_ir_measures(run))}
+    assert sorted(rows) == ['q1', 'q2', 'q3']
+    full = reference_fd(vec('d0', 'd1', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd1', 'd2', 'd10', 'd11', 'd12'))
+    without = {'q1': reference_fd(vec('d10', 'd11', 'd12'), vec('d10', 'd11', 'd12')),
+               'q2': reference_fd(vec('d0', 'd1', 'd3'), vec('d0', 'd1', 'd2'))}
+    mean = (without['q1'] + without['q2']) / 2
+    for q in ('q1', 'q2'):
+        assert rows[q] == pytest.approx(full + np.sqrt(3) * (mean - without[q]), rel=1e-9)
+    assert rows['q3'] == pytest.approx(full, rel=1e-12)
+    assert np.mean(list(rows.values())) == pytest.approx(full, rel=1e-12)
 
 
 def test_balanced_qrels(toy, vec):
@@ -132,8 +143,8 @@ def test_pt_experiment_shows_the_set_value(toy, vec):
     assert table.set_index('name').loc['rev', 'FD@3'] == pytest.approx(rev, rel=1e-9)
     assert set(table.columns) == {'name', 'FD@3', 'nDCG@3', 'RR@3'}
     fwd_rows = perq[(perq.name == 'fwd') & perq.value.notna()]
-    assert sorted(fwd_rows.qid) == ['q1', 'q2', 'q3']  # every query of the qrels repeats the set value
-    assert np.allclose(fwd_rows.value, fwd, rtol=1e-9)
+    assert sorted(fwd_rows.qid) == ['q1', 'q2', 'q3']  # every query of the qrels has a row; their mean is the set value
+    assert fwd_rows.value.mean() == pytest.approx(fwd, rel=1e-9)
 
 
 def test_string_and_int_ids_match(toy, vec):

@@ -24,44 +24,23 @@ from typing import Dict, Optional
 import numpy as np
 import pandas as pd
 
-from ..core.conditional import conditional_leave_out
-from ..core.jackknife import centred_pseudo_values
-from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, leave_out_fds,
-                             per_query_weighted)
-from ..measures.base import CONDITIONAL
-
-
-def leave_out_values(measure, sets, names, seed: int = 0):
-    """(θ₋g for each group, the group of each query of ``names``) for a measure with a leave-out path, on its two
-    sets (:class:`~.vector_sets.VectorSets`, query codes over ``names``): each unit query alone up to
-    :data:`EXACT_MAX_UNITS` units, else :data:`DEFAULT_GROUPS` groups seeded by ``seed``."""
-    names = pd.Index(names)
-    units = names.isin(sets.queries)
-    n_units = int(units.sum())
-    shift = sets.relevant.vecs.mean(axis=0)
-    rel = QueryStats(sets.relevant.qcodes, sets.relevant.vecs, len(names), shift)
-    ret = QueryStats(sets.retrieved.qcodes, sets.retrieved.vecs, len(names), shift)
-    if measure.query_weighted():
-        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    groups, n_groups = jackknife_groups(units, None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, group_seed(seed))
-    if measure.bootstrap_path() == CONDITIONAL:
-        return conditional_leave_out(rel, ret, units, groups, n_groups), groups
-    return leave_out_fds(rel, ret, units, groups, n_groups, shift), groups
-
 
 def experiment_rows(measure, sets, value: float, names) -> Optional[Dict[str, float]]:
-    """The rows of the unit queries (centred pseudo-values; see the module), or None — with a warning saying why —
-    where they cannot be formed (fewer than 2 units, or a leave-out that leaves a side with fewer than 2 vectors)."""
+    """The rows of the unit queries (centred pseudo-values, from the measure's
+    :meth:`~..measures.base.VectorMeasure.experiment_rows` on its two sets, :class:`~.vector_sets.VectorSets` with
+    query codes over ``names``), or None — with a warning saying why — where they cannot be formed (fewer than 2
+    units, or a leave-out that leaves a side with fewer than 2 vectors)."""
     if not np.isfinite(value):
         return None
-    leave_out, groups = leave_out_values(measure, sets, names)
+    names = pd.Index(names)
+    units = names.isin(sets.queries)
     try:
-        rows = centred_pseudo_values(value, leave_out, groups)
+        rows = measure.experiment_rows(value, sets.relevant.vecs, sets.relevant.qcodes, sets.retrieved.vecs,
+                                       sets.retrieved.qcodes, len(names), units)
     except ValueError as ex:
         warn_constant_rows(measure, str(ex))
         return None
-    units = groups >= 0
-    return dict(zip(pd.Index(names)[units].tolist(), rows[units].tolist()))
+    return dict(zip(names[units].tolist(), rows[units].tolist()))
 
 
 def warn_constant_rows(measure, why: str) -> None:

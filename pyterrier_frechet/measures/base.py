@@ -147,6 +147,13 @@ class VectorMeasure(SetMeasure):
         relevant set (encoder identity and docnos) for measures that reuse work across runs."""
         raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
 
+    def experiment_rows(self, value: float, relevant, rel_codes, retrieved, ret_codes, n_queries: int,
+                        units) -> np.ndarray:
+        """Per-query rows for ir_measures whose mean is ``value`` and whose paired t-test is the jackknife test
+        (:func:`pyterrier_frechet.core.jackknife.leave_out_rows`), for a measure with a leave-out path
+        (:meth:`has_rows`); NaN where a query is no unit."""
+        raise NotImplementedError(f'{self} has no leave-one-query-out path')
+
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
         """Per-query values, for measures whose :meth:`is_set_valued` is False."""
         raise NotImplementedError(f'{type(self).__name__} does not define per_query_values()')

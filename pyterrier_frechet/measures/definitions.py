@@ -106,6 +106,11 @@ class _FD(VectorMeasure):
         from ..core.jackknife import jackknife_pseudo_values
         return jackknife_pseudo_values(relevant, rel_qids, retrieved, ret_qids, queries)
 
+    def experiment_rows(self, value, relevant, rel_codes, retrieved, ret_codes, n_queries, units):
+        from ..core.jackknife import leave_out_rows
+        return leave_out_rows(value, relevant, rel_codes, retrieved, ret_codes, n_queries, units,
+                              query_weighted=self.query_weighted())
+
 
 FD = register_measure(_FD())
 
@@ -140,6 +145,10 @@ class _CFD(VectorMeasure):
     def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
         from ..core.conditional import conditional_frechet_distance
         return conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids)
+
+    def experiment_rows(self, value, relevant, rel_codes, retrieved, ret_codes, n_queries, units):
+        from ..core.jackknife import leave_out_rows
+        return leave_out_rows(value, relevant, rel_codes, retrieved, ret_codes, n_queries, units, conditional=True)
 
 
 CFD = register_measure(_CFD())
