@@ -36,7 +36,7 @@ def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, univ
     if by_input[VECTORS]:
         out.update(compute_vector_measures(by_input[VECTORS], judgments, run, universe))
     if by_input[HISTOGRAMS]:
-        out.update(compute_histogram_measures(by_input[HISTOGRAMS], judgments.frame, run))
+        out.update(compute_histogram_measures(by_input[HISTOGRAMS], judgments, run))
     return out
 
 
