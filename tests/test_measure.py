@@ -251,20 +251,18 @@ def test_jackknife_does_not_move_with_queries_without_relevant_documents(toy):
 
 
 def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
-    # pt.Experiment over many systems shares one relevant set: the provider reduces it once (remembered
-    # by a hash of its vectors), and the values equal the direct computation
+    # pt.Experiment over many systems shares one relevant set: the provider's evaluation context (one per qrels)
+    # reduces it once (checked by a digest of its vectors), and the values equal the direct computation
     import ir_measures
     import pyterrier as pt
-    from pyterrier_frechet.core import frechet as core_frechet, reduced_memo
+    from pyterrier_frechet.core import frechet as core_frechet
     from pyterrier_frechet.core.frechet import frechet_distance
     from pyterrier_frechet.evaluation.vector_sets import fd_sets
     vectors, qrels, run = toy
-    reduced_memo.clear()
     calls = []
     real = core_frechet.reduce_set
     counting = lambda x: calls.append(len(x)) or real(x)
-    monkeypatch.setattr(core_frechet, 'reduce_set', counting)  # the retrieved side
-    monkeypatch.setattr(reduced_memo, 'reduce_set', counting)  # the remembered relevant side
+    monkeypatch.setattr(core_frechet, 'reduce_set', counting)  # both sides
     m = pf.FD(encoder=DictEncoder(vectors)) @ 5
     runs = [run, run.assign(score=-run.score), run[run.qid != 'q2']]
     values = [ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r))[m] for r in runs]

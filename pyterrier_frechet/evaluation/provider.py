@@ -6,9 +6,11 @@ every :class:`~pyterrier_frechet.measures.base.SetMeasure` beside the classical 
 measure because of what it *is* (a ``SetMeasure`` with valid parameters), not by name, so a newly defined and
 registered measure needs no change here.
 """
+import hashlib
 import os
 import sys
-from typing import Dict, Iterator, List
+from collections import OrderedDict
+from typing import Dict, Iterator, List, Optional
 
 import ir_measures
 import pandas as pd
@@ -70,17 +72,60 @@ def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, 
     return {q: mean + scale * (rows[q] - mean) if q in rows else mean for q in qrels_queries}
 
 
+class QrelsMemo:
+    """The qrels prepared and coded (:class:`~.selection.Judgments`, which also holds what the runs of an evaluation
+    share: relevant vectors, their reduction), by the content of the qrels frame, for the last ``size`` qrels.
+
+    Owned by the provider, because ir_measures builds a new evaluator for every system of a ``pt.Experiment``
+    (and PyTerrier hands each a new copy of the qrels frame), so nothing smaller lives across the systems of one
+    experiment. The key is the frame's content — column names, dtypes and a 64-bit hash of every row
+    (``pandas.util.hash_pandas_object``) — never ``id()``: an edited or new frame is a new entry, the same
+    content is the same evaluation. Qrels in other forms (dicts, iterators) are prepared every time. See
+    docs/state.md; :meth:`clear` empties it."""
+
+    def __init__(self, size: int = 4):
+        self.size = size
+        self._entries: 'OrderedDict[bytes, Judgments]' = OrderedDict()
+
+    @staticmethod
+    def identity(qrels) -> Optional[bytes]:
+        """The content identity of a qrels DataFrame; None for other forms (or cells pandas cannot hash)."""
+        if not isinstance(qrels, pd.DataFrame):
+            return None
+        h = hashlib.blake2b(repr((list(map(str, qrels.columns)), list(map(str, qrels.dtypes)))).encode(), digest_size=16)
+        try:
+            h.update(pd.util.hash_pandas_object(qrels, index=False).to_numpy().tobytes())
+        except TypeError:  # unhashable cells
+            return None
+        return h.digest()
+
+    def judgments(self, qrels) -> Judgments:
+        key = self.identity(qrels)
+        hit = self._entries.get(key) if key is not None else None
+        if hit is None:
+            hit = Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
+            if key is None:
+                return hit
+            self._entries[key] = hit
+            if len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        self._entries.move_to_end(key)
+        return hit
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
 class SetEvaluator(providers.Evaluator):
     """Evaluates set measures: each one's value is reported for every query of the qrels, so that the mean over
     queries (what pt.Experiment shows) is exactly that number; per-query values (FD's jackknife) are spread over
     every qrels query by :func:`qrels_rows`, so their mean and paired test do not depend on the other measures of
     the call."""
 
-    def __init__(self, measures, qrels):
-        qrels = prepare_qrels(qrels, 'pyterrier_frechet')
-        self.judgments = Judgments(qrels)
+    def __init__(self, measures, qrels, memo: Optional['QrelsMemo'] = None):
+        self.judgments = memo.judgments(qrels) if memo is not None else Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
         super().__init__(measures, self.judgments.query_names.tolist())
-        self.qrels = qrels
+        self.qrels = self.judgments.frame
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from .answers import is_answer_frame, warn_other_kind
@@ -156,6 +201,10 @@ class SetMeasureProvider(providers.Provider):
     :class:`~pyterrier_frechet.measures.base.SetMeasure` registered later)."""
     NAME = 'pyterrier_frechet'
 
+    def __init__(self):
+        super().__init__()
+        self.qrels_memo = QrelsMemo()  # the evaluation context of each qrels, across a pt.Experiment's systems
+
     @property
     def SUPPORTED_MEASURES(self):  # what ir_measures lists in its docs/errors: the registered set measures
         return [m for m in ir_measures.measures.registry.values() if isinstance(m, SetMeasure)]
@@ -177,7 +226,7 @@ class SetMeasureProvider(providers.Provider):
             raise ValueError(pyterrier_names_hint('qrels'))
         answers = [m for m in measures if is_answer_measure(m)]
         if not answers:
-            return SetEvaluator(measures, qrels)
+            return SetEvaluator(measures, qrels, self.qrels_memo)
         from .answers import AnswerEvaluator, split_qrels
         evaluators = [AnswerEvaluator(answers, qrels)]
         ranking = [m for m in measures if not is_answer_measure(m)]
@@ -186,7 +235,7 @@ class SetMeasureProvider(providers.Provider):
             if judgments is None:
                 raise ValueError(f'{", ".join(map(str, ranking))}: the qrels hold no judgments (qid, docno, label), only '
                                  'gold answers; rankings are scored against judgments')
-            evaluators.insert(0, SetEvaluator(ranking, judgments))
+            evaluators.insert(0, SetEvaluator(ranking, judgments, self.qrels_memo))
         return evaluators[0] if len(evaluators) == 1 else _Chained(measures, evaluators)
 
     def run_inputs(self, measures):

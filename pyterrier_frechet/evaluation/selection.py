@@ -13,7 +13,7 @@ retrieved set is then a boolean mask — ``rank < k`` (or ``unjudged rank < k``)
 document — so the selection of all measures of a run costs one sort, with no per-row Python and no string
 comparison after the codes are made.
 """
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -59,7 +59,9 @@ def group_ranks(groups: np.ndarray, member: Optional[np.ndarray] = None) -> np.n
 
 
 class Judgments:
-    """Qrels (a frame prepared by :func:`~.frames.prepare_qrels`) as integer codes, made once per evaluation.
+    """Qrels (a frame prepared by :func:`~.frames.prepare_qrels`) as integer codes, made once per evaluation — the
+    evaluation's context: what every run of the evaluation shares is remembered here (:meth:`once`) and goes when
+    the caller drops this object (``pf.evaluate`` and the CLI make one per call, the provider one per qrels).
 
     ``queries``: the distinct query ids, sorted (a query's code is its position); ``docs``: the distinct judged
     docnos (code = position); per row: ``qcode``, ``dcode``, ``labels``.
@@ -79,6 +81,15 @@ class Judgments:
         self.pair_rows = np.argsort(keys, kind='stable')
         self.pairs = keys[self.pair_rows]
         self._relevant: Dict[Tuple, np.ndarray] = {}
+        self._memo: Dict[Tuple, object] = {}
+
+    def once(self, key: Tuple, compute: Callable[[], object]) -> object:
+        """``compute()``, remembered under ``key`` for the life of this object: work that depends only on the qrels
+        (and, for vectors, on an encoder's content identity), done for the first run of the evaluation and reused by
+        the others — the relevant vectors of a fixed encoder, their reduction by FD."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     @classmethod
     def none(cls) -> 'Judgments':
