@@ -286,3 +286,24 @@ def test_experiment_with_batch_size_is_refused(toy, precompute):
     # without batch_size: the value of the whole query set
     table = pt.Experiment([system], topics, qrels, eval_metrics=[m])
     assert table[str(m)][0] == ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+
+
+def test_experiment_prepares_the_qrels_once_and_an_edited_frame_again(toy, monkeypatch):
+    # ir_measures builds an evaluator per system and PyTerrier copies the qrels for each: the provider's memo (by the
+    # frame's content) prepares and codes them once for the 3 systems; changed content is a new evaluation
+    from pyterrier_frechet.evaluation import selection
+    vectors, qrels, run = toy
+    made = []
+    real = selection.Judgments.__init__
+    monkeypatch.setattr(selection.Judgments, '__init__', lambda self, q: made.append(len(q)) or real(self, q))
+    m = FD(encoder=DictEncoder(vectors)) @ 3
+    systems = [pt.Transformer.from_df(r) for r in (run, run.assign(score=-run.score), run[run.qid != 'q2'])]
+    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
+    table = pt.Experiment(systems, topics, qrels, eval_metrics=[m, pf.DO @ 3, nDCG @ 3])
+    assert made == [len(qrels)]
+    alone = [ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(s.transform(topics)))[m]
+             for s in systems]
+    assert table[str(m)].tolist() == pytest.approx(alone, rel=1e-12)  # one Judgments for 3 systems, or one each
+    edited = qrels.assign(label=np.where(qrels.docno == qrels.docno.iloc[0], 0, qrels.label))
+    again = pt.Experiment(systems[:1], topics, edited, eval_metrics=[m])
+    assert len(made) == 2 and again[str(m)][0] != table[str(m)][0]
