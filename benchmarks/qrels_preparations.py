@@ -6,7 +6,7 @@ ids, duplicate and label checks) and codes them (:class:`~pyterrier_frechet.eval
 evaluator. The script runs ``pt.Experiment`` over the 19 DL19 runs of ``../shared/data/msmarco-passage/runs`` (or
 ``--copies`` copies of one bundled-size synthetic run when the shared data is absent) with DO@10, HSA@10, FD@10
 (the MiniLM VectorStore, ``missing='drop'``) and nDCG@10, and prints the number of preparations and codings and
-the wall time. Run it from a checkout to count that checkout's code.
+the wall time; then the same for ``pf.evaluate`` (the path of the CLI's ``eval``). Run it from a checkout to count that checkout's code.
 
     python benchmarks/qrels_preparations.py [--shared ../shared] [--no-fd] [--out table.csv]
 """
@@ -60,8 +60,15 @@ def main():
     took = time.perf_counter() - start
     print(f'{len(runs)} runs x {[str(m) for m in metrics]} in one pt.Experiment: qrels prepared {counts["prepare_qrels"]} '
           f'time(s), coded (Judgments) {counts["Judgments"]} time(s); {took:.1f} s  [{pf.__file__}]')
+    counts.update({'prepare_qrels': 0, 'Judgments': 0})
+    start = time.perf_counter()
+    direct = pf.evaluate(dict(zip(names, runs)), qrels, metrics)
+    took = time.perf_counter() - start
+    print(f'the same with pf.evaluate (what `eval` runs): qrels prepared {counts["prepare_qrels"]} time(s), coded '
+          f'{counts["Judgments"]} time(s); {took:.1f} s')
     if args.out:
         table.to_csv(args.out, index=False, float_format='%.17g')
+        direct.to_csv(args.out.replace('.csv', '') + '.evaluate.csv', index=False, float_format='%.17g')
 
 
 if __name__ == '__main__':

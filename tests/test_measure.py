@@ -273,6 +273,19 @@ def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
         assert value == pytest.approx(frechet_distance(rel, np.stack([vectors[d] for d in top.doc_id])), rel=1e-10)
 
 
+def test_the_private_names_read_on_the_stack_exist():
+    # docs/state.md, "Stack inspection": the provider's two stack checks read private names of ir_measures and
+    # PyTerrier and fail open (no error) if they move; this test fails instead when an upgrade renames them
+    import inspect
+    import os
+    from ir_measures.providers.fallback_provider import FallbackEvaluator, FallbackProvider
+    from pyterrier._evaluation import _execution
+    assert 'orig_measures' in FallbackProvider._evaluator.__code__.co_varnames
+    assert 'self.evaluators' in inspect.getsource(FallbackEvaluator._iter_calc)
+    assert 'batch_size' in inspect.signature(_execution._run_and_evaluate).parameters
+    assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _execution.__file__
+
+
 @pytest.mark.parametrize('precompute', [False, True])
 def test_experiment_with_batch_size_is_refused(toy, precompute):
     # S7: pt.Experiment(batch_size=2) used to give FD 5.02 for 1.70 without a sign: each batch is evaluated on its own

@@ -150,7 +150,14 @@ class SetEvaluator(providers.Evaluator):
 def _beside_other_measures() -> bool:
     """Called from ir_measures' FallbackProvider/FallbackEvaluator together with measures of other providers
     (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would fail on a
-    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it."""
+    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it.
+
+    Stack inspection, and why (docs/state.md): the evaluator receives only this provider's measures and the qrels
+    or run object that every provider receives, so nothing it is given says whether other measures share the call.
+    It reads, at most 8 frames up, the local ``orig_measures`` of ``FallbackProvider._evaluator`` or
+    ``self.evaluators`` of ``FallbackEvaluator._iter_calc`` (ir_measures private names, pinned by
+    ``test_measure::test_the_private_names_read_on_the_stack_exist``). It fails open: if they are not found, no
+    error here, and ir_measures says "DataFrame missing columns: ['query_id', ...] (found ['qid', ...])"."""
     frame = sys._getframe(1)
     for _ in range(8):
         frame = frame.f_back
@@ -170,7 +177,15 @@ def refuse_batched_experiment(measures) -> None:
     With ``batch_size`` PyTerrier evaluates each batch of N topics on its own, against the qrels of that batch
     only, and averages what comes back: a set measure would become the mean of per-batch values (FD 5.02 for
     1.70 on the toy data) without any sign. The evaluator cannot see the other batches, so it looks at its
-    caller instead: a PyTerrier evaluation frame with a non-None ``batch_size`` on the stack."""
+    caller instead: a PyTerrier evaluation frame with a non-None ``batch_size`` on the stack.
+
+    Stack inspection, and why (docs/state.md): what the evaluator receives under batch_size — the qrels rows of the
+    batch's queries, the batch's run — is exactly what an evaluation of that query subset receives, so it cannot be
+    told apart from its inputs. The check reads a frame whose file lies under ``pyterrier/_evaluation/`` with a local
+    ``batch_size`` (the parameter of PyTerrier's private ``_run_and_evaluate``, pinned by
+    ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if PyTerrier renames them,
+    a set-valued measure is still refused when the batches' values differ (:class:`~..measures.base.SetValueAgg`),
+    but not FD(jackknife=True) nor a batch with no relevant document, which then reads as bad qrels."""
     marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
     frame = sys._getframe(1)
     while frame is not None:
