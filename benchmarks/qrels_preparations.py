@@ -6,7 +6,8 @@ ids, duplicate and label checks) and codes them (:class:`~pyterrier_frechet.eval
 evaluator. The script runs ``pt.Experiment`` over the 19 DL19 runs of ``../shared/data/msmarco-passage/runs`` (or
 ``--copies`` copies of one bundled-size synthetic run when the shared data is absent) with DO@10, HSA@10, FD@10
 (the MiniLM VectorStore, ``missing='drop'``) and nDCG@10, and prints the number of preparations and codings and
-the wall time; then the same for ``pf.evaluate`` (the path of the CLI's ``eval``). Run it from a checkout to count that checkout's code.
+the wall time; then the same for ``pf.evaluate`` (the path of the CLI's ``eval``). Run it from a checkout to count
+that checkout's code.
 
     python benchmarks/qrels_preparations.py [--shared ../shared] [--no-fd] [--out table.csv]
 """
