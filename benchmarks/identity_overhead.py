@@ -4,8 +4,7 @@
    and a pickled value per row, re-created here in a table of its own) — n vectors of d = 384, a new cache object
    (nothing remembered), docno and text given.
 2. The memo of reduced sets (Judgments.once, evaluation/vector_sets.py) checks a blake2b digest of the vectors'
-   bytes instead of their
-   float sum: the digest's time against the reduction it saves, per relevant-set size.
+   bytes instead of their float sum: the digest's time against the reduction it saves, per relevant-set size.
 3. A VectorStore's content identity: sha256 of its files the first time, remembered (a stat) after.
 
     python benchmarks/identity_overhead.py [--n 20000] [--shared ../shared]
