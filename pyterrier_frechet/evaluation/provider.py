@@ -6,10 +6,8 @@ every :class:`~pyterrier_frechet.measures.base.SetMeasure` beside the classical 
 measure because of what it *is* (a ``SetMeasure`` with valid parameters), not by name, so a newly defined and
 registered measure needs no change here.
 """
-import hashlib
 import os
 import sys
-from collections import OrderedDict
 from typing import Dict, Iterator, List, Optional
 
 import ir_measures
@@ -19,7 +17,7 @@ from ir_measures.util import RunConverter
 
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
-from .selection import Judgments
+from .selection import Judgments, QrelsMemo
 
 
 def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, universe: List[str]) -> Dict[object, object]:
@@ -72,57 +70,13 @@ def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, 
     return {q: mean + scale * (rows[q] - mean) if q in rows else mean for q in qrels_queries}
 
 
-class QrelsMemo:
-    """The qrels prepared and coded (:class:`~.selection.Judgments`, which also holds what the runs of an evaluation
-    share: relevant vectors, their reduction), by the content of the qrels frame, for the last ``size`` qrels.
-
-    Owned by the provider, because ir_measures builds a new evaluator for every system of a ``pt.Experiment``
-    (and PyTerrier hands each a new copy of the qrels frame), so nothing smaller lives across the systems of one
-    experiment. The key is the frame's content — column names, dtypes and a 64-bit hash of every row
-    (``pandas.util.hash_pandas_object``) — never ``id()``: an edited or new frame is a new entry, the same
-    content is the same evaluation. Qrels in other forms (dicts, iterators) are prepared every time. See
-    docs/state.md; :meth:`clear` empties it."""
-
-    def __init__(self, size: int = 4):
-        self.size = size
-        self._entries: 'OrderedDict[bytes, Judgments]' = OrderedDict()
-
-    @staticmethod
-    def identity(qrels) -> Optional[bytes]:
-        """The content identity of a qrels DataFrame; None for other forms (or cells pandas cannot hash)."""
-        if not isinstance(qrels, pd.DataFrame):
-            return None
-        h = hashlib.blake2b(repr((list(map(str, qrels.columns)), list(map(str, qrels.dtypes)))).encode(), digest_size=16)
-        try:
-            h.update(pd.util.hash_pandas_object(qrels, index=False).to_numpy().tobytes())
-        except TypeError:  # unhashable cells
-            return None
-        return h.digest()
-
-    def judgments(self, qrels) -> Judgments:
-        key = self.identity(qrels)
-        hit = self._entries.get(key) if key is not None else None
-        if hit is None:
-            hit = Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
-            if key is None:
-                return hit
-            self._entries[key] = hit
-            if len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-        self._entries.move_to_end(key)
-        return hit
-
-    def clear(self) -> None:
-        self._entries.clear()
-
-
 class SetEvaluator(providers.Evaluator):
     """Evaluates set measures: each one's value is reported for every query of the qrels, so that the mean over
     queries (what pt.Experiment shows) is exactly that number; per-query values (FD's jackknife) are spread over
     every qrels query by :func:`qrels_rows`, so their mean and paired test do not depend on the other measures of
     the call."""
 
-    def __init__(self, measures, qrels, memo: Optional['QrelsMemo'] = None):
+    def __init__(self, measures, qrels, memo: Optional[QrelsMemo] = None):
         self.judgments = memo.judgments(qrels) if memo is not None else Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
         super().__init__(measures, self.judgments.query_names.tolist())
         self.qrels = self.judgments.frame

@@ -13,12 +13,14 @@ retrieved set is then a boolean mask — ``rank < k`` (or ``unjudged rank < k``)
 document — so the selection of all measures of a run costs one sort, with no per-row Python and no string
 comparison after the codes are made.
 """
+import hashlib
+from collections import OrderedDict
 from typing import Callable, Dict, Optional, Tuple
 
 import numpy as np
 import pandas as pd
 
-from .frames import DOCNO, LABEL, QID, SCORE
+from .frames import DOCNO, LABEL, QID, SCORE, prepare_qrels
 from .qrels import balance_qrels
 
 _ROW = '__row__'  # a qrels row's position, carried through balance_qrels
@@ -198,3 +200,49 @@ class RankedRun:
         if cutoff is not None:
             keep &= (self.unjudged_rank if urr else self.rank) < cutoff
         return np.flatnonzero(keep)
+
+
+class QrelsMemo:
+    """The qrels prepared and coded (:class:`Judgments`, which also holds what the runs of an evaluation
+    share: relevant vectors, their reduction), by the content of the qrels frame, for the last ``size`` qrels.
+
+    Owned by the provider, because ir_measures builds a new evaluator for every system of a ``pt.Experiment``
+    (and PyTerrier hands each a new copy of the qrels frame), so nothing smaller lives across the systems of one
+    experiment. The key is the frame's content — column names, dtypes and a 64-bit hash of every row
+    (``pandas.util.hash_pandas_object``) — never ``id()``: an edited or new frame is a new entry, the same
+    content is the same evaluation. Qrels in other forms (dicts, iterators) are prepared every time. The provider
+    (:class:`~.provider.SetMeasureProvider`) holds one; see docs/state.md; :meth:`clear` empties it."""
+
+    def __init__(self, size: int = 4):
+        self.size = size
+        self._entries: 'OrderedDict[bytes, Judgments]' = OrderedDict()
+
+    @staticmethod
+    def identity(qrels) -> Optional[bytes]:
+        """The content identity of a qrels DataFrame; None for other forms (or cells pandas cannot hash)."""
+        if not isinstance(qrels, pd.DataFrame):
+            return None
+        h = hashlib.blake2b(repr((list(map(str, qrels.columns)), list(map(str, qrels.dtypes)))).encode(), digest_size=16)
+        try:
+            h.update(pd.util.hash_pandas_object(qrels, index=False).to_numpy().tobytes())
+        except TypeError:  # unhashable cells
+            return None
+        return h.digest()
+
+    def judgments(self, qrels) -> Judgments:
+        """The :class:`Judgments` of ``qrels`` (any form ir_measures reads), made once per content."""
+        key = self.identity(qrels)
+        hit = self._entries.get(key) if key is not None else None
+        if hit is None:
+            hit = Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
+            if key is None:
+                return hit
+            self._entries[key] = hit
+            if len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        self._entries.move_to_end(key)
+        return hit
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        self._entries.clear()
