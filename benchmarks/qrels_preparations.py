@@ -54,6 +54,8 @@ def main():
         return real_init(self, *a, **kw)
 
     frames.prepare_qrels = provider.prepare_qrels = prepare
+    if hasattr(selection, "prepare_qrels"):  # where the provider's qrels memo calls it
+        selection.prepare_qrels = prepare
     selection.Judgments.__init__ = init
     topics = pd.DataFrame({'qid': sorted(qrels.qid.unique()), 'query': ''})
     start = time.perf_counter()
