@@ -3,8 +3,8 @@
 1. Reading vectors from the embedding cache: the schema-3 raw float32 rows, against the schema-2 way (a pickled key
    and a pickled value per row, re-created here in a table of its own) — n vectors of d = 384, a new cache object
    (nothing remembered), docno and text given.
-2. The memo of reduced sets (core/reduced_memo.py) checks a blake2b digest of the vectors' bytes instead of their
-   float sum: the digest's time against the reduction it saves, per relevant-set size.
+2. The memo of reduced sets (Judgments.once, evaluation/vector_sets.py) checks a blake2b digest of the vectors'
+   bytes instead of their float sum: the digest's time against the reduction it saves, per relevant-set size.
 3. A VectorStore's content identity: sha256 of its files the first time, remembered (a stat) after.
 
     python benchmarks/identity_overhead.py [--n 20000] [--shared ../shared]
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pyterrier_frechet.core import reduced_memo
+from pyterrier_frechet.evaluation.vector_sets import _digest
 from pyterrier_frechet.core.frechet import reduce_set
 from pyterrier_frechet.vectors.cache import EmbeddingCache
 from pyterrier_frechet.vectors.identity import file_digest
@@ -78,7 +78,7 @@ def main():
               f'{t_old:.3f} s; new/old = {t_new / t_old:.2f}  [{path}]')
     for size in (500, 2000, 5000):  # below 5d/3 rows (640) the reduction is a deflation, cheaper than the digest (~1 ms)
         x = rng.normal(size=(size, d))
-        t_digest, t_reduce = best(lambda: reduced_memo._digest(x), 5), best(lambda: reduce_set(x), 2)
+        t_digest, t_reduce = best(lambda: _digest(x), 5), best(lambda: reduce_set(x), 2)
         print(f'2. relevant set {size} x {d}: digest {t_digest * 1e3:.1f} ms, reduction {t_reduce * 1e3:.1f} ms; a memo hit '
               f'costs {t_digest / t_reduce:.1%} of the reduction it saves')
     npy = Path(args.shared) / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy'

@@ -102,6 +102,25 @@ def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv('HF_HUB_OFFLINE', '1')
 
 
+@pytest.fixture(autouse=True)
+def _no_state_between_tests():
+    """The package's process-wide state is the list in docs/state.md; every test starts from it as a fresh process
+    would. The provider's qrels memo (the evaluation context of a pt.Experiment) starts and ends empty; the default
+    encoder is None at the start (so no test sees another's), and a test that sets one must restore it (checked)."""
+    from pyterrier_frechet.evaluation.provider import register
+    from pyterrier_frechet.vectors.sources import get_default_encoder
+    memo = register().qrels_memo
+    memo.clear()
+    assert get_default_encoder() is None, 'an earlier test left a default encoder set'
+    yield
+    memo.clear()
+    leaked = get_default_encoder()
+    if leaked is not None:
+        from pyterrier_frechet.vectors.sources import set_default_encoder
+        set_default_encoder(None)  # so that the next test starts clean; this one fails
+        pytest.fail(f'the test left the default encoder set ({leaked!r}): restore it (pf.default_encoder(...) as a context)')
+
+
 def needs_shared():
     return pytest.mark.skipif(not SHARED.exists() and not os.environ.get('CI'),
                               reason='needs ../shared (real data); CI has it')

@@ -167,7 +167,7 @@ class _MeanShift(VectorMeasure):
     HIGHER_IS_BETTER = False
     SUPPORTED_PARAMS = dict(VECTOR_PARAMS)
 
-    def statistic(self, relevant, retrieved, relevant_key=None):
+    def statistic(self, relevant, retrieved):
         diff = relevant.mean(axis=0) - retrieved.mean(axis=0)
         return float(diff @ diff)
 

@@ -10,8 +10,8 @@ import pyterrier as pt
 import pytest
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.core.histogram import (Histograms, distributional_overlap, histogram_slope, histograms,
-                                         minmax_normalise, rank_normalise)
+from pyterrier_frechet.core.histogram import (Histograms, distributional_overlap, group_counts, histogram_slope,
+                                              histograms, minmax_normalise, normalise_rankings, rank_normalise)
 
 
 def _h(relevant, nonrelevant):
@@ -75,6 +75,22 @@ def test_normalisations():
     r, ok = rank_normalise(5)
     assert ok and r.tolist() == [1.0, 0.75, 0.5, 0.25, 0.0]
     assert not rank_normalise(1)[1]
+
+
+def test_several_rankings_normalised_and_counted_at_once():
+    # what DO/HSA run in production: three rankings in one array (rank order within each), normalised each on its own
+    groups = np.array([0, 0, 0, 1, 1, 2])
+    scores = np.array([9.0, 5.0, 1.0, 4.0, 4.0, 7.0])
+    x = normalise_rankings(groups, scores, 'minmax')
+    assert x[:3].tolist() == [1.0, 0.5, 0.0] and np.isnan(x[3:]).all()  # equal scores, one document: no scale
+    r = normalise_rankings(groups, scores, 'rank')
+    assert r[:5].tolist() == [1.0, 0.5, 0.0, 1.0, 0.0] and np.isnan(r[5])
+    # per-ranking counts, bins of width 1/4: 1.0 in the last bin, 0.5 opens bin 2, 0.0 in the first
+    counts = group_counts(groups[:5], r[:5], 3, 4)
+    assert counts.tolist() == [[1, 0, 1, 1], [1, 0, 0, 1], [0, 0, 0, 0]]
+    assert counts.sum(0).tolist() == histograms(r[:5], [], bins=4).relevant.tolist()
+    with pytest.raises(ValueError, match='norm'):
+        normalise_rankings(groups, scores, 'zscore')
 
 
 # --- the measures, end to end -------------------------------------------------------------------------------------

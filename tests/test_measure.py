@@ -262,20 +262,18 @@ def test_jackknife_does_not_move_with_queries_without_relevant_documents(toy):
 
 
 def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
-    # pt.Experiment over many systems shares one relevant set: the provider reduces it once (remembered
-    # by a hash of its vectors), and the values equal the direct computation
+    # pt.Experiment over many systems shares one relevant set: the provider's evaluation context (one per qrels)
+    # reduces it once (checked by a digest of its vectors), and the values equal the direct computation
     import ir_measures
     import pyterrier as pt
-    from pyterrier_frechet.core import frechet as core_frechet, reduced_memo
+    from pyterrier_frechet.core import frechet as core_frechet
     from pyterrier_frechet.core.frechet import frechet_distance
     from pyterrier_frechet.evaluation.vector_sets import fd_sets
     vectors, qrels, run = toy
-    reduced_memo.clear()
     calls = []
     real = core_frechet.reduce_set
     counting = lambda x: calls.append(len(x)) or real(x)
-    monkeypatch.setattr(core_frechet, 'reduce_set', counting)  # the retrieved side
-    monkeypatch.setattr(reduced_memo, 'reduce_set', counting)  # the remembered relevant side
+    monkeypatch.setattr(core_frechet, 'reduce_set', counting)  # both sides
     m = pf.FD(encoder=DictEncoder(vectors)) @ 5
     runs = [run, run.assign(score=-run.score), run[run.qid != 'q2']]
     values = [ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r))[m] for r in runs]
@@ -284,6 +282,19 @@ def test_relevant_set_is_reduced_once_for_many_runs(toy, monkeypatch):
     for r, value in zip(runs, values):  # the retrieved documents as the provider selects them (tested elsewhere)
         top = fd_sets(m, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(r)).retrieved
         assert value == pytest.approx(frechet_distance(rel, np.stack([vectors[d] for d in top.doc_id])), rel=1e-10)
+
+
+def test_the_private_names_read_on_the_stack_exist():
+    # docs/state.md, "Stack inspection": the provider's two stack checks read private names of ir_measures and
+    # PyTerrier and fail open (no error) if they move; this test fails instead when an upgrade renames them
+    import inspect
+    import os
+    from ir_measures.providers.fallback_provider import FallbackEvaluator, FallbackProvider
+    from pyterrier._evaluation import _execution
+    assert 'orig_measures' in FallbackProvider._evaluator.__code__.co_varnames
+    assert 'self.evaluators' in inspect.getsource(FallbackEvaluator._iter_calc)
+    assert 'batch_size' in inspect.signature(_execution._run_and_evaluate).parameters
+    assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _execution.__file__
 
 
 @pytest.mark.parametrize('precompute', [False, True])
@@ -299,3 +310,24 @@ def test_experiment_with_batch_size_is_refused(toy, precompute):
     # without batch_size: the value of the whole query set
     table = pt.Experiment([system], topics, qrels, eval_metrics=[m])
     assert table[str(m)][0] == ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
+
+
+def test_experiment_prepares_the_qrels_once_and_an_edited_frame_again(toy, monkeypatch):
+    # ir_measures builds an evaluator per system and PyTerrier copies the qrels for each: the provider's memo (by the
+    # frame's content) prepares and codes them once for the 3 systems; changed content is a new evaluation
+    from pyterrier_frechet.evaluation import selection
+    vectors, qrels, run = toy
+    made = []
+    real = selection.Judgments.__init__
+    monkeypatch.setattr(selection.Judgments, '__init__', lambda self, q: made.append(len(q)) or real(self, q))
+    m = FD(encoder=DictEncoder(vectors)) @ 3
+    systems = [pt.Transformer.from_df(r) for r in (run, run.assign(score=-run.score), run[run.qid != 'q2'])]
+    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
+    table = pt.Experiment(systems, topics, qrels, eval_metrics=[m, pf.DO @ 3, nDCG @ 3])
+    assert made == [len(qrels)]
+    alone = [ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(s.transform(topics)))[m]
+             for s in systems]
+    assert table[str(m)].tolist() == pytest.approx(alone, rel=1e-12)  # one Judgments for 3 systems, or one each
+    edited = qrels.assign(label=np.where(qrels.docno == qrels.docno.iloc[0], 0, qrels.label))
+    again = pt.Experiment(systems[:1], topics, edited, eval_metrics=[m])
+    assert len(made) == 2 and again[str(m)][0] != table[str(m)][0]

@@ -93,3 +93,92 @@ def test_a_rewritten_vector_store_is_read_again(tmp_path):
         assert got.iloc[0, 1] == pytest.approx(pf.frechet_distance(rel, ret), rel=1e-10)
         values.append(got.iloc[0, 1])
     assert values[0] != pytest.approx(values[1])
+
+
+# --- one engine for every selection: DO/HSA, URRFilter and depth pools against plain pandas on the bundled data ----
+
+def _trec_eval_sorted(run):
+    """trec_eval's order by pandas alone: query ascending, score descending, docno descending."""
+    return run.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False], kind='stable')
+
+
+def reference_histogram_measures(qrels, run, cutoff, rel, bins, norm, unjudged):
+    """DO and HSA (Krstovski et al. 2015, Eq. 1-2) with pandas and plain numpy: the queries with a document judged
+    >= rel, each one's top cutoff in trec_eval order, normalised per query, judged documents binned by ⌊x·bins⌋."""
+    queries = set(qrels.loc[qrels.label >= rel, 'qid'])
+    ranked = _trec_eval_sorted(run[run.qid.isin(queries)])
+    if cutoff is not None:
+        ranked = ranked.groupby('qid', sort=False).head(cutoff)
+    ranked = ranked.merge(qrels, on=['qid', 'docno'], how='left')
+    grouped = ranked.groupby('qid', sort=False)['score']
+    if norm == 'minmax':
+        lo, hi = grouped.transform('min'), grouped.transform('max')
+        x = ((ranked.score - lo) / (hi - lo)).where(hi > lo)
+    else:
+        n = grouped.transform('size') - 1
+        x = ((n - ranked.groupby('qid', sort=False).cumcount()) / n).where(n > 0)
+    ranked = ranked.assign(x=x).dropna(subset=['x'])
+    is_rel = ranked.label >= rel
+    is_nonrel = (ranked.label < rel) | (ranked.label.isna() if unjudged == 'nonrel' else False)
+    b = np.minimum(np.floor(ranked.x.to_numpy() * bins), bins - 1).astype(int)
+    h_rel = np.bincount(b[is_rel.to_numpy()], minlength=bins)
+    h_non = np.bincount(b[is_nonrel.to_numpy()], minlength=bins)
+    both = (h_rel > 0) & (h_non > 0)
+    do = float(np.log(np.minimum(h_rel[both], h_non[both])).sum())
+    centres = (np.arange(bins) + 0.5) / bins
+    hsa = (float(np.polyfit(centres[both], np.log(h_rel[both] / h_non[both]), 1)[0]) if both.sum() >= 2 else np.nan)
+    return do, hsa
+
+
+@pytest.fixture(scope='module')
+def cranfield_runs():
+    """The bundled Cranfield qrels (labels 1-4: judged non-relevant below rel=2) and three seeded runs over judged and
+    unjudged documents, with many tied scores."""
+    from pyterrier_frechet.data.bundled import cranfield
+    qrels = cranfield().qrels.astype({'qid': str, 'docno': str})
+    docs = np.array(sorted(set(qrels.docno)) + [f'u{i}' for i in range(300)])
+    runs = []
+    for seed in range(3):
+        rng = np.random.default_rng([seed, 28])
+        rows = []
+        for q in sorted(set(qrels.qid))[::3]:
+            judged = qrels.loc[qrels.qid == q, 'docno'].to_numpy()
+            picked = np.unique(np.concatenate([rng.choice(judged, size=min(len(judged), 8), replace=False),
+                                               rng.choice(docs, size=25, replace=False)]))
+            scores = np.round(rng.normal(size=len(picked)), 1)  # ties, broken by docno
+            rows += [(q, d, float(s)) for d, s in zip(picked, scores)]
+        runs.append(pd.DataFrame(rows, columns=['qid', 'docno', 'score']))
+    return qrels, runs
+
+
+@pytest.mark.parametrize('cutoff', [None, 5, 12])
+def test_histogram_measures_equal_a_pandas_reference(cranfield_runs, cutoff):
+    qrels, runs = cranfield_runs
+    grid = [dict(rel=rel, bins=bins, norm=norm, unjudged=unjudged)
+            for rel in (2, 3) for bins in (2, 10) for norm in ('minmax', 'rank') for unjudged in ('skip', 'nonrel')]
+    measures = [(pf.DO(cutoff, **p), pf.HSA(cutoff, **p), p) for p in grid]
+    table = pf.evaluate(dict(enumerate(runs)), qrels, [m for do, hsa, _ in measures for m in (do, hsa)])
+    assert np.isfinite(table[[str(hsa) for _, hsa, _ in measures]].to_numpy()).mean() > 0.9  # slopes, not NaN
+    for i, run in enumerate(runs):
+        for do, hsa, p in measures:
+            want_do, want_hsa = reference_histogram_measures(qrels, run, cutoff, **p)
+            assert table.loc[i, str(do)] == pytest.approx(want_do, abs=1e-12, rel=1e-12)
+            assert table.loc[i, str(hsa)] == pytest.approx(want_hsa, abs=1e-12, rel=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize('k', [1, 4, 30])
+def test_urr_filter_and_depth_pools_equal_a_pandas_reference(cranfield_runs, k):
+    from pyterrier_frechet.analyses.pooling import depth_pool
+    qrels, runs = cranfield_runs
+    extra = pd.DataFrame({'qid': ['no-such-query'] * 3, 'docno': ['a', 'b', 'c'], 'score': [1.0, 1.0, 2.0]})
+    for run in runs:
+        run = pd.concat([run, extra], ignore_index=True)
+        judged = qrels[['qid', 'docno']].assign(_judged=True)
+        unjudged = _trec_eval_sorted(run).merge(judged, on=['qid', 'docno'], how='left')
+        want = unjudged[unjudged._judged.isna()].drop(columns='_judged').groupby('qid', sort=False).head(k)
+        want = want.assign(rank=want.groupby('qid', sort=False).cumcount()).reset_index(drop=True)
+        got = pf.URRFilter(qrels, k)(run)
+        pd.testing.assert_frame_equal(got[['qid', 'docno', 'score', 'rank']], want, check_dtype=False)
+    pool = depth_pool(runs, k)
+    want = pd.concat([_trec_eval_sorted(r).groupby('qid', sort=False).head(k) for r in runs])
+    assert sorted(pool.tolist()) == sorted(set(zip(want.qid, want.docno)))

@@ -17,8 +17,9 @@ import pandas as pd
 import pyterrier as pt
 import scipy.stats
 
-from ..evaluation.ranking import top_k
 from ..evaluation.evaluate import evaluate, parse_measures
+from ..evaluation.frames import DOCNO, QID, SCORE
+from ..evaluation.selection import RankedRun
 from ..measures.base import column_label
 
 logger = logging.getLogger(__name__)
@@ -35,9 +36,15 @@ class PoolSimResult(NamedTuple):
 
 
 def depth_pool(runs: Sequence[pd.DataFrame], depth: int) -> pd.MultiIndex:
-    """The (qid, docno) pairs in the top ``depth`` of any of ``runs``."""
-    tops = [top_k(run, depth)[['qid', 'docno']].astype(str) for run in runs]
-    return pd.MultiIndex.from_frame(pd.concat(tops, ignore_index=True).drop_duplicates())
+    """The (qid, docno) pairs in the top ``depth`` (trec_eval's order) of any of ``runs``."""
+    tops = []
+    for run in runs:
+        typed = pd.DataFrame({QID: run['qid'].astype(str).to_numpy(), DOCNO: run['docno'].astype(str).to_numpy(),
+                              SCORE: run['score'].to_numpy()})
+        ranked = RankedRun(typed)  # no qrels: every query, every row unjudged
+        tops.append(typed.iloc[ranked.rows[ranked.select(depth, urr=False)]][[QID, DOCNO]])
+    pairs = pd.concat(tops, ignore_index=True).drop_duplicates() if tops else pd.DataFrame({QID: [], DOCNO: []})
+    return pd.MultiIndex.from_frame(pairs.rename(columns={QID: 'qid', DOCNO: 'docno'}))
 
 
 def pooled_qrels(qrels: pd.DataFrame, pool: pd.MultiIndex, unpooled: str = 'nonrel') -> pd.DataFrame:

@@ -1,7 +1,6 @@
 """The numeric cores: pure numpy/scipy, float64, no pandas, PyTerrier, ir_measures or torch (a test checks).
 
 - :mod:`.frechet` — Gaussian statistics and the exact Fréchet distance (cross / QR / Gram routes, no sqrtm);
-- :mod:`.reduced_memo` — a content-checked memo of reduced sets, reused across runs;
 - :mod:`.jackknife` — FD's per-query jackknife pseudo-values;
 - :mod:`.weighted` — per-query sums and cross-products re-weighted into Gaussians (the bootstrap's fast path);
 - :mod:`.extrapolation` — FD∞; :mod:`.kid` — KID; :mod:`.knn` — k-NN precision / recall;

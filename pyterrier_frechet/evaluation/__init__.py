@@ -3,7 +3,8 @@ the one function every entry point (Python API, CLI, report, analyses) uses to t
 table.
 
 - :mod:`.frames` — qrels and runs as checked ir_measures frames;
-- :mod:`.ranking` — trec_eval order, top-k, URR selection; :mod:`.qrels` — balancing;
+- :mod:`.selection` — the one selection engine: trec_eval order, top-k, URR on integer codes (every measure,
+  URRFilter, depth pools); :mod:`.qrels` — balancing;
 - :mod:`.vector_sets` — the two sets of vector measures and their vectors, dropped documents counted;
 - :mod:`.histograms` — per-query score histograms of DO/HSA;
 - :mod:`.provider` — the ir_measures provider of every set measure;

@@ -129,6 +129,8 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     set_measures = [m for m in measures if is_set_measure(m)]
     others = [m for m in measures if not is_set_measure(m)]
     has_vectors = any(is_vector_measure(m) for m in measures)
+    # ir_measures' evaluator of the other measures, made once: it prepares the qrels once for every run
+    other_evaluator = ir_measures.evaluator(others, qrels_ir) if others else None
     rows = []
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
@@ -137,7 +139,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
                 raise ValueError(f'run {name!r} shares no query with the qrels')
             try:
                 outcomes = compute_set_measures(set_measures, judgments, run_ir, universe)
-                values = dict(ir_measures.calc_aggregate(others, qrels_ir, run_ir)) if others else {}
+                values = dict(other_evaluator.calc_aggregate(run_ir)) if others else {}
             except ValueError as ex:
                 raise ValueError(f'run {name!r}: {ex}') from ex
             row = {'name': name}

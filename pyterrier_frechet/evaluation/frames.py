@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 from ir_measures.util import QrelsConverter, RunConverter
 
-from .ranking import check_duplicates
 
 QID, DOCNO, LABEL, SCORE = 'query_id', 'doc_id', 'relevance', 'score'
 
@@ -45,6 +44,14 @@ def pyterrier_names_hint(kind: str) -> str:
     return (f'the {kind} frame has PyTerrier column names (qid, docno, label/score), which ir_measures\' own measures '
             f'(nDCG, RR, AP, ...) do not read: rename them with pt.model.to_ir_measures({kind}) (columns query_id, '
             f'doc_id, relevance/score), or use pyterrier_frechet.evaluate(...) or pt.Experiment, which take either')
+
+
+def check_duplicates(frame: pd.DataFrame, qid: str, docno: str, what: str) -> None:
+    """Raise ValueError if a (query, document) pair occurs twice: a run or qrels with such rows is ambiguous."""
+    dup = frame.duplicated([qid, docno])
+    if dup.any():
+        first = frame.loc[dup, [qid, docno]].iloc[0].tolist()
+        raise ValueError(f'{what} has {int(dup.sum())} duplicate ({qid}, {docno}) row(s), e.g. {first}')
 
 
 def prepare_qrels(qrels, what: str) -> pd.DataFrame:

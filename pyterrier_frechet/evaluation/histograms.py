@@ -7,15 +7,14 @@ where a sample's histograms are the counts weighted by how often each query was 
 """
 import logging
 import warnings
-from typing import Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Optional, Union
 
 import numpy as np
 import pandas as pd
 
-from ..core.histogram import Histograms
+from ..core.histogram import Histograms, bin_centres, group_counts, normalise_rankings
 from ..measures.base import HISTOGRAM_PARAMS
-from .frames import DOCNO, LABEL, QID, SCORE
-from .ranking import top_k
+from .selection import Judgments, RankedRun
 
 logger = logging.getLogger(__name__)
 
@@ -35,64 +34,61 @@ class QueryHistograms(NamedTuple):
         return Histograms(w @ self.relevant, w @ self.nonrelevant, self.centres)
 
 
-def query_histograms(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> QueryHistograms:
+def query_histograms(measure, qrels: Union[Judgments, pd.DataFrame], run: pd.DataFrame,
+                     ranked: Optional[RankedRun] = None) -> QueryHistograms:
     """Per-query histograms of the normalised scores of the judged documents a run scored (see ``DO``'s docstring).
 
-    ``qrels`` and ``run`` use ir_measures column names with str ids. The queries are those of the qrels with
-    at least one document judged ``>= rel``, in sorted order.
+    ``qrels``: the qrels coded once (:class:`~.selection.Judgments`) or a prepared frame; ``run``: a prepared frame
+    (:mod:`.frames`), or ``ranked``, the run already in trec_eval's order (:class:`~.selection.RankedRun`). The
+    queries are those of the qrels with at least one document judged ``>= rel``, in sorted order. The selection is
+    :mod:`.selection`'s, the normalisation and binning :mod:`pyterrier_frechet.core.histogram`'s.
     """
     cutoff = measure.positive_int('cutoff')
     bins = measure.positive_int('bins')
     if bins is None or bins < 2:
         raise ValueError(f'{measure}: bins must be an integer >= 2, got {measure["bins"]!r}')
+    judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
     rel = measure['rel']
-    queries = sorted(qrels.loc[qrels[LABEL] >= rel, QID].unique())
-    if not queries:
+    queries = judgments.query_mask(np.flatnonzero(judgments.labels >= rel))
+    names = judgments.query_names[queries].tolist()
+    if not names:
         raise ValueError(f'{measure}: the qrels have no document with relevance >= {rel}'
-                         f' (labels found: {sorted(qrels[LABEL].unique().tolist())[:10]})')
-    ranked = top_k(run[run[QID].isin(queries)], cutoff, qid=QID, docno=DOCNO, score=SCORE)
-    scores = pd.to_numeric(ranked[SCORE]).to_numpy(dtype=np.float64)
+                         f' (labels found: {sorted(np.unique(judgments.labels).tolist())[:10]})')
+    ranked = RankedRun(run, judgments) if ranked is None else ranked
+    selected = ranked.select(cutoff, False, queries)
+    scores = ranked.scores[selected]
     if not np.isfinite(scores).all():
         raise ValueError(f'{measure}: the run has {int((~np.isfinite(scores)).sum())} NaN or infinite score(s)')
-    group = ranked.groupby(QID, sort=False)
-    if measure['norm'] == 'rank':
-        position = group.cumcount().to_numpy(dtype=np.float64)
-        span = group[SCORE].transform('size').to_numpy(dtype=np.float64) - 1
-        normalised = np.divide(span - position, span, out=np.full(len(ranked), np.nan), where=span > 0)
-    else:
-        lo = group[SCORE].transform('min').to_numpy(dtype=np.float64)
-        span = group[SCORE].transform('max').to_numpy(dtype=np.float64) - lo
-        normalised = np.divide(scores - lo, span, out=np.full(len(ranked), np.nan), where=span > 0)
+    qcode = ranked.qcode[selected]
+    normalised = normalise_rankings(qcode, scores, measure['norm'])
     usable = ~np.isnan(normalised)
-    dropped = sorted(set(ranked[QID].to_numpy()[~usable]))
+    dropped = judgments.query_names[np.unique(qcode[~usable])].tolist()
     if dropped:
         logger.warning('%s: left out %d of %d queries whose ranking cannot be normalised (%s), e.g. %s', measure, len(dropped),
-                       len(queries), 'one document' if measure['norm'] == 'rank' else 'all scores equal', dropped[:5])
-    labels = ranked[[QID, DOCNO]].merge(qrels[[QID, DOCNO, LABEL]], how='left', on=[QID, DOCNO])[LABEL].to_numpy(dtype=np.float64)
+                       len(names), 'one document' if measure['norm'] == 'rank' else 'all scores equal', dropped[:5])
+    labels = ranked.labels()[selected]
     relevant = usable & (labels >= rel)
     nonrelevant = usable & ((labels < rel) | (np.isnan(labels) if measure['unjudged'] == 'nonrel' else False))
-    row = pd.Index(queries).get_indexer(ranked[QID])
-    index = np.minimum((np.where(usable, normalised, 0) * bins).astype(np.int64), bins - 1)
-    counts = []
-    for mask in (relevant, nonrelevant):
-        h = np.zeros((len(queries), bins), dtype=np.int64)
-        np.add.at(h, (row[mask], index[mask]), 1)
-        counts.append(h)
+    row = (np.cumsum(queries) - 1)[qcode]  # the position of each row's query among the measure's queries
+    counts = [group_counts(row[mask], normalised[mask], len(names), bins) for mask in (relevant, nonrelevant)]
     n_no_rel = int((counts[0].sum(1) == 0).sum())
     n_no_nonrel = int((counts[1].sum(1) == 0).sum())
     if n_no_rel or n_no_nonrel:
-        logger.info('%s: of %d queries, %d have no relevant and %d no non-relevant scored document', measure, len(queries),
+        logger.info('%s: of %d queries, %d have no relevant and %d no non-relevant scored document', measure, len(names),
                     n_no_rel, n_no_nonrel)
-    return QueryHistograms(queries, counts[0], counts[1], (np.arange(bins, dtype=np.float64) + 0.5) / bins)
+    return QueryHistograms(names, counts[0], counts[1], bin_centres(bins))
 
 
-def compute_histogram_measures(measures, qrels: pd.DataFrame, run: pd.DataFrame) -> Dict[object, float]:
-    """DO / HSA of ``run`` for each measure (the histograms are built once per distinct parameter set)."""
+def compute_histogram_measures(measures, qrels: Union[Judgments, pd.DataFrame], run: pd.DataFrame) -> Dict[object, float]:
+    """DO / HSA of ``run`` for each measure: the run is ranked once, the histograms are built once per distinct
+    parameter set. ``qrels``: :class:`~.selection.Judgments` (coded once per evaluation) or a prepared frame."""
+    judgments = qrels if isinstance(qrels, Judgments) else Judgments(qrels)
+    ranked = RankedRun(run, judgments)
     result, built = {}, {}
     for measure in sorted(measures, key=repr):
         key = tuple(measure[p] for p in HISTOGRAM_PARAMS)  # measures differing in no input parameter share histograms
         if key not in built:
-            built[key] = query_histograms(measure, qrels, run).total()
+            built[key] = query_histograms(measure, judgments, run, ranked).total()
         value = measure.statistic(built[key])
         if np.isnan(value):
             warnings.warn(f'{measure} is NaN: fewer than two bins hold both relevant and non-relevant scores '

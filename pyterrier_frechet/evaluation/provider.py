@@ -8,7 +8,7 @@ registered measure needs no change here.
 """
 import os
 import sys
-from typing import Dict, Iterator, List
+from typing import Dict, Iterator, List, Optional
 
 import ir_measures
 import numpy as np
@@ -19,7 +19,7 @@ from ir_measures.util import RunConverter
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
 from .experiment_rows import warn_constant_rows
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
-from .selection import Judgments
+from .selection import Judgments, QrelsMemo
 
 
 def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, universe: List[str],
@@ -39,7 +39,7 @@ def compute_set_measures(measures, judgments: Judgments, run: pd.DataFrame, univ
     if by_input[VECTORS]:
         out.update(compute_vector_measures(by_input[VECTORS], judgments, run, universe, rows=rows))
     if by_input[HISTOGRAMS]:
-        out.update(compute_histogram_measures(by_input[HISTOGRAMS], judgments.frame, run))
+        out.update(compute_histogram_measures(by_input[HISTOGRAMS], judgments, run))
     return out
 
 
@@ -81,11 +81,10 @@ class SetEvaluator(providers.Evaluator):
     depend on the other measures of the call); the other measures repeat their value, with a warning.
     :meth:`calc_aggregate` (``ir_measures.calc_aggregate`` with these measures only) forms no rows."""
 
-    def __init__(self, measures, qrels):
-        qrels = prepare_qrels(qrels, 'pyterrier_frechet')
-        self.judgments = Judgments(qrels)
+    def __init__(self, measures, qrels, memo: Optional[QrelsMemo] = None):
+        self.judgments = memo.judgments(qrels) if memo is not None else Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
         super().__init__(measures, self.judgments.query_names.tolist())
-        self.qrels = qrels
+        self.qrels = self.judgments.frame
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from .answers import is_answer_frame, warn_other_kind
@@ -127,7 +126,14 @@ class SetEvaluator(providers.Evaluator):
 def _beside_other_measures() -> bool:
     """Called from ir_measures' FallbackProvider/FallbackEvaluator together with measures of other providers
     (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would fail on a
-    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it."""
+    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it.
+
+    Stack inspection, and why (docs/state.md): the evaluator receives only this provider's measures and the qrels
+    or run object that every provider receives, so nothing it is given says whether other measures share the call.
+    It reads, at most 8 frames up, the local ``orig_measures`` of ``FallbackProvider._evaluator`` or
+    ``self.evaluators`` of ``FallbackEvaluator._iter_calc`` (ir_measures private names, pinned by
+    ``test_measure::test_the_private_names_read_on_the_stack_exist``). It fails open: if they are not found, no
+    error here, and ir_measures says "DataFrame missing columns: ['query_id', ...] (found ['qid', ...])"."""
     frame = sys._getframe(1)
     for _ in range(8):
         frame = frame.f_back
@@ -147,7 +153,15 @@ def refuse_batched_experiment(measures) -> None:
     With ``batch_size`` PyTerrier evaluates each batch of N topics on its own, against the qrels of that batch
     only, and averages what comes back: a set measure would become the mean of per-batch values (FD 5.02 for
     1.70 on the toy data) without any sign. The evaluator cannot see the other batches, so it looks at its
-    caller instead: a PyTerrier evaluation frame with a non-None ``batch_size`` on the stack."""
+    caller instead: a PyTerrier evaluation frame with a non-None ``batch_size`` on the stack.
+
+    Stack inspection, and why (docs/state.md): what the evaluator receives under batch_size — the qrels rows of the
+    batch's queries, the batch's run — is exactly what an evaluation of that query subset receives, so it cannot be
+    told apart from its inputs. The check reads a frame whose file lies under ``pyterrier/_evaluation/`` with a local
+    ``batch_size`` (the parameter of PyTerrier's private ``_run_and_evaluate``, pinned by
+    ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if PyTerrier renames them,
+    a set-valued measure is still refused when the batches' values differ (:class:`~..measures.base.SetValueAgg`),
+    but not FD(jackknife=True) nor a batch with no relevant document, which then reads as bad qrels."""
     marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
     frame = sys._getframe(1)
     while frame is not None:
@@ -178,6 +192,10 @@ class SetMeasureProvider(providers.Provider):
     :class:`~pyterrier_frechet.measures.base.SetMeasure` registered later)."""
     NAME = 'pyterrier_frechet'
 
+    def __init__(self):
+        super().__init__()
+        self.qrels_memo = QrelsMemo()  # the evaluation context of each qrels, across a pt.Experiment's systems
+
     @property
     def SUPPORTED_MEASURES(self):  # what ir_measures lists in its docs/errors: the registered set measures
         return [m for m in ir_measures.measures.registry.values() if isinstance(m, SetMeasure)]
@@ -199,7 +217,7 @@ class SetMeasureProvider(providers.Provider):
             raise ValueError(pyterrier_names_hint('qrels'))
         answers = [m for m in measures if is_answer_measure(m)]
         if not answers:
-            return SetEvaluator(measures, qrels)
+            return SetEvaluator(measures, qrels, self.qrels_memo)
         from .answers import AnswerEvaluator, split_qrels
         evaluators = [AnswerEvaluator(answers, qrels)]
         ranking = [m for m in measures if not is_answer_measure(m)]
@@ -208,7 +226,7 @@ class SetMeasureProvider(providers.Provider):
             if judgments is None:
                 raise ValueError(f'{", ".join(map(str, ranking))}: the qrels hold no judgments (qid, docno, label), only '
                                  'gold answers; rankings are scored against judgments')
-            evaluators.insert(0, SetEvaluator(ranking, judgments))
+            evaluators.insert(0, SetEvaluator(ranking, judgments, self.qrels_memo))
         return evaluators[0] if len(evaluators) == 1 else _Chained(measures, evaluators)
 
     def run_inputs(self, measures):

@@ -9,13 +9,12 @@ uncounted.
 """
 import hashlib
 import logging
-from collections import OrderedDict
 from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
-from ..measures.base import is_vector_measure
+from ..measures.base import VectorMeasure, is_vector_measure
 from ..vectors.sources import encoder_key, get_default_encoder, lookup_vectors, stack_vectors
 from .frames import DOCNO, QID
 from .selection import Judgments, RankedRun
@@ -125,7 +124,7 @@ class VectorSets(NamedTuple):
     distinct docnos left out on each side."""
     relevant: _Side
     retrieved: _Side
-    relevant_key: tuple  # what the relevant set is (encoder identity and docnos): keys the memos of its reduction
+    relevant_key: tuple  # what the relevant set is (encoder identity and docnos): keys the evaluation's memos
     queries: List[str]  # the queries with a relevant document (the units of a leave-one-query-out)
 
 
@@ -153,13 +152,6 @@ def _with_vector(vecs: np.ndarray, found: np.ndarray) -> np.ndarray:
     return np.asarray(vecs if found.all() else vecs[found], dtype=np.float64)
 
 
-# Relevant vectors of encoders whose key is a content identity (a VectorStore's files), by (identity, docnos): every
-# run evaluated on the same qrels needs the same ones. Read-only arrays, so the memo of their reduction
-# (core.reduced_memo) knows them again without a checksum.
-_RELEVANT: 'OrderedDict[tuple, Tuple[np.ndarray, np.ndarray]]' = OrderedDict()
-_RELEVANT_ENTRIES = 8
-
-
 def _remembers(key: tuple) -> bool:
     """Whether the relevant vectors of an encoder with identity ``key`` may be remembered (a content identity of
     vectors that cannot change under it: :func:`~pyterrier_frechet.vectors.identity.encoder_identity`)."""
@@ -167,20 +159,38 @@ def _remembers(key: tuple) -> bool:
     return is_fixed(key)
 
 
-def _relevant_vectors(encoder, key: tuple, docnos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
-    """(the vectors of ``docnos`` that have one, in order; the found mask) from ``encoder``, remembered under ``key``
-    (the encoder's content identity and the docnos' digest)."""
-    hit = _RELEVANT.get(key)
-    if hit is None:
+def _relevant_vectors(judgments: Judgments, encoder, key: tuple, docnos: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(the vectors of ``docnos`` that have one, in order; the found mask) from ``encoder``, remembered by the
+    evaluation (``judgments``) under ``key`` (the encoder's content identity and the docnos' digest): every run
+    evaluated on the same qrels needs the same ones."""
+    def lookup():
         vecs, found = lookup_vectors(encoder, docnos)
         hit = (np.ascontiguousarray(_with_vector(vecs, found)), found)
         for array in hit:
-            array.flags.writeable = False
-        _RELEVANT[key] = hit
-        if len(_RELEVANT) > _RELEVANT_ENTRIES:
-            _RELEVANT.popitem(last=False)
-    _RELEVANT.move_to_end(key)
-    return hit
+            array.flags.writeable = False  # shared by the runs of the evaluation
+        return hit
+    return judgments.once(('relevant vectors',) + key, lookup)
+
+
+def _digest(arr: np.ndarray) -> bytes:
+    """A digest of the array's dtype, shape and bytes: equal only for the same values (a sum is equal for many)."""
+    arr = np.ascontiguousarray(arr)
+    h = hashlib.blake2b(f'{arr.dtype.str}{arr.shape}'.encode(), digest_size=16)
+    h.update(memoryview(arr).cast('B'))
+    return h.digest()
+
+
+def relevant_input(measure, judgments: Judgments, sets: 'VectorSets'):
+    """What ``measure.statistic`` takes as its relevant side: the vectors, or what the measure's
+    :meth:`~..measures.base.VectorMeasure.reduce_relevant` makes of them, computed once per evaluation
+    (``judgments``) and relevant set. The relevant vectors of an encoder without a content identity are looked up
+    again for each run, so their reduction is reused only while a digest of their bytes matches."""
+    if type(measure).reduce_relevant is VectorMeasure.reduce_relevant:
+        return sets.relevant.vecs
+    vecs = sets.relevant.vecs
+    digest = None if _remembers(sets.relevant_key[:-1]) else _digest(vecs)
+    key = ('reduced', type(measure), sets.relevant_key, digest)
+    return judgments.once(key, lambda: measure.reduce_relevant(vecs))
 
 
 def _check_run_vectors(measure, relevant_codes: np.ndarray, selected: np.ndarray, ranked: RankedRun,
@@ -290,7 +300,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
                              'encoder is set. Pass FD(encoder=...) or call pyterrier_frechet.set_default_encoder(...)')
         if relevant_key not in relevant:  # measures with the same relevant set (rel, per_query, encoder) share it
             if _remembers(key):
-                relevant[relevant_key] = _relevant_vectors(vecs.encoder, relevant_key, ranked.vocabulary[rel_codes])
+                relevant[relevant_key] = _relevant_vectors(judgments, vecs.encoder, relevant_key, ranked.vocabulary[rel_codes])
             else:
                 all_vecs, found = vecs.get(rel_codes)
                 relevant[relevant_key] = (_with_vector(all_vecs, found), found)
@@ -317,7 +327,7 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
     from .experiment_rows import experiment_rows
     result = {}
     for measure, sets in select_vector_sets(measures, judgments, run).items():
-        rel, ret, relevant_key = sets.relevant, sets.retrieved, sets.relevant_key
+        rel, ret = sets.relevant, sets.retrieved
         try:
             if not measure.is_set_valued():
                 # per-query values (the jackknife) are over the queries the sets are made of: those with
@@ -329,7 +339,7 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
             elif measure.needs_query_ids():
                 value = measure.query_statistic(rel.vecs, rel.qids, ret.vecs, ret.qids)
             else:
-                value = measure.statistic(rel.vecs, ret.vecs, relevant_key)
+                value = measure.statistic(relevant_input(measure, judgments, sets), ret.vecs)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
         per_query = experiment_rows(measure, sets, value, judgments.query_names) if rows and measure.has_rows() else None

@@ -142,9 +142,9 @@ class VectorMeasure(SetMeasure):
     """A measure over the embeddings of FD's two sets. Implement ``statistic(relevant, retrieved)``."""
     INPUT = VECTORS
 
-    def statistic(self, relevant: np.ndarray, retrieved: np.ndarray, relevant_key: Optional[tuple] = None) -> float:
-        """The value for the relevant and retrieved vectors (n×d float64 each). ``relevant_key`` names the
-        relevant set (encoder identity and docnos) for measures that reuse work across runs."""
+    def statistic(self, relevant, retrieved: np.ndarray) -> float:
+        """The value for the relevant and retrieved vectors (n×d float64 each); ``relevant`` may also be what
+        :meth:`reduce_relevant` made of the relevant vectors."""
         raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
 
     def experiment_rows(self, value: float, relevant, rel_codes, retrieved, ret_codes, n_queries: int,
@@ -153,6 +153,12 @@ class VectorMeasure(SetMeasure):
         (:func:`pyterrier_frechet.core.jackknife.leave_out_rows`), for a measure with a leave-out path
         (:meth:`has_rows`); NaN where a query is no unit."""
         raise NotImplementedError(f'{self} has no leave-one-query-out path')
+
+    def reduce_relevant(self, relevant: np.ndarray):
+        """The part of :meth:`statistic`'s work that depends on the relevant vectors alone (not on the measure's
+        parameters), which the evaluation does once for every run on the same qrels and passes to ``statistic``
+        as ``relevant``. By default the vectors themselves (nothing to share)."""
+        return relevant
 
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
         """Per-query values, for measures whose :meth:`is_set_valued` is False."""

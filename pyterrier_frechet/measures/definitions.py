@@ -95,11 +95,13 @@ class _FD(VectorMeasure):
     def bootstrap_path(self) -> Optional[str]:
         return None if self['jackknife'] else GAUSSIAN
 
-    def statistic(self, relevant, retrieved, relevant_key: Optional[tuple] = None) -> float:
-        from ..core.frechet import frechet_distance_reduced, reduce_set
-        from ..core.reduced_memo import reduced
-        # the relevant set is the same for every run evaluated on the same qrels: reduce it once
-        rel = reduce_set(relevant) if relevant_key is None else reduced(relevant, relevant_key)
+    def reduce_relevant(self, relevant):
+        from ..core.frechet import reduce_set
+        return reduce_set(relevant)  # the same for every run evaluated on the same qrels: the evaluation reuses it
+
+    def statistic(self, relevant, retrieved) -> float:
+        from ..core.frechet import ReducedSet, frechet_distance_reduced, reduce_set
+        rel = relevant if isinstance(relevant, ReducedSet) else reduce_set(relevant)
         return frechet_distance_reduced(rel, reduce_set(retrieved))
 
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
@@ -236,7 +238,7 @@ class _FDInf(VectorMeasure):
         'min_fraction': ParamInfo(dtype=float, default=0.5, desc='smallest subsample, as a fraction of each set'),
     }
 
-    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+    def statistic(self, relevant, retrieved) -> float:
         from ..core.extrapolation import fd_infinity
         return fd_infinity(relevant, retrieved, points=self['points'], min_fraction=self['min_fraction'], seed=self['seed']).value
 
@@ -258,7 +260,7 @@ class _KID(VectorMeasure):
     HIGHER_IS_BETTER = False
     SUPPORTED_PARAMS = {**VECTOR_PARAMS, 'degree': ParamInfo(dtype=int, default=3, desc='degree of the polynomial kernel')}
 
-    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+    def statistic(self, relevant, retrieved) -> float:
         from ..core.kid import kernel_distance
         return kernel_distance(relevant, retrieved, degree=self['degree'])
 
@@ -284,7 +286,7 @@ class _KNNPrecision(VectorMeasure):
     _SIDE = 'precision'  # the field of core.knn.PrecisionRecall reported
     SUPPORTED_PARAMS = {**VECTOR_PARAMS, 'k': ParamInfo(dtype=int, default=3, desc='neighbour whose distance sets each ball')}
 
-    def statistic(self, relevant, retrieved, relevant_key=None) -> float:
+    def statistic(self, relevant, retrieved) -> float:
         from ..core.knn import knn_precision_recall
         return getattr(knn_precision_recall(relevant, retrieved, k=self['k']), self._SIDE)
 
