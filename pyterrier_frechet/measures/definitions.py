@@ -3,7 +3,7 @@
 ``KNNPrecision``, ``KNNRecall``), and the score-histogram measures ``DO`` and ``HSA``.
 
 As in ir_measures, a measure is its parameters, a docstring and a citation. Each also declares what it is
-(:mod:`pyterrier_frechet.measures.base`: its input, orientation, set-valued or not, bootstrap path) and computes its
+(:mod:`pyterrier_frechet.measures.base`: its input, orientation, set-valued or not, resampling) and computes its
 value from its inputs through a pure numpy core (:mod:`pyterrier_frechet.core`), imported when first used. Selecting
 the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
@@ -11,7 +11,8 @@ from typing import Dict, List, Optional
 
 from ir_measures.measures.base import ParamInfo
 
-from .base import CONDITIONAL, GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
+from .base import VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
+from .resampling import CONDITIONAL, GAUSSIAN
 
 
 class _FD(VectorMeasure):
@@ -65,6 +66,7 @@ class _FD(VectorMeasure):
     SHORT_DESC = ('Distance between Gaussians fitted to the embeddings of the relevant documents and of '
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
+    RESAMPLING = GAUSSIAN
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '
@@ -91,8 +93,8 @@ class _FD(VectorMeasure):
     def is_set_valued(self) -> bool:
         return not self['jackknife']
 
-    def bootstrap_path(self) -> Optional[str]:
-        return None if self['jackknife'] else GAUSSIAN
+    def resampling(self):
+        return None if self['jackknife'] else self.RESAMPLING  # pseudo-values per query: no set to re-weight
 
     def statistic(self, relevant, retrieved, relevant_key: Optional[tuple] = None) -> float:
         from ..core.frechet import frechet_distance_reduced, reduce_set
@@ -131,7 +133,7 @@ class _CFD(VectorMeasure):
     SHORT_DESC = ("Fréchet distance between each query's relevant and retrieved documents, given the query "
                   '(lower is better).')
     HIGHER_IS_BETTER = False
-    BOOTSTRAP = CONDITIONAL
+    RESAMPLING = CONDITIONAL
 
     def needs_query_ids(self) -> bool:
         return True
