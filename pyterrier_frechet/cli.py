@@ -627,14 +627,14 @@ DATA = (_runs_group, _vectors_group, _measures_group)
 
 
 class Command(NamedTuple):
-    """A subcommand: its help, one function, its own arguments. A table subcommand's ``run(args, data, plot_dir)``
-    returns an :class:`Output` (``data``: :class:`Data` when ``groups`` include :data:`DATA`); ``check(args,
-    measures)`` refuses bad combinations before any data is read; ``plots`` names the files its --plot-dir may hold.
-    One that writes its own output (``table=False``) is ``run(args) -> int``."""
+    """A subcommand: its help, one function, its own arguments (after the shared ``groups``). A table subcommand
+    (--format, --output) has ``run(args, data, plot_dir) -> Output`` (``data``: :class:`Data` when ``groups`` are
+    :data:`DATA`); ``check(args, measures)`` refuses bad combinations before any data is read; ``plots`` names the
+    files its --plot-dir may hold. One that writes its own output (``table=False``) is ``run(args) -> int``."""
     help: str
     run: Callable
     arguments: tuple = ()
-    groups: tuple = DATA + (_output_group,)
+    groups: tuple = DATA
     check: Optional[Callable] = None
     plots: Optional[Callable] = None
     table: bool = True
@@ -688,12 +688,12 @@ COMMANDS = {
             _arg('--level', action='store_true',
                  help='instead of coverage: how often the paired bootstrap test rejects at alpha = 1 - ci when the two '
                       'systems are the same (its level) and when they differ (its power), with a per-query precision '
-                      'beside it'), QUIET, SEED), (_output_group,), check=check_calibrate),
+                      'beside it'), QUIET, SEED), (), check=check_calibrate),
     'correlate': Command(
         'Kendall tau, Spearman and Pearson between metrics over a results table (CSV, e.g. from eval --format csv)',
         run_correlate, (_arg('--table', required=True, help='CSV: a name column and one column per metric'),
                         _arg('--metrics', nargs='+', default=None,
-                             help='columns to correlate (default: every numeric column)')), (_output_group,)),
+                             help='columns to correlate (default: every numeric column)')), ()),
     'sparsify': Command('Kendall tau of each metric between full qrels and qrels with at most n relevant per query',
                         run_sparsify, (*SPARSIFY, _plot_dir('the sparsification figure (PNG and PDF)')),
                         plots=_plot_names('sparsification')),
@@ -723,7 +723,7 @@ COMMANDS = {
                  "an earlier report's (only the files that report wrote are replaced; anything else there is refused "
                  'before the work)'), *TESTED_SAMPLES, SEED, *SPARSIFY,
             _arg('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')),
-        DATA, table=False),
+        table=False),
 }
 
 
@@ -743,7 +743,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest='command', required=True)
     for name, command in COMMANDS.items():
         p = sub.add_parser(name, help=command.help.format(**names))
-        for add in command.groups + command.arguments:
+        for add in command.groups + command.arguments + ((_output_group,) if command.table else ()):
             add(p)
         for item in p._actions + p._action_groups:  # the registry's lists of measures, filled in
             for attr in ('help', 'title'):

@@ -121,8 +121,8 @@ def test_a_new_measure_with_its_own_resampling_works_everywhere(toys, toy, files
 
     # the bootstrap re-weights it through its own resampling: each sample is the mean shift of the drawn queries'
     # documents, repeated as drawn (computed here by gathering them), the same draws for the histogram measure
-    boot = pf.bootstrap({'fwd': run}, qrels, [shift(encoder=DictEncoder(vectors)) @ 3, scored @ 3], n_samples=30,
-                        seed=4, verbose=False)
+    with pf.default_encoder(DictEncoder(vectors)):
+        boot = pf.bootstrap({'fwd': run}, qrels, [shift @ 3, scored @ 3], n_samples=30, seed=4, verbose=False)
     counts = draw_counts(3, 30, 4)
     reference = [_expected_mean_shift(vectors, qrels, run, counts=c) if c[:2].sum() else np.nan for c in counts]
     np.testing.assert_allclose(boot.samples['fwd']['MeanShiftToy@3'], reference, rtol=1e-10)
@@ -161,7 +161,7 @@ def test_a_new_measure_with_its_own_resampling_works_everywhere(toys, toy, files
     assert {'MeanShiftToy@3', 'RelScoredToy@3'} <= set(_csv(capsys).measure)
     assert main(['shuffle', *data, *both, '--format', 'csv']) == 0
     shuffled = _csv(capsys)
-    assert shuffled.loc[shuffled.name == 'fwd', 'MeanShiftToy@3'].iloc[0] == pytest.approx(expected, rel=1e-5)
+    assert shuffled.set_index(['name', 'measure']).loc[('fwd', 'MeanShiftToy@3'), 'value'] == pytest.approx(expected, rel=1e-5)
     assert main(['pool-sim', *data, *both, '--depth', '3', '--repeats', '2', '--format', 'csv']) == 0
     assert {'MeanShiftToy@3', 'RelScoredToy@3'} <= set(_csv(capsys).measure)
     assert main(['report', *data, *both, '--samples', '1000', '--per-query', '1', '--seeds', '0',

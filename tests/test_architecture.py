@@ -165,8 +165,11 @@ def test_unknown_measure_parameter_is_a_value_error_naming_the_parameters():
 def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsys):  # noqa: F811
     # was: exit 2 ("no fast path for FD(jackknife=True...)") after writing part of the folder, while eval accepted it
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
-                 '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
+    with pytest.warns(UserWarning, match=r'FD\(jackknife=True\)@3: in the results and correlations only; the '
+                      r'bootstrap, comparison.* it resamples FD, CFD, DO, HSA'):  # left out, not silently
+        assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
+                     '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
+    assert 'FD(jackknife=True)@3: in the results and correlations only' in (tmp_path / 'rep' / 'report.md').read_text()
     capsys.readouterr()
     assert main(['eval', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--format', 'csv']) == 0
     evaluated = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')

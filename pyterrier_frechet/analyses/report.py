@@ -1,6 +1,6 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
 (markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
-import logging
+import warnings
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
@@ -17,8 +17,6 @@ from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .significance import DEFAULT_TEST, check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
-
-logger = logging.getLogger(__name__)
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
@@ -69,8 +67,8 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     if len(runs) >= 3:  # discriminative power: the count p-value at α, uncorrected (Sakai 2006)
         check_test_resolution(n_samples, ALPHA)
     note = not_resampled_note(measures)
-    if note:
-        logger.warning(note)
+    if note:  # a warning, not a log line: shown whatever --missing drop does to the package's logging
+        warnings.warn(note, stacklevel=2)
     folder = out if isinstance(out, OutputFolder) else OutputFolder(out, 'report folder', report_paths)
     with folder.staging() as work:
         with using_encoder(encoder):

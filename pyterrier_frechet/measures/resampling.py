@@ -21,7 +21,7 @@ and branch on none of these names. A measure without one (``RESAMPLING = None``)
 message listing the registered measures that have one. The cores are imported inside the methods, so importing the
 package stays cheap.
 """
-from typing import Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -57,8 +57,8 @@ class Resampling:
     grouped_jackknife: bool = False
     #: Whether ``compare --permutations`` runs the randomisation test (the two runs' retrieved sets swapped per query).
     randomisation: bool = False
-    #: The bootstrap backends it runs on.
-    backends: Sequence[str] = ('numpy',)
+    #: The bootstrap backends it runs on (one that never calls ``engine`` runs on any).
+    backends: Sequence[str] = ('numpy', 'torch')
 
     def samples(self, measure, stats, weights: np.ndarray, engine, pbar=None) -> np.ndarray:
         """The value of ``measure`` under each row of ``weights`` (samples × queries of the universe, float64).
@@ -91,7 +91,6 @@ class Gaussian(Resampling):
     paired_test = 'jackknife'
     grouped_jackknife = True
     randomisation = True
-    backends = ('numpy', 'torch')
 
     def samples(self, measure, stats, weights, engine, pbar=None):
         return engine.weighted_fds(stats.rel, weights, [stats.ret], [weights], stats.shift, pbar)
@@ -168,8 +167,3 @@ GAUSSIAN = Gaussian()
 CONDITIONAL = Conditional()
 HISTOGRAM = HistogramCounts()
 PER_QUERY = PerQueryMean()
-
-
-def named(resampling: Optional[Resampling]) -> Optional[str]:
-    """The name of a resampling, None for none."""
-    return resampling.name if resampling is not None else None
