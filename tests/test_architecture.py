@@ -139,13 +139,14 @@ def test_no_module_compares_measure_names():
 
 def test_measures_declare_their_capabilities():
     from pyterrier_frechet.measures import higher_is_better, is_set_measure, is_vector_measure, resampling
-    from pyterrier_frechet.measures import resampling as paths
-    assert resampling(pf.FD @ 10) is paths.GAUSSIAN and resampling(pf.FD(jackknife=True) @ 10) is None
-    assert resampling(pf.CFD @ 10) is paths.CONDITIONAL and resampling(pf.FD(per_query=1, draws=2) @ 10) is None
-    assert resampling(pf.DO @ 10) is resampling(pf.HSA @ 10) is paths.HISTOGRAM
+    from pyterrier_frechet.measures.definitions import CONDITIONAL, GAUSSIAN
+    from pyterrier_frechet.measures.resampling import HISTOGRAM, PER_QUERY
+    assert resampling(pf.FD @ 10) is GAUSSIAN and resampling(pf.FD(jackknife=True) @ 10) is None
+    assert resampling(pf.CFD @ 10) is CONDITIONAL and resampling(pf.FD(per_query=1, draws=2) @ 10) is None
+    assert resampling(pf.DO @ 10) is resampling(pf.HSA @ 10) is HISTOGRAM
     assert all(resampling(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
-    assert resampling(ir_measures.nDCG @ 10) is paths.PER_QUERY and not is_set_measure(ir_measures.nDCG @ 10)
-    assert [(r.interval, r.paired_test, r.randomisation) for r in (paths.GAUSSIAN, paths.CONDITIONAL, paths.HISTOGRAM)] == \
+    assert resampling(ir_measures.nDCG @ 10) is PER_QUERY and not is_set_measure(ir_measures.nDCG @ 10)
+    assert [(r.interval, r.paired_test, r.randomisation) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM)] == \
         [('jackknife_log', 'jackknife', True), ('jackknife_log', 'jackknife', False), ('percentile', 'normal', False)]
     assert is_vector_measure(pf.KID @ 10) and not is_vector_measure(pf.DO @ 10) and is_set_measure(pf.DO @ 10)
     assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()

@@ -10,8 +10,8 @@ A measure of this package is a :class:`SetMeasure` (an ir_measures :class:`~ir_m
 - :meth:`~SetMeasure.is_set_valued` — one number per query set (reported for every query of the qrels), or
   per-query values (FD's jackknife pseudo-values);
 - ``RESAMPLING`` / :meth:`~SetMeasure.resampling` — how the bootstrap and the jackknife re-weight it exactly, its
-  default interval and paired test (a :class:`~.resampling.Resampling`: :data:`~.resampling.GAUSSIAN` for FD,
-  :data:`~.resampling.CONDITIONAL` for CFD, :data:`~.resampling.HISTOGRAM` for DO and HSA), or None (no exact
+  default interval and paired test (a :class:`~.resampling.Resampling`: :data:`~.definitions.GAUSSIAN` for FD,
+  :data:`~.definitions.CONDITIONAL` for CFD, :data:`~.resampling.HISTOGRAM` for DO and HSA), or None (no exact
   path: the bootstrap refuses it, naming :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap_naive`);
 - :meth:`~VectorMeasure.statistic` — the value from the inputs, through a pure numpy core.
 

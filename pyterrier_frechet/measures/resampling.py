@@ -17,7 +17,10 @@ follows from such weights, exactly, without gathering a vector or rebuilding a f
 - :attr:`Resampling.grouped_jackknife`, :attr:`Resampling.randomisation`, :attr:`Resampling.backends`.
 
 ``bootstrap``, ``compare``, ``agreement`` and ``report`` ask :func:`~pyterrier_frechet.measures.base.resampling`
-and branch on none of these names. A measure without one (``RESAMPLING = None``) is refused by the bootstrap with a
+and branch on none of these names. The resamplings of FD and CFD (:data:`~.definitions.GAUSSIAN`,
+:data:`~.definitions.CONDITIONAL`) are defined beside them; this module holds the base class and the two that
+serve many measures: :data:`HISTOGRAM` (every :class:`~.base.HistogramMeasure`) and :data:`PER_QUERY` (any
+per-query measure, e.g. nDCG). A measure without one (``RESAMPLING = None``) is refused by the bootstrap with a
 message listing the registered measures that have one. The cores are imported inside the methods, so importing the
 package stays cheap.
 """
@@ -79,44 +82,6 @@ class Resampling:
         return f'{type(self).__name__}({self.name!r})'
 
 
-class Gaussian(Resampling):
-    """FD: per-query counts, sums and cross-products re-weighted (:func:`~pyterrier_frechet.core.weighted.weighted_fds`);
-    leave-outs by downdating the totals (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
-    name = 'gaussian'
-    statistics = VECTOR_STATS
-    # FD over n queries is biased upwards (10–400× the population FD in the calibration worlds) and no interval for
-    # the population FD reached its coverage at d = 384: the jackknife interval of log FD, for E[FD̂ₙ]
-    interval = 'jackknife_log'
-    estimand = 'E[FD̂ₙ] at this number of queries'
-    paired_test = 'jackknife'
-    grouped_jackknife = True
-    randomisation = True
-
-    def samples(self, measure, stats, weights, engine, pbar=None):
-        return engine.weighted_fds(stats.rel, weights, [stats.ret], [weights], stats.shift, pbar)
-
-    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
-        from ..core.weighted import leave_out_fds
-        return leave_out_fds(stats.rel, stats.ret, stats.units, groups, n_groups, stats.shift, fd_batch=engine.fd_batch,
-                             pbar=pbar)
-
-
-class Conditional(Gaussian):
-    """CFD: the same per-query statistics, as within-query scatter and per-query means
-    (:func:`~pyterrier_frechet.core.conditional.conditional_fds`, :func:`~pyterrier_frechet.core.conditional.conditional_leave_out`)."""
-    name = 'conditional'
-    randomisation = False
-    backends = ('numpy',)
-
-    def samples(self, measure, stats, weights, engine, pbar=None):
-        from ..core.conditional import conditional_fds
-        return conditional_fds(stats.rel, stats.ret, weights, pbar)
-
-    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
-        from ..core.conditional import conditional_leave_out
-        return conditional_leave_out(stats.rel, stats.ret, stats.units, groups, n_groups, pbar)
-
-
 class HistogramCounts(Resampling):
     """DO, HSA: each query's bin counts summed with the weights, then the measure's statistic; a sample that drew no
     query with a histogram has no value (NaN)."""
@@ -163,7 +128,5 @@ class PerQueryMean(Resampling):
         return (values.sum() - left) / (len(values) - sizes)
 
 
-GAUSSIAN = Gaussian()
-CONDITIONAL = Conditional()
 HISTOGRAM = HistogramCounts()
 PER_QUERY = PerQueryMean()
