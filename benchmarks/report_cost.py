@@ -70,8 +70,10 @@ def _cfd_kind(rel, ret, weights, *rest, **kwargs):
 
 def instrument():
     _timed(bootstrap_module, 'weighted_fds', _weights_kind)
-    _timed(bootstrap_module, 'conditional_fds', _cfd_kind)
-    _timed(bootstrap_module, '_histogram_samples', 'resampling')
+    from pyterrier_frechet.core import conditional
+    from pyterrier_frechet.measures.resampling import HistogramCounts
+    _timed(conditional, 'conditional_fds', _cfd_kind)  # CFD's resampling imports it when called
+    _timed(HistogramCounts, 'samples', 'resampling')
     _timed(vector_sets, 'lookup_vectors', 'vector look-ups')
     from pyterrier_frechet import cli
     for owner in (runs_module, cli):

@@ -73,8 +73,14 @@ def _default(info) -> str:
     return 'not set'
 
 
+def _resampling_cell(res) -> str:
+    if res is None:
+        return 'refused (no exact resampling)'
+    return f'{res.name}: {res.interval} interval, {res.paired_test} paired test'
+
+
 def measures_rst() -> str:
-    from pyterrier_frechet.measures.base import bootstrap_path
+    from pyterrier_frechet.measures.base import resampling
     measures = package_measures()
     out = [_HEADER.format(what="ir_measures' registry (this package's measures)")]
     out += ['.. list-table:: The measures of this package (all usable in ``pt.Experiment``, '
@@ -83,7 +89,7 @@ def measures_rst() -> str:
     for m in measures:
         out += [f'   * - ``{m.NAME}``', f'     - {rst_escape(m.SHORT_DESC)}',
                 f'     - {"higher" if m.HIGHER_IS_BETTER else "lower"}',
-                f'     - {rst_escape(bootstrap_path(m) or "refused (no exact fast path)")}',
+                f'     - {rst_escape(_resampling_cell(resampling(m)))}',
                 f'     - {rst_escape(citation(m)) or "—"}']
     out.append('')
     for m in measures:

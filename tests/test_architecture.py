@@ -1,5 +1,5 @@
-"""The package's shape: layers, no import cycles, cheap import, measures that say what they are, and a new set
-measure added through the documented path (docs/CONTRIBUTING.md) working everywhere."""
+"""The package's shape: layers, no import cycles, cheap import, measures that say what they are (a new measure
+added through the documented path is tests/test_add_a_measure.py)."""
 import ast
 import subprocess
 import sys
@@ -12,8 +12,6 @@ import pytest
 
 import pyterrier_frechet as pf
 from pyterrier_frechet.cli import main
-from pyterrier_frechet.measures.base import VectorMeasure, VECTOR_PARAMS, register_measure
-from conftest import DictEncoder
 from test_cli import files  # noqa: F401,F811  (the toy files fixture, used by name)
 
 PACKAGE = Path(pf.__file__).resolve().parent
@@ -140,11 +138,16 @@ def test_no_module_compares_measure_names():
 
 
 def test_measures_declare_their_capabilities():
-    from pyterrier_frechet.measures import bootstrap_path, higher_is_better, is_set_measure, is_vector_measure
-    assert bootstrap_path(pf.FD @ 10) == 'gaussian' and bootstrap_path(pf.FD(jackknife=True) @ 10) is None
-    assert bootstrap_path(pf.DO @ 10) == bootstrap_path(pf.HSA @ 10) == 'histogram'
-    assert all(bootstrap_path(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
-    assert bootstrap_path(ir_measures.nDCG @ 10) == 'per_query' and not is_set_measure(ir_measures.nDCG @ 10)
+    from pyterrier_frechet.measures import higher_is_better, is_set_measure, is_vector_measure, resampling
+    from pyterrier_frechet.measures.definitions import CONDITIONAL, GAUSSIAN
+    from pyterrier_frechet.measures.resampling import HISTOGRAM, PER_QUERY
+    assert resampling(pf.FD @ 10) is GAUSSIAN and resampling(pf.FD(jackknife=True) @ 10) is None
+    assert resampling(pf.CFD @ 10) is CONDITIONAL and resampling(pf.FD(per_query=1, draws=2) @ 10) is None
+    assert resampling(pf.DO @ 10) is resampling(pf.HSA @ 10) is HISTOGRAM
+    assert all(resampling(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
+    assert resampling(ir_measures.nDCG @ 10) is PER_QUERY and not is_set_measure(ir_measures.nDCG @ 10)
+    assert [(r.interval, r.paired_test, r.randomisation) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM)] == \
+        [('jackknife_log', 'jackknife', True), ('jackknife_log', 'jackknife', False), ('percentile', 'normal', False)]
     assert is_vector_measure(pf.KID @ 10) and not is_vector_measure(pf.DO @ 10) and is_set_measure(pf.DO @ 10)
     assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()
     assert [higher_is_better(m) for m in (pf.FD, pf.KID, pf.KNNPrecision, pf.DO, pf.HSA, ir_measures.nDCG)] == \
@@ -158,67 +161,16 @@ def test_unknown_measure_parameter_is_a_value_error_naming_the_parameters():
         ir_measures.parse_measure('FD(bogus=1)@10')
 
 
-class _MeanShift(VectorMeasure):
-    """Squared distance between the means of the relevant and the retrieved embeddings (a toy set measure)."""
-    __name__ = 'MeanShiftToy'
-    NAME = __name__
-    PRETTY_NAME = 'Mean shift (test)'
-    SHORT_DESC = 'Squared distance between the mean embeddings (lower is better).'
-    HIGHER_IS_BETTER = False
-    SUPPORTED_PARAMS = dict(VECTOR_PARAMS)
-
-    def statistic(self, relevant, retrieved):
-        diff = relevant.mean(axis=0) - retrieved.mean(axis=0)
-        return float(diff @ diff)
-
-
-MeanShift = register_measure(_MeanShift())
-
-
-def _expected_mean_shift(vectors, qrels, run, k=3):
-    relevant = qrels[qrels.label >= 1]
-    ranked = run[run.qid.isin(relevant.qid)].sort_values(['qid', 'score'], ascending=[True, False])
-    top = ranked.groupby('qid').head(k)
-    rel = np.stack([vectors[d] for d in relevant.docno])
-    ret = np.stack([vectors[d] for d in top.docno])
-    return float(((rel.mean(0) - ret.mean(0)) ** 2).sum())
-
-
-def test_a_new_set_measure_works_in_experiment_eval_bootstrap_and_report(files, toy, tmp_path, capsys):  # noqa: F811
-    import pyterrier as pt
-    vectors, qrels, run = toy
-    expected = _expected_mean_shift(vectors, qrels, run)
-    # pt.Experiment (PyTerrier's strings are trec_eval names; ir_measures' parser knows the new name)
-    topics = pd.DataFrame({'qid': ['q1', 'q2', 'q3'], 'query': ''})
-    with pf.default_encoder(DictEncoder(vectors)):
-        table = pt.Experiment([pt.Transformer.from_df(run)], topics, qrels, eval_metrics=[MeanShift @ 3], names=['fwd'])
-    assert ir_measures.parse_measure('MeanShiftToy@3') == MeanShift @ 3
-    assert table['MeanShiftToy@3'].iloc[0] == pytest.approx(expected, rel=1e-12)
-    # the CLI's eval parses it and prints it beside the others (vectors stored as float32)
-    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    assert main(['eval', *data, '--metrics', 'MeanShiftToy@3', 'nDCG@3', '--format', 'csv']) == 0
-    out = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')
-    assert out.loc['fwd', 'MeanShiftToy@3'] == pytest.approx(expected, rel=1e-5)
-    # bootstrap: it declares no fast path, so the bootstrap refuses it before any work, naming it
-    assert main(['bootstrap', *data, '--metrics', 'MeanShiftToy@3', '--samples', '10']) == 2
-    assert "no fast path for ['MeanShiftToy@3']" in capsys.readouterr().err
-    # report: in the results and the correlations; left out of the bootstrap sections
-    assert main(['report', *data, '--metrics', 'MeanShiftToy@3', 'FD@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
-                 '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
-    results = pd.read_csv(tmp_path / 'rep' / 'results.csv').set_index('name')
-    assert results.loc['fwd', 'MeanShiftToy@3'] == pytest.approx(expected, rel=1e-5)
-    corr = pd.read_csv(tmp_path / 'rep' / 'correlations.csv')
-    assert ((corr.a == 'MeanShiftToy@3') | (corr.b == 'MeanShiftToy@3')).any()
-    assert 'MeanShiftToy@3' not in set(pd.read_csv(tmp_path / 'rep' / 'bootstrap.csv').measure)
-
-
 # --- the defects issue 14 listed, each with a test -------------------------------------------------------------
 
 def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsys):  # noqa: F811
     # was: exit 2 ("no fast path for FD(jackknife=True...)") after writing part of the folder, while eval accepted it
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
-    assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
-                 '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
+    with pytest.warns(UserWarning, match=r'FD\(jackknife=True\)@3: in the results and correlations only; the '
+                      r'bootstrap, comparison.* it resamples FD, CFD, DO, HSA'):  # left out, not silently
+        assert main(['report', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--samples', '120', '--per-query', '1',
+                     '--seeds', '0', '--out', str(tmp_path / 'rep')]) == 0
+    assert 'FD(jackknife=True)@3: in the results and correlations only' in (tmp_path / 'rep' / 'report.md').read_text()
     capsys.readouterr()
     assert main(['eval', *data, '--metrics', 'FD(jackknife=True)@3', 'nDCG@3', '--format', 'csv']) == 0
     evaluated = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).set_index('name')

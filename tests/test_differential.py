@@ -162,7 +162,7 @@ def test_bootstrap_resamples_the_sets_evaluate_selects(data):
             if col in boot.jackknife[name]:
                 assert boot.jackknife[name][col][i] == pytest.approx(left_out.loc[name, col], rel=1e-9, abs=1e-12), (q, col)
     # bootstrap samples: the plain loop on the same draws
-    for m in [m for m in fd if pf.measures.base.bootstrap_path(m) == 'gaussian']:
+    for m in [m for m in fd if pf.measures.base.resampling(m) is pf.measures.definitions.GAUSSIAN]:
         naive = pf.analyses.bootstrap.bootstrap_naive(runs[name], qrels, m, n_samples=3, seed=3)
         np.testing.assert_allclose(boot.samples[name][pf.measures.base.column_label(m)][:3], naive, rtol=1e-9)
 

@@ -353,8 +353,10 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
     # DO and HSA: the pooled bin counts minus each query's, against the old weight-matrix path
     for m in (pf.DO @ 10, pf.HSA @ 10):
         ones = np.ones(len(queries), dtype=bool)
-        old = bs._histogram_samples(m, qrels_ir, run_ir, queries, _weights(ones, *jackknife_groups(ones)))
-        new = bs._histogram_leave_one_out(m, qrels_ir, run_ir, queries)
+        res = pf.measures.resampling(m)
+        stats = bs.STATISTICS[res.statistics](m, bs.RunInputs([m], None, qrels_ir, run_ir, queries))
+        old = res.samples(m, stats, _weights(ones, *jackknife_groups(ones)), None)
+        new = res.leave_out(m, stats, *jackknife_groups(ones), None)
         assert np.isfinite(old).all()
         worst[str(m)] = float(np.max(np.abs(new - old) / np.abs(old)))
         assert worst[str(m)] <= 1e-12, m

@@ -4,22 +4,19 @@ Each sample draws |Q| queries with replacement (``numpy.random.default_rng(seed)
 every system and measure, so samples are paired across systems). A query drawn k times contributes
 its relevant and retrieved documents k times.
 
-Each measure says how it is resampled (:func:`~pyterrier_frechet.measures.base.bootstrap_path`):
-
-- ``'gaussian'`` (FD): per-query counts, sums and cross-products re-weighted by the draws
-  (:mod:`pyterrier_frechet.core.weighted`), so no vector is gathered again;
-- ``'conditional'`` (CFD): the same per-query statistics, as within-query scatter and per-query means
-  (:func:`pyterrier_frechet.core.conditional.conditional_fds`);
-- ``'histogram'`` (DO, HSA): per-query bin counts summed with the same weights, then the measure's statistic;
-- ``'per_query'`` (nDCG, RR, any measure of another package): per-query values averaged with the same counts;
-- ``None`` (FDInf, KID, k-NN, FD's jackknife): refused with a ValueError before any work.
+Each measure says how it is resampled (its :class:`~pyterrier_frechet.measures.resampling.Resampling`,
+:func:`~pyterrier_frechet.measures.base.resampling`): which per-query statistics are re-weighted (FD's and CFD's
+per-query counts, sums and cross-products, DO's and HSA's per-query bin counts, the per-query values of nDCG, RR or
+any measure of another package), how, and with which default interval. This module prepares those statistics from
+the selection :func:`~pyterrier_frechet.evaluate` makes and hands them to the measure's resampling; a measure
+without one is refused with a ValueError before any work, naming the registered measures that have one.
 
 :func:`bootstrap_naive` is the plain loop (resample queries, rebuild the frames, gather vectors,
 recompute through ir_measures), kept as the reference the fast path is tested and benchmarked against.
 """
 import functools
 import logging
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import ir_measures
 import numpy as np
@@ -27,16 +24,15 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
-from ..core.conditional import conditional_fds, conditional_leave_out
-from ..core.histogram import Histograms
-from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, leave_out_fds,
-                             per_query_weighted, weighted_fds as _weighted_fds_numpy)
+from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, per_query_weighted,
+                             weighted_fds as _weighted_fds_numpy)
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
-from ..evaluation.histograms import query_histograms
+from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
-from ..measures.base import CONDITIONAL, GAUSSIAN, HISTOGRAM, PER_QUERY, VECTOR_PATHS, bootstrap_path, column_label
+from ..measures.base import column_label, resampled_names, resampling
+from ..measures.resampling import HISTOGRAM_COUNTS, PER_QUERY_VALUES, VECTOR_STATS
 from ..vectors.sources import using_encoder
 
 logger = logging.getLogger(__name__)
@@ -132,75 +128,107 @@ def jackknife_plan(jackknife, n_units: int, seed: int) -> JackknifePlan:
     raise ValueError(f"jackknife must be 'auto', 'exact' or a number of groups >= 2, got {jackknife!r}")
 
 
-def _leave_out_values(measure, rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.ndarray,
-                      plan: JackknifePlan, backend: str, device: Optional[str], verbose: bool) -> np.ndarray:
-    """FD (or CFD) with each unit query, or each group of them, left out: the totals over the units minus each
-    group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`), O(Q·d²) plus one FD per group,
-    never a units × queries weight matrix."""
-    groups, n_groups = jackknife_groups(units, plan.groups, group_seed(plan.seed))
-    with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
-                 disable=not verbose or n_groups < 200) as pbar:
-        if bootstrap_path(measure) == CONDITIONAL:
-            return conditional_leave_out(rel, ret, units, groups, n_groups, pbar)
-        fd_batch = None
-        if backend == 'torch':
-            from .torch_backend import fd_pairs_torch
-            fd_batch = functools.partial(fd_pairs_torch, device=device)
-        return leave_out_fds(rel, ret, units, groups, n_groups, shift, fd_batch=fd_batch, pbar=pbar)
+class Engine(NamedTuple):
+    """The backend's batched routines a resampling may call (``--backend``/``backend=``)."""
+    name: str
+    weighted_fds: Callable  # (rel, rel_weights, ret_parts, ret_weights, shift, pbar) -> FD per row of the weights
+    fd_batch: Optional[Callable]  # list of (relevant, retrieved) Gaussians -> their FDs; None: one at a time
 
 
-def _vector_samples(measure, sets: VectorSets, queries, counts, verbose: bool = True,
-                    backend: str = 'numpy', device: Optional[str] = None, jackknife=None, seed: int = 0):
-    """FD (or CFD) per bootstrap sample from the measure's two sets as ``evaluate`` selects them
-    (:func:`~..evaluation.vector_sets.select_vector_sets`), and (with ``jackknife``: see :func:`jackknife_plan`) per
-    left-out query (or group of queries) with relevant documents, with the text saying which."""
-    rel, ret, shift = pair_query_stats(sets, len(queries))
+def engine(backend: str = 'numpy', device: Optional[str] = None) -> Engine:
+    """The numpy routines, or the torch ones on ``device`` (:mod:`.torch_backend`)."""
+    fd_batch = None
+    if backend == 'torch':
+        from .torch_backend import fd_pairs_torch
+        fd_batch = functools.partial(fd_pairs_torch, device=device)
+    return Engine(backend, functools.partial(weighted_fds, backend=backend, device=device), fd_batch)
+
+
+# --- the per-query statistics a resampling re-weights, from the selection evaluate() makes -----------------------
+
+class VectorStatistics(NamedTuple):
+    rel: QueryStats
+    ret: QueryStats
+    shift: np.ndarray
+    units: np.ndarray  # queries with relevant vectors
+
+
+class HistogramStatistics(NamedTuple):
+    histograms: QueryHistograms
+    positions: np.ndarray  # of the histograms' queries in the universe
+    units: np.ndarray
+
+
+class PerQueryStatistics(NamedTuple):
+    values: np.ndarray  # per query of the universe
+    units: np.ndarray
+
+
+class RunInputs:
+    """One run's selections, made once for all the measures that need them (every vector measure's sets in one
+    pass, every per-query measure in one ``iter_calc``)."""
+
+    def __init__(self, measures, judgments: Judgments, qrels_ir: pd.DataFrame, run_ir: pd.DataFrame, queries: list):
+        self.measures, self.judgments, self.qrels, self.run, self.queries = measures, judgments, qrels_ir, run_ir, queries
+
+    def _of(self, kind: str) -> list:
+        return [m for m in self.measures if resampling(m).statistics == kind]
+
+    @functools.cached_property
+    def vector_sets(self) -> Dict[object, VectorSets]:
+        return select_vector_sets(self._of(VECTOR_STATS), self.judgments, self.run)
+
+    @functools.cached_property
+    def per_query(self) -> pd.DataFrame:
+        rows = [(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(self._of(PER_QUERY_VALUES), self.qrels, self.run)]
+        return (pd.DataFrame(rows, columns=['qid', 'measure', 'value'])
+                .pivot(index='qid', columns='measure', values='value').reindex(self.queries))
+
+
+def _vector_statistics(measure, inputs: RunInputs) -> VectorStatistics:
+    sets = inputs.vector_sets[measure]
+    rel, ret, shift = pair_query_stats(sets, len(inputs.queries))
     if measure.query_weighted():
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    if bootstrap_path(measure) == CONDITIONAL:
-        if backend != 'numpy':
-            raise ValueError(f"{measure}: the conditional path has the numpy backend only; pass backend='numpy'")
+    return VectorStatistics(rel, ret, shift, np.asarray(pd.Index(inputs.queries).isin(sets.queries)))
 
-        def values_of(weights, pbar=None):
-            return conditional_fds(rel, ret, weights, pbar)
-    else:
-        def values_of(weights, pbar=None):
-            return weighted_fds(rel, weights, [ret], [weights], shift, pbar, backend=backend, device=device)
-    with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False, disable=not verbose or len(counts) < 200) as pbar:
-        values = values_of(counts, pbar)
+
+def _histogram_statistics(measure, inputs: RunInputs) -> HistogramStatistics:
+    qh = query_histograms(measure, inputs.qrels, inputs.run)
+    # the measure's queries are a subset of the universe
+    return HistogramStatistics(qh, pd.Index(inputs.queries).get_indexer(qh.queries), np.ones(len(inputs.queries), bool))
+
+
+def _per_query_statistics(measure, inputs: RunInputs) -> PerQueryStatistics:
+    return PerQueryStatistics(inputs.per_query[str(measure)].to_numpy(dtype=np.float64), np.ones(len(inputs.queries), bool))
+
+
+#: How each kind of per-query statistics (:attr:`~pyterrier_frechet.measures.resampling.Resampling.statistics`) is
+#: prepared for one measure and run.
+STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_statistics,
+              PER_QUERY_VALUES: _per_query_statistics}
+
+
+def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0):
+    """The measure per bootstrap sample (row of ``counts``) and, with ``jackknife`` (see :func:`jackknife_plan`), per
+    left-out unit query (or group of them), with the text saying which."""
+    res = resampling(measure)
+    with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
+                 disable=not verbose or len(counts) < 200) as pbar:
+        values = res.samples(measure, stats, counts, eng, pbar)
     if jackknife is None:
         return values, None, ''
-    units = pd.Index(queries).isin(sets.queries)
-    plan = jackknife_plan(jackknife, int(units.sum()), seed)
-    jack = _leave_out_values(measure, rel, ret, units, shift, plan, backend, device, verbose)
-    return values, jack, plan.describe(int(units.sum()))
+    n_units = int(np.sum(stats.units))
+    plan = jackknife_plan(jackknife, n_units, seed) if res.grouped_jackknife else JackknifePlan(None, seed)
+    groups, n_groups = jackknife_groups(stats.units, plan.groups, group_seed(plan.seed))
+    with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
+                 disable=not verbose or n_groups < 200) as pbar:
+        jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
+    return values, jack, plan.describe(n_units)
 
 
-def _histogram_leave_one_out(measure, qrels_ir, run_ir, queries) -> np.ndarray:
-    """DO / HSA with each query of the universe left out: the pooled bin counts minus that query's (O(Q · bins));
-    a query without histograms leaves the value unchanged."""
-    qh = query_histograms(measure, qrels_ir, run_ir)
-    rel_total, nonrel_total = qh.relevant.sum(axis=0), qh.nonrelevant.sum(axis=0)
-    full = measure.statistic(Histograms(rel_total, nonrel_total, qh.centres)) if len(qh.queries) else np.nan
-    out = np.full(len(queries), full, dtype=np.float64)
-    for i, pos in enumerate(pd.Index(queries).get_indexer(qh.queries)):
-        drew = len(qh.queries) > 1  # leaving out the only query leaves no histogram
-        out[pos] = (measure.statistic(Histograms(rel_total - qh.relevant[i], nonrel_total - qh.nonrelevant[i], qh.centres))
-                    if drew else np.nan)
-    return out
-
-
-def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
-    """DO / HSA per sample: each query's bin counts weighted by how often the sample drew it."""
-    qh = query_histograms(measure, qrels_ir, run_ir)
-    weights = counts[:, pd.Index(queries).get_indexer(qh.queries)]  # the measure's queries are a subset of the universe
-    rel, nonrel = weights @ qh.relevant, weights @ qh.nonrelevant
-    # a sample that drew no query with a relevant document has no value (the measure raises on such qrels)
-    return np.array([measure.statistic(Histograms(r, n, qh.centres)) if drew else np.nan
-                     for r, n, drew in zip(rel, nonrel, weights.sum(axis=1) > 0)])
-
-
-def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '') -> dict:
+def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
+                 estimand: str = '') -> dict:
     valid = samples[np.isfinite(samples)]
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
@@ -219,7 +247,8 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
                            'the plain jackknife interval is printed instead', system, measure)
             low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife)
             method = 'jackknife (log scale undefined: a leave-out value is 0)'
-    estimand = ESTIMAND_LABELS.get(method.split(' ')[0], '')
+            estimand = ''
+    estimand = estimand or ESTIMAND_LABELS.get(method.split(' ')[0], '')
     if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
         # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
         method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
@@ -228,15 +257,8 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
 
 
-#: The interval each kind of measure is printed with, chosen by measured coverage (pt_docs "Calibration", made by
-#: ``benchmarks/calibrate_worlds.py`` in worlds the package did not design): FD and CFD beside their full-set value,
-#: with the jackknife interval of log FD for E[FD̂ₙ] — the expected value over query sets of this size from the same
-#: query population. FD over n queries is biased upwards (10–400× the population FD in those worlds), and no
-#: interval for the population FD reached its nominal coverage at d = 384; per-query means are unbiased, so their
-#: percentile interval is for the population mean.
-DEFAULT_INTERVAL = {GAUSSIAN: 'jackknife_log', CONDITIONAL: 'jackknife_log', HISTOGRAM: 'percentile', PER_QUERY: 'percentile'}
-
-#: What each printed interval is for, in a table cell (the summary's ``estimand`` column).
+#: What each printed interval is for, in a table cell (the summary's ``estimand`` column), where the interval is
+#: not the measure's default (:attr:`~pyterrier_frechet.measures.resampling.Resampling.estimand` says that one's).
 ESTIMAND_LABELS = {
     'jackknife_log': 'E[FD̂ₙ] at this number of queries',
     'jackknife': 'E[θ̂ₙ] at this number of queries',
@@ -262,15 +284,16 @@ ESTIMANDS = {
 
 def check_bootstrappable(measures) -> None:
     """ValueError naming every measure the bootstrap cannot resample exactly — raised before any work."""
-    unsupported = [str(m) for m in measures if bootstrap_path(m) is None]
+    unsupported = [str(m) for m in measures if resampling(m) is None]
     if unsupported:
-        raise ValueError(f'the bootstrap has no fast path for {unsupported}: it supports FD, DO, HSA and per-query measures '
+        raise ValueError(f'the bootstrap has no fast path for {unsupported}: it resamples {", ".join(resampled_names())} '
+                         '(with one balancing draw and, for FD, without jackknife=True) and per-query measures '
                          '(bootstrap_naive resamples any measure, slowly); leave these out of the bootstrap')
 
 
 def bootstrappable(measures) -> list:
     """The measures the bootstrap can resample (the others are left to the point estimates)."""
-    return [m for m in measures if bootstrap_path(m) is not None]
+    return [m for m in measures if resampling(m) is not None]
 
 
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
@@ -281,7 +304,8 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     Args:
         runs: system name → result frame (qid, docno, score), e.g. from :func:`pyterrier_frechet.data.runs.read_run`.
         qrels: qid, docno, label. The resampled universe is the qrels' queries.
-        measures: ir_measures measures (objects or names); FD, DO and HSA use the fast paths; FD takes vectors
+        measures: ir_measures measures (objects or names), each with a resampling (:func:`check_bootstrappable`
+            refuses the others); vector measures take vectors
             from their encoder (or the default one), or the run's ``doc_vec`` column, and their ``missing=`` policy,
             selected exactly as :func:`~pyterrier_frechet.evaluate` selects them (the same documents, vectors and
             drop counts: ``point``).
@@ -295,8 +319,8 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         encoder: the vector source of vector measures that name none (default: the one set by
             :func:`~pyterrier_frechet.set_default_encoder`).
         interval: the interval method of every measure (:mod:`pyterrier_frechet.core.intervals`: ``'percentile'``,
-            ``'shifted'``, ``'basic'``, ``'bca'``, ``'jackknife'``, ``'jackknife_bc'``); default: per kind of measure,
-            :data:`DEFAULT_INTERVAL`, chosen by measured coverage. ``summary`` gives each interval's ``estimate`` —
+            ``'shifted'``, ``'basic'``, ``'bca'``, ``'jackknife'``, ``'jackknife_bc'``); default: the measure's
+            resampling's :attr:`~pyterrier_frechet.measures.resampling.Resampling.interval`, chosen by measured coverage. ``summary`` gives each interval's ``estimate`` —
             the point it is printed beside (the bias-corrected value for ``basic`` and ``jackknife_bc``).
         jackknife: how the leave-out values of ``bca``, ``jackknife`` and ``jackknife_bc`` are formed for FD and CFD
             (downdated totals, O(Q·d²) plus one FD per leave-out; docs/scale.md): ``'exact'`` leaves each query
@@ -327,50 +351,35 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     check_labels_distinct(measures)
+    for m in measures:
+        if backend not in resampling(m).backends:
+            raise ValueError(f"{m}: its {resampling(m).name} resampling has the {' and '.join(resampling(m).backends)} "
+                             f"backend only; pass backend='numpy'")
+    eng = engine(backend, device)
     # the qrels and runs prepared and coded as evaluate() prepares them: one selection path for every entry point
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
     judgments = Judgments(qrels_ir)
     queries = judgments.query_names.tolist()  # sorted: a query's code in the judgments is its position here
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
     rows, samples, jackknives = [], {}, {}
-    classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
-    vector_measures = [m for m in measures if bootstrap_path(m) in VECTOR_PATHS]
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
     point = point_table.set_index('name')
     for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
-        run_ir = prepare_run(to_ir_measures(run), f'run {name!r}')
-        vector_sets = select_vector_sets(vector_measures, judgments, run_ir) if vector_measures else {}
+        inputs = RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries)
         samples[name], jackknives[name] = {}, {}
         full = point.loc[name]
-        if classical:
-            per_query = pd.DataFrame([(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(classical, qrels_ir, run_ir)],
-                                     columns=['qid', 'measure', 'value']).pivot(index='qid', columns='measure', values='value')
-            per_query = per_query.reindex(queries)
         for m in measures:
-            path = bootstrap_path(m)
-            method = interval or DEFAULT_INTERVAL[path]
-            jack, jack_text = None, ''
-            needs_jack = method in intervals.NEEDS_JACKKNIFE
-            if path in VECTOR_PATHS:
-                values, jack, jack_text = _vector_samples(m, vector_sets[m], queries, counts, verbose, backend, device,
-                                                          jackknife if needs_jack else None, seed)
-            elif path == HISTOGRAM:
-                values = _histogram_samples(m, qrels_ir, run_ir, queries, counts)
-                if needs_jack:
-                    jack = _histogram_leave_one_out(m, qrels_ir, run_ir, queries)
-                    jack_text = f'leave-one-out ({len(queries)} queries)'
-            else:
-                per_q = per_query[str(m)].to_numpy(dtype=np.float64)
-                values = counts @ per_q / len(queries)
-                if needs_jack:
-                    jack = (per_q.sum() - per_q) / (len(queries) - 1)
-                    jack_text = f'leave-one-out ({len(queries)} queries)'
+            res = resampling(m)
+            method = interval or res.interval
+            stats = STATISTICS[res.statistics](m, inputs)
+            values, jack, jack_text = _resampled(m, stats, counts, eng, verbose,
+                                                 jackknife if method in intervals.NEEDS_JACKKNIFE else None, seed)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     jack_text))
+                                     jack_text, res.estimand if method == res.interval else ''))
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table)
 
 

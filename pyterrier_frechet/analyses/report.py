@@ -1,5 +1,6 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
 (markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
+import warnings
 from pathlib import Path
 from typing import Dict, Optional, Sequence
 
@@ -8,10 +9,10 @@ import pyterrier as pt
 
 from .outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
-from ..measures.base import column_label, higher_is_better, is_set_measure
+from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
-from .bootstrap import bootstrap, bootstrappable
+from .bootstrap import ESTIMANDS, bootstrap, bootstrappable
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
@@ -37,8 +38,9 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     ``.pyterrier-frechet-outputs.json``, :mod:`pyterrier_frechet.analyses.outputs`); anything else is refused before the
     work, with nothing touched. The report is built in a staging folder and moved in only when complete; replacing
     an earlier report removes only the files its marker lists, so a failure leaves ``out`` as it was and files
-    others put there stay. Measures without a bootstrap path (FDInf, KID, k-NN, FD's
-    jackknife) appear in the results and correlations only. ``encoder``: the vector source of vector measures that
+    others put there stay. Measures without a resampling (:func:`~pyterrier_frechet.measures.base.resampling`:
+    FD's jackknife, and the registered measures that declare none) appear in the results and correlations only,
+    named in a warning and in the report (:func:`not_resampled_note`). ``encoder``: the vector source of vector measures that
     name none. ``qrels_name``: how the report names the qrels (e.g. their path).
 
     One bootstrap pass per run and measure serves every section (intervals, τ intervals, discriminative power, the
@@ -64,6 +66,9 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
         check_test_resolution(n_samples if test == 'bootstrap' else None, ALPHA, n_comparisons=m)
     if len(runs) >= 3:  # discriminative power: the count p-value at α, uncorrected (Sakai 2006)
         check_test_resolution(n_samples, ALPHA)
+    note = not_resampled_note(measures)
+    if note:  # a warning, not a log line: shown whatever --missing drop does to the package's logging
+        warnings.warn(note, stacklevel=2)
     folder = out if isinstance(out, OutputFolder) else OutputFolder(out, 'report folder', report_paths)
     with folder.staging() as work:
         with using_encoder(encoder):
@@ -71,6 +76,22 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
                    test, chosen)
         folder.commit(work, replace=True)
     return folder.path / 'report.md'
+
+
+def not_resampled_note(measures) -> str:
+    """The sentence naming the measures the bootstrap sections leave out ('' when none is)."""
+    left = [column_label(m) for m in measures if resampling(m) is None]
+    if not left:
+        return ''
+    return (f'{", ".join(left)}: in the results and correlations only; the bootstrap, comparison, discriminative-power '
+            'and sparsification sections leave them out (the bootstrap has no exact resampling for them; it resamples '
+            f'{", ".join(m.NAME for m in registered_measures() if m.resampling() is not None)} and per-query measures)')
+
+
+def _interval_notes(summary: pd.DataFrame) -> str:
+    """Which measures each interval method serves and what it is an interval for."""
+    return ' '.join(f'{", ".join(summary.loc[summary.interval == method, "measure"].unique())}: `{method}` intervals, '
+                    f'for {ESTIMANDS.get(method.split(" ")[0], "")}.' for method in summary['interval'].unique())
 
 
 def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
@@ -120,12 +141,11 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
                 'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
     lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
-              f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). FD, CFD: '
-              'the interval (`interval` = jackknife_log) is for E[FD̂ₙ], the expected FD over query sets of this size '
-              'drawn from the same query population — not the population FD, which FD over a finite query set '
+              f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
+              + _interval_notes(summary) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
               'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
-              '"Calibration"). Other measures: percentile intervals for the population mean. The intervals assume '
-              'independent queries; queries that share topics make them too narrow.', '',
+              '"Calibration"). The intervals assume independent queries; queries that share topics make them too '
+              'narrow.' + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else ''), '',
               _table(summary, out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
@@ -159,7 +179,8 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
         what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
-        read = {'jackknife': 'p from the jackknife standard error of the difference for FD and CFD (`p_jackknife`), '
+        jack_names = ', '.join(column_label(m) for m in boot_measures if resampling(m).paired_test == 'jackknife') or 'no measure here'
+        read = {'jackknife': f'p from the jackknife standard error of the difference for {jack_names} (`p_jackknife`), '
                              'from the normal approximation of the resampled differences for the others (`p_normal`; '
                              'column `test`): not quantised by the number of samples; level and power: '
                              '`calibrate --level`',

@@ -14,7 +14,7 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
 
 :func:`compare_systems` runs the paired bootstrap for every pair of many systems (or each against a baseline)
-from one bootstrap, for FD, DO, HSA and per-query measures alike, with Holm's correction per measure. Its default
+from one bootstrap, for every measure the bootstrap resamples (its :class:`~pyterrier_frechet.measures.resampling.Resampling`), with Holm's correction per measure. Its default
 p-value is :func:`normal_p` (the normal approximation of the resampled differences: not quantised by the number of
 resamples, so Holm's first step is resolved for any number of pairs; level and power: ``calibrate --level``,
 docs/report-scale.md); ``test='bootstrap'`` gives the count p-value :func:`bootstrap_p`.
@@ -34,10 +34,21 @@ from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import select_vector_sets
-from ..measures.base import GAUSSIAN, VECTOR_PATHS, bootstrap_path, column_label, higher_is_better
+from ..measures.base import column_label, higher_is_better, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from ..core.intervals import interval
-from .bootstrap import _jackknife_weights, bootstrap, draw_counts, pair_query_stats, query_stats, weighted_fds
+from .bootstrap import _jackknife_weights, bootstrap, check_bootstrappable, draw_counts, pair_query_stats, query_stats, weighted_fds
+
+
+def randomised(measure) -> bool:
+    """Whether the randomisation test (and :func:`paired_test`) applies: the measure's resampling says so."""
+    res = resampling(measure)
+    return res is not None and res.randomisation
+
+
+def randomised_names() -> list:
+    """The registered measures the randomisation test applies to, for messages."""
+    return [m.NAME for m in registered_measures() if randomised(m)]
 
 
 class PairedResult(NamedTuple):
@@ -62,8 +73,9 @@ class _PairStats(NamedTuple):
 def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure) -> _PairStats:
     """Both runs' retrieved sets and the relevant set of ``measure``, selected as ``evaluate`` selects them
     (:func:`~..evaluation.vector_sets.select_vector_sets`: the same documents, vectors and ``missing=`` policy)."""
-    if bootstrap_path(measure) != GAUSSIAN:
-        raise ValueError(f'{measure}: the paired FD tests need a measure with the Gaussian fast path (FD without jackknife)')
+    if not randomised(measure):
+        raise ValueError(f'{measure}: the paired FD tests re-weight the Gaussians of both runs; they are offered for '
+                         f'{", ".join(randomised_names())} (with one balancing draw; FD without jackknife=True)')
     judgments = Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels'))
     queries = judgments.query_names.tolist()
     sets = [select_vector_sets([measure], judgments, prepare_run(to_ir_measures(r), name))[measure]
@@ -151,7 +163,7 @@ def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = Non
 
 
 #: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: :func:`jackknife_p` where the bootstrap
-#: kept leave-one-query-out values — FD, CFD — else :func:`normal_p`, e.g. for per-query means, where the two agree),
+#: kept leave-one-query-out values of a measure whose resampling's ``paired_test`` is ``'jackknife'`` (FD, CFD) — else :func:`normal_p`, e.g. for per-query means, where the two agree),
 #: ``'normal'`` (:func:`normal_p` everywhere) and ``'bootstrap'`` (the count p-value :func:`bootstrap_p`, quantised:
 #: B must resolve Holm's first step). Chosen by ``calibrate --level`` (docs/report-scale.md): at 43 queries the
 #: normal approximation of FD's resampled differences rejects too rarely (power 0.04 against the count test's 0.24),
@@ -266,8 +278,8 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     correction over the comparisons of each measure.
 
     One :func:`~pyterrier_frechet.bootstrap` serves every pair: its samples use the same query draws for every
-    system, so ``samples[a] − samples[b]`` is the paired bootstrap of the difference (for FD, DO, HSA and any
-    per-query measure). ``test`` is how a pair's p-value is read: ``'jackknife'`` (default: :func:`jackknife_p` from
+    system, so ``samples[a] − samples[b]`` is the paired bootstrap of the difference (for every measure
+    with a resampling). ``test`` is how a pair's p-value is read: ``'jackknife'`` (default: :func:`jackknife_p` from
     the leave-one-query-out values the bootstrap kept — FD, CFD — else :func:`normal_p`, the normal approximation of
     the resampled differences; neither is quantised by the resample count, so any number of pairs can be
     Holm-corrected with 1000 resamples; level and power measured by ``calibrate --level``), ``'normal'`` or
@@ -304,6 +316,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
 def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot,
              test: str = DEFAULT_TEST) -> pd.DataFrame:
     measures = parse_measures(measures)
+    check_bootstrappable(measures)
     names = list(runs)
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not among the systems {names[:10]}')
@@ -323,9 +336,9 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
             diffs = boot.samples[a][col] - boot.samples[b][col]
             diff = float(values[a, col] - values[b, col])
             p_jack = float('nan')
-            if bootstrap_path(m) in VECTOR_PATHS and col in jack.get(a, {}) and col in jack.get(b, {}):
-                # FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of pt_docs
-                # "Calibration"; the population ΔFD is not, at d = 384)
+            if resampling(m).paired_test == 'jackknife' and col in jack.get(a, {}) and col in jack.get(b, {}):
+                # e.g. FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
+                # pt_docs "Calibration"; the population ΔFD is not, at d = 384)
                 method = 'jackknife'
                 low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col])
                 p_jack = jackknife_p(diff, jack[a][col] - jack[b][col])
@@ -340,7 +353,7 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
         frame = pd.DataFrame(rows)
         frame['p_holm'] = holm([row[f'p_{row.test}'] for _, row in frame.iterrows()])
         tests = ['p_holm']
-        if n_permutations > 0 and bootstrap_path(m) == GAUSSIAN:
+        if n_permutations > 0 and randomised(m):
             frame['p_randomisation'] = [
                 _randomisation_p(_pair_stats(runs[a], runs[b], qrels, m), d, n_permutations, seed)
                 for a, b, d in pt.tqdm(list(zip(frame['a'], frame['b'], frame['diff'])), desc=f'randomisation {col}',

@@ -3,7 +3,7 @@
 ir_measures and ``pt.Experiment`` take per-query values, average them for the table, and (``baseline=``) run a
 paired t-test on them. A set measure (FD: one number per query set) repeated on every row gives the right mean but a
 test on constant differences — p = 0.0 for any non-zero difference, never evidence. Instead, a measure with a
-leave-out path (FD with either weighting, CFD: :meth:`~..measures.base.SetMeasure.bootstrap_path`) reports for
+leave-out path (FD with either weighting, CFD: :meth:`~..measures.base.SetMeasure.has_rows`) reports for
 unit query q (a query with a relevant document) the centred pseudo-value r_q = θ̂ + c·(θ̄₋ − θ₋q)
 (:func:`~..core.jackknife.centred_pseudo_values`):
 

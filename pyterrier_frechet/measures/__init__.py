@@ -1,13 +1,15 @@
-"""Measure definitions: what each measure is (parameters, docstring, citation, capabilities), declared once.
+"""Measure definitions: what each measure is (parameters, docstring, citation, capabilities, resampling), declared once.
 
-See :mod:`.base` for the capabilities every module asks a measure about and :mod:`.definitions` for the
-measures themselves. Importing this package registers them with ir_measures' parser.
+See :mod:`.base` for the capabilities every module asks a measure about, :mod:`.resampling` for how the bootstrap
+re-weights one, and :mod:`.definitions` for the measures themselves. Importing this package registers them with
+ir_measures' parser. ``__all__`` lists the measures, and only them: ``pyterrier_frechet`` re-exports it, so a new
+measure is exported here, once.
 """
-from .base import (HistogramMeasure, SetMeasure, VectorMeasure, bootstrap_path, column_label, higher_is_better,
-                   is_answer_measure, is_set_measure, is_vector_measure, register_measure)
+from .base import (HistogramMeasure, SetMeasure, VectorMeasure, column_label, higher_is_better, is_answer_measure,  # noqa: F401
+                   is_set_measure, is_vector_measure, register_measure, registered_measures, resampling,
+                   unregister_measure)
+from .resampling import Resampling  # noqa: F401
 from .definitions import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall
-from .answers import AnswerCFD, AnswerFD, AnswerMeasure
+from .answers import AnswerCFD, AnswerFD, AnswerMeasure  # noqa: F401
 
-__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'SetMeasure', 'VectorMeasure',
-           'HistogramMeasure', 'register_measure', 'is_set_measure', 'is_vector_measure', 'bootstrap_path',
-           'higher_is_better', 'column_label', 'AnswerFD', 'AnswerCFD', 'AnswerMeasure', 'is_answer_measure']
+__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD']

@@ -9,15 +9,17 @@ A measure of this package is a :class:`SetMeasure` (an ir_measures :class:`~ir_m
 - ``HIGHER_IS_BETTER`` — orientation (ir_measures' own attribute);
 - :meth:`~SetMeasure.is_set_valued` — one number per query set (reported for every query of the qrels), or
   per-query values (FD's jackknife pseudo-values);
-- :meth:`~SetMeasure.bootstrap_path` — how the bootstrap resamples it exactly: ``'gaussian'`` (per-query sums
-  and cross-products re-weighted, FD), ``'conditional'`` (the same per-query statistics, within-query scatter
-  and per-query means re-weighted, CFD), ``'histogram'`` (per-query bin counts re-weighted), or ``None`` (no
-  fast path: the bootstrap refuses it, naming :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap_naive`);
+- ``RESAMPLING`` / :meth:`~SetMeasure.resampling` — how the bootstrap and the jackknife re-weight it exactly, its
+  default interval and paired test (a :class:`~.resampling.Resampling`: :data:`~.definitions.GAUSSIAN` for FD,
+  :data:`~.definitions.CONDITIONAL` for CFD, :data:`~.resampling.HISTOGRAM` for DO and HSA), or None (no exact
+  path: the bootstrap refuses it, naming :func:`~pyterrier_frechet.analyses.bootstrap.bootstrap_naive`);
 - :meth:`~VectorMeasure.statistic` — the value from the inputs, through a pure numpy core.
 
-Measures of other packages (nDCG, RR, ...) are per-query measures: :func:`bootstrap_path` says
-``'per_query'`` for them, :func:`is_set_measure` False. :func:`register_measure` makes a new definition known
-to ir_measures' parser (``parse_measure``, ``pt.Experiment`` strings, the CLI) and to this package's provider.
+Measures of other packages (nDCG, RR, ...) are per-query measures: :func:`resampling` gives them
+:data:`~.resampling.PER_QUERY`, :func:`is_set_measure` False. :func:`register_measure` makes a new definition known
+to ir_measures' parser (``parse_measure``, ``pt.Experiment`` strings, the CLI) and to this package's provider;
+:func:`unregister_measure` forgets it again. :func:`registered_measures` lists them (every list of measures in an
+error, the CLI help or the docs comes from it).
 """
 import importlib
 from typing import Dict, List, Optional
@@ -26,19 +28,13 @@ import numpy as np
 from ir_measures import measures
 from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
 
+from .resampling import HISTOGRAM, PER_QUERY, Resampling
+
 #: ``INPUT`` values.
 VECTORS = 'vectors'
 HISTOGRAMS = 'histograms'
 ANSWERS = 'answers'  # the embeddings of a RAG pipeline's answers (``qanswer``) and of references (measures/answers.py)
 
-#: ``bootstrap_path`` values.
-GAUSSIAN = 'gaussian'
-CONDITIONAL = 'conditional'
-HISTOGRAM = 'histogram'
-PER_QUERY = 'per_query'
-#: The paths of statistics of vectors re-weighted per query (FD and its variants, CFD): biased on a finite query
-#: set, printed beside their full-set value with a jackknife interval for E[θ̂ₙ] (pt_docs "Calibration").
-VECTOR_PATHS = (GAUSSIAN, CONDITIONAL)
 
 
 class SetValueAgg(Agg):
@@ -67,8 +63,10 @@ class SetMeasure(measures.Measure):
     measure and its parameters; set aggregation. Subclasses declare ``INPUT`` and implement ``statistic``."""
 
     INPUT: str = ''
-    #: Does ``bootstrap`` have an exact fast path (see the module docstring)? Overridable per instance.
-    BOOTSTRAP: Optional[str] = None
+    #: How the bootstrap and the jackknife re-weight it (see the module docstring); None: they refuse it.
+    RESAMPLING: Optional[Resampling] = None
+    #: Whether its per-query rows under ir_measures are centred jackknife pseudo-values (:meth:`has_rows`).
+    ROWS: bool = False
 
     def __call__(self, cutoff=None, **kwargs):
         """``M(10)`` is ``M@10``; keywords set the other parameters, e.g. ``FD(10, rel=2)``."""
@@ -100,8 +98,9 @@ class SetMeasure(measures.Measure):
     def has_rows(self) -> bool:
         """Whether the per-query rows ir_measures and pt.Experiment get are centred jackknife pseudo-values (their
         mean is the value, their paired t-test the jackknife test: :mod:`pyterrier_frechet.evaluation.experiment_rows`)
-        rather than the value repeated: a set-valued measure whose every balancing draw has a leave-out path."""
-        return self.is_set_valued() and all(m.bootstrap_path() in VECTOR_PATHS for m in self.balancing_draws())
+        rather than the value repeated: a set-valued measure whose every balancing draw declares ``ROWS`` (and
+        implements :meth:`VectorMeasure.experiment_rows`)."""
+        return self.is_set_valued() and all(m.ROWS for m in self.balancing_draws())
 
     def _param_repr(self, v):
         # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
@@ -113,9 +112,9 @@ class SetMeasure(measures.Measure):
         """One number per query set, reported for every query of the qrels (else one value per query)."""
         return True
 
-    def bootstrap_path(self) -> Optional[str]:
-        """The bootstrap's exact fast path for this measure (``'gaussian'``, ``'conditional'``, ``'histogram'``) or None."""
-        return self.BOOTSTRAP
+    def resampling(self) -> Optional[Resampling]:
+        """How the bootstrap re-weights this measure with these parameters (default ``RESAMPLING``), or None."""
+        return self.RESAMPLING
 
     def balancing_draws(self) -> list:
         """The measures whose mean this one is: itself, or with ``per_query`` and ``draws=D`` > 1, the same measure
@@ -183,7 +182,7 @@ class HistogramMeasure(SetMeasure):
     """A measure over the score histograms of relevant and non-relevant judged documents. Name its core function
     ``CORE = (module in pyterrier_frechet.core, function of a Histograms)``, or override ``statistic(histograms)``."""
     INPUT = HISTOGRAMS
-    BOOTSTRAP = HISTOGRAM
+    RESAMPLING = HISTOGRAM
     CORE: Optional[tuple] = None
 
     def statistic(self, histograms) -> float:
@@ -232,6 +231,31 @@ def register_measure(measure: SetMeasure) -> SetMeasure:
     return measure
 
 
+def unregister_measure(measure: SetMeasure) -> None:
+    """Forget a measure :func:`register_measure` made known (ValueError if it is not registered): its name no longer
+    parses. For measures defined in tests and notebooks."""
+    if measures.registry.get(measure.NAME) is not measure:
+        raise ValueError(f'{measure.NAME} is not a registered measure; registered: {[str(m) for m in registered_measures()]}')
+    del measures.registry[measure.NAME]
+
+
+def registered_measures() -> List[SetMeasure]:
+    """This package's registered measures (and any defined elsewhere through :func:`register_measure`), in
+    registration order."""
+    return list(dict.fromkeys(m for m in measures.registry.values() if isinstance(m, SetMeasure)))
+
+
+def resampled_names() -> List[str]:
+    """The names of the registered measures the bootstrap resamples (those that declare a resampling with their
+    default parameters), for messages, help and docs."""
+    return [m.NAME for m in registered_measures() if m.resampling() is not None]
+
+
+def unresampled_names() -> List[str]:
+    """The names of the registered measures the bootstrap refuses."""
+    return [m.NAME for m in registered_measures() if m.resampling() is None]
+
+
 # --- questions any code may ask of any measure (this package's or another's) ---------------------------------
 
 def is_set_measure(measure) -> bool:
@@ -248,12 +272,12 @@ def is_answer_measure(measure) -> bool:
     return isinstance(measure, SetMeasure) and measure.INPUT == ANSWERS
 
 
-def bootstrap_path(measure) -> Optional[str]:
-    """``'gaussian'``, ``'conditional'``, ``'histogram'``, ``'per_query'`` (any measure with per-query values, e.g.
-    nDCG), or None."""
+def resampling(measure) -> Optional[Resampling]:
+    """How the bootstrap re-weights ``measure``: its own declaration (:meth:`SetMeasure.resampling`),
+    :data:`~.resampling.PER_QUERY` for any measure with per-query values (e.g. nDCG), or None."""
     if isinstance(measure, SetMeasure):
         # a mean over balancing draws has no single pair of sets to re-weight
-        return measure.bootstrap_path() if len(measure.balancing_draws()) == 1 else None
+        return measure.resampling() if len(measure.balancing_draws()) == 1 else None
     return PER_QUERY
 
 

@@ -3,7 +3,7 @@
 ``KNNPrecision``, ``KNNRecall``), and the score-histogram measures ``DO`` and ``HSA``.
 
 As in ir_measures, a measure is its parameters, a docstring and a citation. Each also declares what it is
-(:mod:`pyterrier_frechet.measures.base`: its input, orientation, set-valued or not, bootstrap path) and computes its
+(:mod:`pyterrier_frechet.measures.base`: its input, orientation, set-valued or not, resampling) and computes its
 value from its inputs through a pure numpy core (:mod:`pyterrier_frechet.core`), imported when first used. Selecting
 the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
@@ -11,7 +11,51 @@ from typing import Dict, List, Optional
 
 from ir_measures.measures.base import ParamInfo
 
-from .base import CONDITIONAL, GAUSSIAN, VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
+from .base import VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
+from .resampling import VECTOR_STATS, Resampling
+
+
+class Gaussian(Resampling):
+    """FD: per-query counts, sums and cross-products re-weighted (:func:`~pyterrier_frechet.core.weighted.weighted_fds`);
+    leave-outs by downdating the totals (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
+    name = 'gaussian'
+    statistics = VECTOR_STATS
+    # FD over n queries is biased upwards (10–400× the population FD in the calibration worlds) and no interval for
+    # the population FD reached its coverage at d = 384: the jackknife interval of log FD, for E[FD̂ₙ]
+    interval = 'jackknife_log'
+    estimand = 'E[FD̂ₙ] at this number of queries'
+    paired_test = 'jackknife'
+    grouped_jackknife = True
+    randomisation = True
+
+    def samples(self, measure, stats, weights, engine, pbar=None):
+        return engine.weighted_fds(stats.rel, weights, [stats.ret], [weights], stats.shift, pbar)
+
+    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
+        from ..core.weighted import leave_out_fds
+        return leave_out_fds(stats.rel, stats.ret, stats.units, groups, n_groups, stats.shift, fd_batch=engine.fd_batch,
+                             pbar=pbar)
+
+
+class Conditional(Gaussian):
+    """CFD: the same per-query statistics, as within-query scatter and per-query means
+    (:func:`~pyterrier_frechet.core.conditional.conditional_fds`, :func:`~pyterrier_frechet.core.conditional.conditional_leave_out`)."""
+    name = 'conditional'
+    randomisation = False
+    backends = ('numpy',)
+
+    def samples(self, measure, stats, weights, engine, pbar=None):
+        from ..core.conditional import conditional_fds
+        return conditional_fds(stats.rel, stats.ret, weights, pbar)
+
+    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
+        from ..core.conditional import conditional_leave_out
+        return conditional_leave_out(stats.rel, stats.ret, stats.units, groups, n_groups, pbar)
+
+
+#: The resamplings of FD and CFD (see :mod:`.resampling`).
+GAUSSIAN = Gaussian()
+CONDITIONAL = Conditional()
 
 
 class _FD(VectorMeasure):
@@ -66,6 +110,8 @@ class _FD(VectorMeasure):
     SHORT_DESC = ('Distance between Gaussians fitted to the embeddings of the relevant documents and of '
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
+    RESAMPLING = GAUSSIAN
+    ROWS = True
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report the value as the jackknife bias-corrected FD: the mean '
@@ -92,8 +138,8 @@ class _FD(VectorMeasure):
     def is_set_valued(self) -> bool:
         return not self['jackknife']
 
-    def bootstrap_path(self) -> Optional[str]:
-        return None if self['jackknife'] else GAUSSIAN
+    def resampling(self):
+        return None if self['jackknife'] else self.RESAMPLING  # pseudo-values per query: no set to re-weight
 
     def reduce_relevant(self, relevant):
         from ..core.frechet import reduce_set
@@ -139,7 +185,8 @@ class _CFD(VectorMeasure):
     SHORT_DESC = ("Fréchet distance between each query's relevant and retrieved documents, given the query "
                   '(lower is better).')
     HIGHER_IS_BETTER = False
-    BOOTSTRAP = CONDITIONAL
+    RESAMPLING = CONDITIONAL
+    ROWS = True
 
     def needs_query_ids(self) -> bool:
         return True

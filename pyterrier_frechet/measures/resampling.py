@@ -1,0 +1,132 @@
+"""How a measure is resampled, declared on the measure: its :class:`Resampling` (``RESAMPLING`` on the class).
+
+The bootstrap over queries draws |Q| queries with replacement; a query drawn k times weighs k. The jackknife
+leaves one query (or a group of queries) out: those weigh 0, the others 1. A resampling says how a measure's value
+follows from such weights, exactly, without gathering a vector or rebuilding a frame again:
+
+- :attr:`Resampling.statistics` — which per-query statistics it re-weights, prepared by
+  :mod:`pyterrier_frechet.analyses.bootstrap` from the same selection :func:`~pyterrier_frechet.evaluate` makes
+  (:data:`VECTOR_STATS`, :data:`HISTOGRAM_COUNTS` or :data:`PER_QUERY_VALUES`; each arrives as an object with the
+  fields listed there, and a boolean ``units`` over the query universe: the queries the jackknife leaves out);
+- :meth:`Resampling.samples` — the value under each row of a (samples × queries) weight matrix;
+- :meth:`Resampling.leave_out` — the value with each group of unit queries left out (default: :meth:`samples`
+  with one row of weights per group; a resampling may downdate totals instead);
+- :attr:`Resampling.interval`, :attr:`Resampling.estimand` — the interval it is printed with by default (chosen by
+  measured coverage, pt_docs "Calibration") and what that interval is for;
+- :attr:`Resampling.paired_test` — the p-value ``compare`` and ``report`` read for a pair of systems by default;
+- :attr:`Resampling.grouped_jackknife`, :attr:`Resampling.randomisation`, :attr:`Resampling.backends`.
+
+``bootstrap``, ``compare``, ``agreement`` and ``report`` ask :func:`~pyterrier_frechet.measures.base.resampling`
+and branch on none of these names. The resamplings of FD and CFD (:data:`~.definitions.GAUSSIAN`,
+:data:`~.definitions.CONDITIONAL`) are defined beside them; this module holds the base class and the two that
+serve many measures: :data:`HISTOGRAM` (every :class:`~.base.HistogramMeasure`) and :data:`PER_QUERY` (any
+per-query measure, e.g. nDCG). A measure without one (``RESAMPLING = None``) is refused by the bootstrap with a
+message listing the registered measures that have one. The cores are imported inside the methods, so importing the
+package stays cheap.
+"""
+from typing import Sequence
+
+import numpy as np
+
+#: :attr:`Resampling.statistics` values. ``VECTOR_STATS``: ``rel``, ``ret`` (:class:`~pyterrier_frechet.core.weighted.QueryStats`
+#: of the relevant and the retrieved vectors, per query: counts, shifted sums, cross-products; per-query weighted for
+#: ``weighting='query'``), ``shift`` (the common shift, the mean relevant vector), ``units`` (queries with relevant
+#: vectors).
+VECTOR_STATS = 'vector_stats'
+#: ``HISTOGRAM_COUNTS``: ``histograms`` (:class:`~pyterrier_frechet.evaluation.histograms.QueryHistograms`: per-query
+#: bin counts of relevant and non-relevant documents, bin centres, the queries), ``positions`` (each of those queries'
+#: position in the universe), ``units`` (every query).
+HISTOGRAM_COUNTS = 'histogram_counts'
+#: ``PER_QUERY_VALUES``: ``values`` (the measure per query, in universe order), ``units`` (every query).
+PER_QUERY_VALUES = 'per_query_values'
+
+
+class Resampling:
+    """How the bootstrap and the jackknife re-weight one kind of measure (see the module docstring)."""
+
+    #: Its name in the measure reference (pt_docs) and the docs.
+    name: str = ''
+    #: Which per-query statistics it re-weights (:data:`VECTOR_STATS`, :data:`HISTOGRAM_COUNTS`, :data:`PER_QUERY_VALUES`).
+    statistics: str = ''
+    #: The interval the bootstrap prints by default (a method of :mod:`pyterrier_frechet.core.intervals`).
+    interval: str = 'percentile'
+    #: What that interval is for, in a table cell (the bootstrap summary's ``estimand`` column).
+    estimand: str = 'population mean'
+    #: The p-value of a paired difference ``compare`` reads by default (``'jackknife'``: from the leave-out values of
+    #: the difference, which the bootstrap keeps where :attr:`interval` needs them; ``'normal'``: from the normal
+    #: approximation of the resampled differences) and the interval of that difference.
+    paired_test: str = 'normal'
+    #: Leave-outs: the unit queries in seeded groups when there are many (``jackknife='auto'``), or always one by one.
+    grouped_jackknife: bool = False
+    #: Whether ``compare --permutations`` runs the randomisation test (the two runs' retrieved sets swapped per query).
+    randomisation: bool = False
+    #: The bootstrap backends it runs on (one that never calls ``engine`` runs on any).
+    backends: Sequence[str] = ('numpy', 'torch')
+
+    def samples(self, measure, stats, weights: np.ndarray, engine, pbar=None) -> np.ndarray:
+        """The value of ``measure`` under each row of ``weights`` (samples × queries of the universe, float64).
+        ``engine``: the backend's batched routines (``engine.weighted_fds``, ``engine.fd_batch``); ``pbar``: anything
+        with ``update(n)``, or None."""
+        raise NotImplementedError(f'{type(self).__name__} does not define samples()')
+
+    def leave_out(self, measure, stats, groups: np.ndarray, n_groups: int, engine, pbar=None) -> np.ndarray:
+        """The value with each of the ``n_groups`` groups of unit queries left out (``groups``: each query's group,
+        −1 for a query that is no unit; such queries weigh 0). Default: :meth:`samples` with one row per group."""
+        units = np.asarray(stats.units, dtype=bool)
+        weights = np.tile(units.astype(np.float64), (n_groups, 1))
+        member = groups >= 0
+        weights[groups[member], np.flatnonzero(member)] = 0.0
+        return self.samples(measure, stats, weights, engine, pbar)
+
+    def __repr__(self):
+        return f'{type(self).__name__}({self.name!r})'
+
+
+class HistogramCounts(Resampling):
+    """DO, HSA: each query's bin counts summed with the weights, then the measure's statistic; a sample that drew no
+    query with a histogram has no value (NaN)."""
+    name = 'histogram'
+    statistics = HISTOGRAM_COUNTS
+
+    def samples(self, measure, stats, weights, engine, pbar=None):
+        from ..core.histogram import Histograms
+        qh = stats.histograms
+        w = weights[:, stats.positions]
+        rel, nonrel = w @ qh.relevant, w @ qh.nonrelevant
+        return np.array([measure.statistic(Histograms(r, n, qh.centres)) if drew else np.nan
+                         for r, n, drew in zip(rel, nonrel, w.sum(axis=1) > 0)])
+
+    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
+        """The pooled bin counts minus each group's (O(Q · bins)); a group without histograms leaves the value
+        unchanged, one that holds every histogram leaves none (NaN)."""
+        from ..core.histogram import Histograms
+        qh = stats.histograms
+        rel_total, nonrel_total = qh.relevant.sum(axis=0), qh.nonrelevant.sum(axis=0)
+        full = measure.statistic(Histograms(rel_total, nonrel_total, qh.centres)) if len(qh.queries) else np.nan
+        of = groups[stats.positions]
+        rel_out, nonrel_out = np.zeros((n_groups, len(qh.centres))), np.zeros((n_groups, len(qh.centres)))
+        np.add.at(rel_out, of, qh.relevant)
+        np.add.at(nonrel_out, of, qh.nonrelevant)
+        held = np.bincount(of, minlength=n_groups)
+        return np.array([full if held[g] == 0 else np.nan if held[g] == len(qh.queries) else
+                         measure.statistic(Histograms(rel_total - rel_out[g], nonrel_total - nonrel_out[g], qh.centres))
+                         for g in range(n_groups)], dtype=np.float64)
+
+
+class PerQueryMean(Resampling):
+    """A per-query measure (nDCG, RR, any measure of another package): the per-query values averaged with the weights."""
+    name = 'per_query'
+    statistics = PER_QUERY_VALUES
+
+    def samples(self, measure, stats, weights, engine, pbar=None):
+        return weights @ stats.values / len(stats.values)
+
+    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
+        values = stats.values
+        left = np.bincount(groups[groups >= 0], weights=values[groups >= 0], minlength=n_groups)
+        sizes = np.bincount(groups[groups >= 0], minlength=n_groups)
+        return (values.sum() - left) / (len(values) - sizes)
+
+
+HISTOGRAM = HistogramCounts()
+PER_QUERY = PerQueryMean()
