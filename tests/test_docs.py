@@ -30,7 +30,7 @@ def test_readme_is_at_most_250_lines():
     assert n <= 250, f'README.md has {n} lines; move detail to a page under pyterrier_frechet/pt_docs/'
 
 
-def test_readme_first_commands_run_the_demo_then_the_tests_and_ci_finds_the_second():
+def test_readme_first_commands_run_the_demo_then_the_tests_and_ci_finds_them():
     lines = README.read_text(encoding='utf-8').splitlines()
     assert lines[2] == '```bash'
     demo, tests = lines[3], lines[4]
@@ -41,6 +41,9 @@ def test_readme_first_commands_run_the_demo_then_the_tests_and_ci_finds_the_seco
     block = '\n'.join(lines[lines.index('```bash') + 1:])
     block = block[:block.index('```')]
     assert [line for line in block.splitlines() if 'pytest' in line][0] == tests
+    # ... and the slow tests' line, the first pytest line with -m slow, run in the same venv
+    assert [line for line in block.splitlines() if 'pytest' in line and ' -m slow' in line] == [lines[5]]
+    assert lines[5].endswith('python -m pytest -q -m slow')
 
 
 def test_readme_names_every_subcommand():

@@ -324,8 +324,10 @@ def test_two_processes_write_and_read_one_cache(tmp_path):
         np.testing.assert_array_equal(stored[f'doc{j}'], np.random.default_rng(j).normal(size=64).astype(np.float32))
 
 
+@pytest.mark.slow
 def test_ray_two_local_workers_equal_single_process_encoding(models, tmp_path):
-    # issue 8: scale-out on Ray (a local 2-CPU Ray here), writing into the Embedder's own cache
+    # scale-out on Ray (a local 2-CPU Ray here), writing into the Embedder's own cache; starting Ray is most of its
+    # time, hence slow: tests/test_distributed.py covers the same module without Ray in the fast set
     import ray  # an optional dependency of the package; the test extra installs it
     from pyterrier_frechet.vectors.distributed import encode_with_ray
     texts = [' '.join(WORDS[(i * 5 + j) % len(WORDS)] for j in range(2 + i % 6)) for i in range(30)]

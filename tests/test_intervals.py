@@ -74,6 +74,7 @@ def test_bootstrap_jackknife_interval_equals_leave_one_query_out_by_hand(toy):
     assert corrected.estimate == pytest.approx(n * full - (n - 1) * np.mean(loo), rel=1e-9)
 
 
+@pytest.mark.slow  # a statistical calibration run; tests/test_calibration.py is its fast counterpart
 def test_calibration_small_run_shows_which_intervals_cover():
     # the seeded small version of `calibrate` (the README table is the full run): at 43 queries the percentile
     # interval of FD never covers the population FD (FD's finite-sample bias puts every resample above it), the
@@ -136,6 +137,7 @@ def test_tau_ap_weights_errors_at_the_top():
     assert np.mean([tau_ap(np.array(p, dtype=float), ref) for p in itertools.permutations(range(6))]) == pytest.approx(0, abs=1e-12)
 
 
+@pytest.mark.slow  # a statistical calibration run; tests/test_calibration.py is its fast counterpart
 def test_tau_calibration_small_run():
     from pyterrier_frechet.analyses.calibration import World, tau_coverage
     table = tau_coverage(World(d=8), n_queries=(43,), n_trials=15, n_samples=60, seed=1, verbose=False)
@@ -158,6 +160,7 @@ def test_population_values_of_the_variants_are_what_many_queries_converge_to():
         expected_fd(world, 10, 1, seed=0, statistic='fid')
 
 
+@pytest.mark.slow  # a statistical calibration run; tests/test_calibration.py is its fast counterpart
 def test_cfd_calibration_small_run():
     from pyterrier_frechet.analyses.calibration import World, coverage
     table = coverage(World(d=8), n_queries=(43,), n_trials=30, n_samples=150, n_reference=100, seed=3, verbose=False,
@@ -167,6 +170,7 @@ def test_cfd_calibration_small_run():
     assert cov['FD', 'jackknife_bc', 'population'] >= 0.8 and cov['ΔFD', 'jackknife', 'population'] >= 0.8
 
 
+@pytest.mark.slow  # a statistical calibration run; tests/test_calibration.py is its fast counterpart
 def test_paired_bootstrap_test_level_and_power_small_run():
     """Two copies of one system: the paired bootstrap test rejects at about α or less (binomial slack for 60
     trials); two different systems: more often."""

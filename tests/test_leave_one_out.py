@@ -320,6 +320,7 @@ VECTORS = SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm'
 
 @needs_shared()
 @pytest.mark.shared
+@pytest.mark.slow  # all 43 DL19 queries through every path; the toy tests above cover the same code fast
 def test_dl19_leave_one_out_equals_the_exact_paths():
     from pyterrier_frechet.analyses import bootstrap as bs
     from pyterrier_frechet.core.frechet import frechet_distance

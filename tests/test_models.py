@@ -81,20 +81,21 @@ def cranfield():
     return pf.bundled.cranfield()
 
 
+@pytest.mark.slow
 def test_splade_tiny_retrieves_cranfield(splade_tiny, cranfield, tmp_path_factory):
     """The trained SPLADE, through pyterrier-splade and PISA: nDCG@10 ≥ 0.30 on Cranfield (BM25: 0.36); a random
-    stand-in scores about 0.003."""
+    stand-in scores about 0.003. Slow: encodes all 1,400 abstracts (pipelines.splade's plumbing is in the fast set,
+    tests/test_pipelines.py, with a tiny random model)."""
     run = pipelines.splade(cranfield, tmp_path_factory.mktemp('splade'), splade_tiny)(cranfield.topics)
     scores = pf.evaluate({'splade-tiny': run}, cranfield.qrels, [nDCG @ 10, RR @ 10]).iloc[0]
     assert scores['nDCG@10'] >= 0.30 and scores['RR@10'] >= 0.45
 
 
-def test_late_interaction_over_minilm_tokens_equals_hand_maxsim_and_retrieves(cranfield):
-    """MaxSim over all-MiniLM-L6-v2's normalised token vectors: scores equal a hand computation from the model's
-    hidden states; exhaustive retrieval on Cranfield reaches nDCG@10 ≥ 0.25."""
+def _hand_maxsim_check(li, topics, texts):
+    """Scores of ``li``'s top 2 documents per query equal MaxSim over all-MiniLM-L6-v2's normalised token vectors
+    computed here from the model's hidden states."""
     import torch
     from transformers import AutoModel, AutoTokenizer
-    li = pipelines.token_maxsim(cranfield, 'all-MiniLM-L6-v2', num_results=50)
     encoder = li.colbert
     assert repr(encoder) == "TokenMaxSim('all-MiniLM-L6-v2')" and encoder.config['dim'] == 384
     tok = AutoTokenizer.from_pretrained(encoder.path)
@@ -109,11 +110,29 @@ def test_late_interaction_over_minilm_tokens_equals_hand_maxsim_and_retrieves(cr
         punctuation = [vocab[c] for c in string.punctuation if c in vocab]
         keep = ~np.isin(ids, punctuation) if maxlen == 180 else np.ones(len(ids), bool)  # documents drop punctuation
         return torch.nn.functional.normalize(h, dim=-1).numpy()[keep]
-    topics = cranfield.topics.head(5)
     res = li(topics)
+    assert len(res)
     for row in res.groupby('qid').head(2).itertuples():
         q = vectors(row.query, 32)
-        d = vectors(cranfield.texts[row.docno], 180)
+        d = vectors(texts[row.docno], 180)
         assert row.score == pytest.approx(float((q @ d.T).max(axis=1).sum()), rel=1e-4)
+
+
+def test_late_interaction_over_minilm_tokens_equals_hand_maxsim_on_a_small_collection(cranfield):
+    """The fast half of the test below: exhaustive MaxSim over 40 Cranfield abstracts, scores checked by hand."""
+    from pyterrier_frechet.data.bundled import Collection
+    texts = {d: cranfield.texts[d] for d in list(cranfield.texts)[:40]}
+    small = Collection('cranfield-40', cranfield.topics.head(3), cranfield.qrels, texts)
+    li = pipelines.token_maxsim(small, 'all-MiniLM-L6-v2', num_results=5)
+    _hand_maxsim_check(li, small.topics, texts)
+    assert set(li(small.topics).docno) <= set(texts)
+
+
+@pytest.mark.slow
+def test_late_interaction_over_minilm_tokens_equals_hand_maxsim_and_retrieves(cranfield):
+    """MaxSim over all-MiniLM-L6-v2's normalised token vectors: scores equal a hand computation from the model's
+    hidden states; exhaustive retrieval on Cranfield reaches nDCG@10 ≥ 0.25. Slow: encodes all 1,400 abstracts."""
+    li = pipelines.token_maxsim(cranfield, 'all-MiniLM-L6-v2', num_results=50)
+    _hand_maxsim_check(li, cranfield.topics.head(5), cranfield.texts)
     run = li(cranfield.topics)
     assert pf.evaluate({'li': run}, cranfield.qrels, [nDCG @ 10]).iloc[0]['nDCG@10'] >= 0.25

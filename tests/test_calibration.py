@@ -1,0 +1,64 @@
+"""analyses/calibration.py in the fast set: tiny runs of coverage, tau_coverage and rejection_rates whose truths are
+checked against the closed forms and whose tables have the documented shape. The statistical runs (enough trials
+to say which intervals cover) are the slow tests in tests/test_intervals.py."""
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+from pyterrier_frechet.analyses.calibration import World, coverage, expected_fd, rejection_rates, tau_coverage
+from pyterrier_frechet.core.intervals import METHODS
+
+WORLD = World(d=4)
+
+
+def _fractions(values, trials):
+    # a share of `trials` trials: k / trials for an integer k (NaN where a method gave no interval in any trial)
+    values = np.asarray(values, dtype=np.float64)
+    finite = values[np.isfinite(values)]
+    return bool(np.all(np.abs(finite * trials - np.round(finite * trials)) < 1e-9) and np.all((finite >= 0) & (finite <= 1)))
+
+
+def test_coverage_table_truths_and_determinism():
+    table = coverage(WORLD, n_queries=(12,), n_trials=3, n_samples=40, n_reference=10, seed=1, verbose=False)
+    assert len(table) == 2 * len(METHODS) * 2  # (FD, ΔFD) × methods × (population, E[·] at n)
+    assert set(table.method) == set(METHODS) and (table.measure == 'fd').all() and (table.n_queries == 12).all()
+    truth = table.groupby(['statistic', 'estimand'])['true_value'].agg(['min', 'max'])
+    assert (truth['min'] == truth['max']).all()  # one truth per (statistic, estimand), whatever the method
+    truth = truth['min']
+    pop_a, pop_b = WORLD.population_fd(WORLD.p_a), WORLD.population_fd(WORLD.p_b)
+    assert truth['FD', 'population'] == pytest.approx(pop_a, rel=1e-12)
+    assert truth['ΔFD', 'population'] == pytest.approx(pop_a - pop_b, rel=1e-12)
+    expected = expected_fd(WORLD, 12, 10, seed=1)
+    assert truth['FD', 'E[FD] at 12 queries'] == expected['A'] and truth['ΔFD', 'E[ΔFD] at 12 queries'] == expected['delta']
+    assert _fractions(table.coverage, 3) and _fractions(table.contains_estimate, 3)
+    assert ((table.width >= 0) | table.width.isna()).all() and ((table.undefined >= 0) & (table.undefined <= 1)).all()
+    # FD's finite-sample bias is large at 12 queries: every resample of FD̂ lies above the population FD
+    cov = table.set_index(['statistic', 'method', 'estimand'])['coverage']
+    assert cov['FD', 'percentile', 'population'] == 0
+    again = coverage(WORLD, n_queries=(12,), n_trials=3, n_samples=40, n_reference=10, seed=1, verbose=False)
+    pd.testing.assert_frame_equal(table, again)  # seeded
+
+
+def test_tau_coverage_truth_is_tau_of_the_closed_form_population_values():
+    systems = [(0.55, 0.2), (0.6, 1.0), (0.7, 0.4), (0.8, 1.2)]
+    table = tau_coverage(WORLD, systems=systems, n_queries=(12,), n_trials=2, n_samples=40, seed=0, verbose=False)
+    pop_fd = [replace(WORLD, offset=off).population_fd(p) for p, off in systems]
+    tau = scipy.stats.kendalltau(-np.array(pop_fd), [p for p, _ in systems]).statistic
+    row = table.iloc[0]
+    assert len(table) == 1 and row.true_value == pytest.approx(tau) and row.trials == 2 and row.samples == 40
+    assert _fractions([row.coverage], 2) and -1 <= row.mean_estimate <= 1 and 0 <= row.width <= 2
+
+
+def test_rejection_rates_table_and_binomial_standard_error():
+    table = rejection_rates(WORLD, n_queries=(12,), n_trials=3, n_samples=40, seed=0, verbose=False,
+                            tests=('normal', 'jackknife'))
+    assert len(table) == 2 * 2 * 2  # (null, alternative) × (fd, precision) × tests
+    assert set(table.test) == {'normal', 'jackknife'} and set(table.measure) == {'fd', 'precision'}
+    assert {h.split(' ')[0] for h in table.hypothesis} == {'null', 'alternative'}
+    assert _fractions(table.rejection_rate, 3)
+    np.testing.assert_allclose(table.se, np.sqrt(table.rejection_rate * (1 - table.rejection_rate) / 3), rtol=1e-12)
+    with pytest.raises(ValueError, match="tests must be among"):
+        rejection_rates(WORLD, n_queries=(12,), n_trials=1, n_samples=40, verbose=False, tests=('t',))
