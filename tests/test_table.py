@@ -336,3 +336,16 @@ def test_latex_compiles(data, tmp_path, which):
     assert (tmp_path / 'doc.pdf').stat().st_size > 1000
     log = (tmp_path / 'doc.log').read_text(errors='replace')
     assert 'Missing character' not in log and 'Undefined control sequence' not in log
+
+
+def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
+    summary = pd.DataFrame([
+        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': np.nan, 'high': np.nan, 'interval': 'jackknife_log',
+         'estimand': 'E[FD̂ₙ] at this number of queries'},
+        {'name': 'y', 'measure': 'FD@5', 'value': -0.25, 'low': -0.5, 'high': 0.1, 'interval': 'jackknife',
+         'estimand': 'E[θ̂ₙ] at this number of queries'}])
+    table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
+    md, tex = table.to_markdown(), table.to_latex()
+    assert '| x | 0.300 [–] |' in md and '\\[–\\]: no interval, the method is undefined there (1 cell' in md
+    assert '0.300 {\\scriptsize [--]}' in tex
+    assert '\\textbf{$-$0.250} {\\scriptsize [$-$0.500, 0.100]}' in tex  # LaTeX minus signs; lowest FD is bold

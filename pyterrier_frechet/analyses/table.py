@@ -214,8 +214,11 @@ class PaperTable:
                 'better_than', 'worse_than']
         return out[cols]
 
-    def _fmt(self, v: float) -> str:
-        return f'{v:.{self.digits}f}' if np.isfinite(v) else '–'
+    def _fmt(self, v: float, latex: bool = False) -> str:
+        if not np.isfinite(v):
+            return '--' if latex else '–'
+        text = f'{v:.{self.digits}f}'
+        return ('$-$' + text[1:]) if latex and text.startswith('-') else text
 
     def _marks(self, r) -> Tuple[str, str]:
         """(significance, outside) marks of one cell, as plain text: letters of the systems it beats (all pairs)
@@ -266,6 +269,11 @@ class PaperTable:
             elif key == 'percentile':
                 extra = f'; {how}'
             parts.append(f'[low, high] of {", ".join(labels)}: {self.ci:.0%} interval for {what}{extra}.')
+        undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
+        if len(undefined):
+            parts.append(f'[–]: no interval, the method is undefined there ({len(undefined)} '
+                         f'cell{"s" if len(undefined) != 1 else ""}: e.g. a leave-one-query-out set with fewer than 2 '
+                         'vectors; the log of a value that is 0).')
         outside = self.cells[np.isfinite(self.cells['low']) & ~self.cells['inside']]
         if len(outside):
             why = sorted(set(outside['interval']))
@@ -280,8 +288,11 @@ class PaperTable:
             x for x in (f'lower is better for {", ".join(lower)}' if lower else '',
                         f'higher is better for {", ".join(higher)}' if higher else '') if x) + ').')
         if self.comparisons is not None:
-            used = self.comparisons.groupby('test', sort=False)['measure'].unique()
-            tests = '; '.join(f'{_TESTS.get(t, t)} for {", ".join(mm)}' for t, mm in used.items())
+            if 'test' in self.comparisons.columns:
+                used = self.comparisons.groupby('test', sort=False)['measure'].unique()
+                tests = '; '.join(f'{_TESTS.get(t, t)} for {", ".join(mm)}' for t, mm in used.items())
+            else:
+                tests = 'the paired test of compare_systems'
             m = int(self.comparisons.groupby('measure').size().max())
             what = (f'{BETTER}/{WORSE}: significantly better/worse than the baseline {self.baseline}' if self.baseline
                     else 'Superscript letters: the systems (column #) that the system is significantly better than')
@@ -352,12 +363,12 @@ class PaperTable:
             row = ([letter(i)] if letters else []) + [latex_text(self._system_label(name))]
             for m in self.measures:
                 r = cells.loc[(name, m)]
-                value = self._fmt(r['value']).replace('–', '--')
+                value = self._fmt(r['value'], latex=True)
                 value = f'\\textbf{{{value}}}' if r['best'] else value
                 sig, outside = self._marks(r)
                 text = value + ('\\textsuperscript{\\dag}' if outside else '')
                 if intervals:
-                    text += (f' {{\\scriptsize [{self._fmt(r["low"])}, {self._fmt(r["high"])}]}}'
+                    text += (f' {{\\scriptsize [{self._fmt(r["low"], True)}, {self._fmt(r["high"], True)}]}}'
                              if np.isfinite(r['low']) else ' {\\scriptsize [--]}')
                 if sig:
                     text += ('$^{\\mathrm{' + sig + '}}$' if letters else
@@ -370,8 +381,8 @@ class PaperTable:
             row = ([''] if letters else []) + [f'Kendall $\\tau$ with {latex_text(self.reference())}']
             for m in self.measures:
                 r = taus.get(m)
-                row.append(f'{self._fmt(r["kendall_tau"])} {{\\scriptsize [{self._fmt(r["tau_low"])}, '
-                           f'{self._fmt(r["tau_high"])}]}}'.replace('–', '--') if r is not None else '')
+                row.append(f'{self._fmt(r["kendall_tau"], True)} {{\\scriptsize [{self._fmt(r["tau_low"], True)}, '
+                           f'{self._fmt(r["tau_high"], True)}]}}' if r is not None else '')
             lines.append(' & '.join(row) + ' \\\\')
         lines += ['\\bottomrule', '\\end{tabular}', f'\\end{{{environment}}}']
         return '\n'.join(lines) + '\n'
