@@ -63,8 +63,8 @@ class PaperTable:
     Attributes:
         cells: one row per (system, measure): ``name``, ``measure``, ``value`` (the measure on the full query set),
             ``low``, ``high`` (the interval; NaN where there is none), ``interval`` (its method), ``estimand`` (what
-            it is an interval for), ``inside`` (low ≤ value ≤ high), ``better_than`` and ``worse_than`` (the
-            systems this one is significantly better / worse than, Holm-corrected), ``best`` (the best printed
+            it is an interval for), ``inside`` (low ≤ value ≤ high), ``better_than`` and ``worse_than`` (lists of
+            the systems this one is significantly better / worse than, Holm-corrected), ``best`` (the best printed
             value of its column, in the measure's direction).
         systems: the row order; ``measures``: the column order (column labels).
         higher_is_better: column label → orientation, from each measure's ``HIGHER_IS_BETTER``.
@@ -101,7 +101,8 @@ class PaperTable:
         ``agreement_table``: ``measure``/``reference`` columns). ``measures``: the columns, in order (default:
         those of ``boot``); a measure the bootstrap did not resample (FDInf, KID, …) takes its value from ``point``
         (the :func:`~pyterrier_frechet.evaluate` table; default ``boot.point``) and has no interval. ``ci``: the
-        level of ``boot``'s intervals (default: that of ``tau``, else 0.95), for the caption."""
+        level of ``boot``'s intervals (default 0.95) and ``alpha`` the level ``comparisons`` were called at, for the
+        caption."""
         summary = boot.summary
         point = boot.point if point is None else point
         if measures is None:
@@ -167,8 +168,8 @@ class PaperTable:
                     better[row.better, row.measure].append(loser)
                     worse[loser, row.measure].append(row.better)
         order = {s: i for i, s in enumerate(systems)}
-        cells['better_than'] = [','.join(sorted(better[k], key=order.get)) for k in zip(cells['name'], cells['measure'])]
-        cells['worse_than'] = [','.join(sorted(worse[k], key=order.get)) for k in zip(cells['name'], cells['measure'])]
+        cells['better_than'] = [sorted(better[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
+        cells['worse_than'] = [sorted(worse[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
         best = []
         for label, group in cells.groupby('measure', sort=False):
             shown = group['value'].map(lambda v: round(v, digits) if np.isfinite(v) else np.nan)
@@ -202,7 +203,8 @@ class PaperTable:
         """The table in long form: the ``cells`` (``row`` = ``'system'``), then one row per measure with a τ
         (``row`` = ``'kendall_tau'``, ``name`` = ``'tau vs REFERENCE'``, ``value`` = τ, ``low``/``high`` its
         percentile interval over the bootstrap samples)."""
-        out = self.cells.assign(row='system')
+        out = self.cells.assign(row='system', better_than=self.cells['better_than'].map(', '.join),
+                                worse_than=self.cells['worse_than'].map(', '.join))
         taus = [{'row': 'kendall_tau', 'name': f'tau vs {r["b"]}', 'measure': a, 'value': float(r['kendall_tau']),
                  'low': float(r['tau_low']), 'high': float(r['tau_high']), 'interval': 'percentile',
                  'estimand': 'Kendall tau-b across the systems (lower-is-better measures negated)',
@@ -226,11 +228,11 @@ class PaperTable:
         if self.comparisons is None:
             sig = ''
         elif self.baseline is not None:
-            sig = BETTER if self.baseline in r['better_than'].split(',') else WORSE if self.baseline in r['worse_than'].split(',') else ''
+            sig = BETTER if self.baseline in r['better_than'] else WORSE if self.baseline in r['worse_than'] else ''
         else:
             index = {s: i for i, s in enumerate(self.systems)}
             sep = ',' if len(self.systems) > len(_LETTERS) else ''  # a2, b2, ...: separated
-            sig = sep.join(letter(index[s]) for s in r['better_than'].split(',') if s)
+            sig = sep.join(letter(index[s]) for s in r['better_than'])
         outside = OUTSIDE if np.isfinite(r['low']) and not r['inside'] else ''
         return sig, outside
 
