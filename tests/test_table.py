@@ -277,6 +277,10 @@ def test_paper_table_refuses_bad_input_before_work(data):
         pf.paper_table(runs, qrels, METRICS, encoder=store, baseline='nope')
     with pytest.raises(ValueError, match='test must be one of'):
         pf.paper_table(runs, qrels, METRICS, encoder=store, test='t')
+    with pytest.raises(ValueError, match='runs must be a dict'):
+        pf.paper_table(['runs/'], qrels, METRICS, encoder=store)
+    with pytest.raises(ValueError, match='qrels must be a frame'):
+        pf.paper_table(runs, 'qrels.txt', METRICS, encoder=store)
     with pytest.raises(ValueError, match='n_samples=10'):
         pf.paper_table(runs, qrels, METRICS, encoder=store, test='bootstrap', n_samples=10)
 
@@ -310,7 +314,9 @@ def test_report_writes_the_table_and_the_python_call_on_files_agrees(data, tmp_p
     assert (out / 'table.tex').read_text().count('\\toprule') == 1
     assert '## The paper table' in (out / 'report.md').read_text()
     # the Python call on the same files, named as the CLI names them
-    table = pf.paper_table(str(tmp_path / 'runs'), str(tmp_path / 'qrels.txt'), METRICS, encoder=store, verbose=False)
+    files = pf.runs.run_files([tmp_path / 'runs'])
+    on_files = {name: pf.runs.read_run(f) for name, f in zip(pf.runs.run_names(files), files)}
+    table = pf.paper_table(on_files, pf.runs.read_qrels(tmp_path / 'qrels.txt'), METRICS, encoder=store, verbose=False)
     assert (out / 'table.md').read_text() == table.to_markdown()
     # a second report into the same folder replaces the table (the marker lists it)
     assert main(['report', '--qrels', str(tmp_path / 'qrels.txt'), '--runs', str(tmp_path / 'runs'),

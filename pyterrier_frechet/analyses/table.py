@@ -432,9 +432,9 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     """The paper table in one call: values, intervals, significance marks (Holm) and τ for ``runs`` on ``qrels``.
 
     Args:
-        runs: system name → run frame (qid, docno, score), or run files / folders of run files (a path or a list:
-            read as the CLI reads ``--runs``, named by their file names).
-        qrels: a frame (qid, docno, label) or the path of a TREC qrels file.
+        runs: system name → run frame (qid, docno, score); TREC run files are read by
+            :func:`pyterrier_frechet.data.runs.read_run` (names from the files: ``run_names(run_files([folder]))``).
+        qrels: a frame (qid, docno, label), e.g. :func:`pyterrier_frechet.data.runs.read_qrels` of a TREC qrels file.
         measures: ir_measures measures or names (default ``FD@10``, ``FD(urr=True)@10``, ``nDCG@10``, ``RR@10``, as
             the CLI); the first per-query measure is τ's reference. Measures the bootstrap cannot resample (FDInf,
             KID, k-NN) get their value and no interval.
@@ -451,19 +451,15 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
 
     One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
     """
-    from ..data.runs import check_run_queries, read_qrels, read_run, run_files, run_names
-    from ..evaluation.frames import check_labels
     from .bootstrap import bootstrap
     from .correlation import tau_intervals
     from .significance import check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
-    if isinstance(qrels, (str, bytes)) or hasattr(qrels, '__fspath__'):
-        path = qrels
-        qrels = read_qrels(path)
-        qrels = qrels.assign(label=check_labels(qrels['label'], str(path)))
     if not isinstance(runs, Mapping):
-        files = run_files([runs] if isinstance(runs, (str, bytes)) or hasattr(runs, '__fspath__') else list(runs))
-        runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
-        check_run_queries(runs, qrels)
+        raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
+                         'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
+    if not isinstance(qrels, pd.DataFrame):
+        raise ValueError(f'qrels must be a frame (qid, docno, label), got {type(qrels).__name__}; read a TREC qrels '
+                         'file with pf.runs.read_qrels')
     if not runs:
         raise ValueError('runs is empty: give at least one system')
     ms = parse_measures(measures)
