@@ -161,7 +161,7 @@ def test_marks_from_made_up_p_values_follow_holm(data):
         won = {(b if a == name else a) for (a, b), sig in zip(pairs, reject) if sig
                and name == (a if values[a, 'nDCG@5'] > values[b, 'nDCG@5'] else b)}
         assert set(table.cell(name, 'nDCG@5')['better_than']) == won
-    assert "Holm's correction over the 6 comparisons" in table.caption()
+    assert "Holm's correction over the 6 comparisons of each measure, α = 0.05" in table.caption()
 
 
 def test_baseline_marks_better_and_worse(data):
@@ -209,7 +209,8 @@ def test_latex_structure_booktabs_and_escaping(data):
     caption = re.search(r'\\caption\{(.*)\}\n\\label', tex, re.S).group(1)
     # no raw Unicode math left for pdflatex, and the caption names what the value and the interval are
     assert not re.search(r'[τα̂ₙ−—θ]', caption)
-    assert 'full query set' in caption and '\\mathrm{E}[\\widehat{\\mathrm{FD}}_n]' in caption
+    assert 'Value: each measure on the full query set' in caption
+    assert 'log-scale jackknife interval over queries for $\\mathrm{E}[\\widehat{\\mathrm{FD}}_n]$, the expected value at 12 queries' in caption
     assert caption.count('{') == caption.count('}')
 
 
@@ -224,9 +225,13 @@ def test_markdown_caption_names_value_and_interval(data):
     assert md.splitlines()[0] == '| # | system | FD@5 ↓ | nDCG@5 ↑ | RR@5 ↑ |'
     assert '| a | bm25_base |' in md and '| c | A&amp;B |' in md  # HTML escaped; _ and % are plain in markdown
     caption = md.strip().splitlines()[-1]
-    assert 'Each value is the measure on the full query set' in caption
-    assert 'E\\[FD̂ₙ\\]' in caption and 'log scale' in caption and 'always lies inside it' in caption
+    assert 'Value: each measure on the full query set' in caption
+    assert ('\\[low, high\\] of FD@5: 95% log-scale jackknife interval over queries for E\\[FD̂ₙ\\], the expected value '
+            'at 12 queries (not the population FD), centred on the value on the log scale.') in caption
+    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% percentile bootstrap (1000 samples, seed 0) interval for the '
+            'population mean.') in caption
     assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 6 comparisons" in caption
+    assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife z-test for FD@5' in caption
 
 
 def test_tau_row_is_tau_intervals(data):
@@ -254,7 +259,7 @@ def test_a_value_outside_its_interval_is_marked_and_explained():
     md, tex = table.to_markdown(), table.to_latex()
     assert '| x | 0.300† [0.090, 0.170] |' in md and '| y | **0.200** [0.100, 0.250] |' in md  # FD: lower is better
     assert '0.300\\textsuperscript{\\dag}' in tex
-    assert 'outside its interval (1 cell; interval jackknife_bc)' in table.caption()
+    assert 'outside its interval (1 cell; jackknife_bc)' in table.caption()
     assert 'bias-corrected' in table.caption()
 
 
@@ -334,14 +339,17 @@ ENGINES = [e for e in ('pdflatex', 'lualatex') if shutil.which(e)]
 def test_latex_compiles(data, tmp_path, which):
     table = data[4] if which == 'pairs' else data[5]
     (tmp_path / 'table.tex').write_text(table.to_latex(), encoding='utf-8')
-    (tmp_path / 'doc.tex').write_text('\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n'
-                                      '\\usepackage{amssymb}\n\\begin{document}\n\\input{table}\n\\end{document}\n')
+    needs = re.match(r'% needs \\usepackage\{([a-z,]+)\}', table.to_latex()).group(1)  # what the table says it needs
+    assert needs == ('booktabs,graphicx' if which == 'pairs' else 'booktabs,graphicx,amssymb')
+    (tmp_path / 'doc.tex').write_text('\\documentclass{article}\n\\usepackage[T1]{fontenc}\n'
+                                      f'\\usepackage{{{needs}}}\n\\begin{{document}}\n\\input{{table}}\n\\end{{document}}\n')
     result = subprocess.run([ENGINES[0], '-interaction=nonstopmode', '-halt-on-error', 'doc.tex'], cwd=tmp_path,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / 'doc.pdf').stat().st_size > 1000
     log = (tmp_path / 'doc.log').read_text(errors='replace')
     assert 'Missing character' not in log and 'Undefined control sequence' not in log
+    assert 'Overfull \\hbox' not in log  # scaled to the line width
 
 
 def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
@@ -352,6 +360,6 @@ def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
          'estimand': 'E[θ̂ₙ] at this number of queries'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
     md, tex = table.to_markdown(), table.to_latex()
-    assert '| x | 0.300 [–] |' in md and '\\[–\\]: no interval, the method is undefined there (1 cell' in md
+    assert '| x | 0.300 [–] |' in md and '\\[–\\]: undefined there (1 cell' in md
     assert '0.300 {\\scriptsize [--]}' in tex
     assert '\\textbf{$-$0.250} {\\scriptsize [$-$0.500, 0.100]}' in tex  # LaTeX minus signs; lowest FD is bold

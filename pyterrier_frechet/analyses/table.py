@@ -6,7 +6,7 @@ measure with its interval — one object, rendered as a DataFrame, Markdown or L
 paired comparisons and τ); :meth:`PaperTable.from_results` assembles it from results already computed
 (``pf.bootstrap``, ``pf.compare_systems``, ``pf.tau_intervals``), which is how ``report`` writes ``table.md``,
 ``table.tex`` and ``table.csv``. No statistic is computed here: the values, intervals and estimands are the
-bootstrap's summary (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMANDS`), the marks are
+bootstrap's summary (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the marks are
 :func:`~pyterrier_frechet.compare_systems`'s Holm-corrected calls, τ is
 :func:`~pyterrier_frechet.tau_intervals`.
 
@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..evaluation.evaluate import NO_VECTOR_COLUMNS, check_labels_distinct, parse_measures
 from ..measures.base import column_label, higher_is_better, is_set_measure
-from .bootstrap import ESTIMANDS, bootstrappable
+from .bootstrap import ESTIMAND_LABELS, bootstrappable
 from .outputs import markdown_text
 
 logger = logging.getLogger(__name__)
@@ -43,10 +43,12 @@ _SUPERSCRIPT.update(zip('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))
 BETTER, WORSE = '▲', '▼'  # significantly better / worse than the baseline (LaTeX: amssymb's triangles)
 
 _TESTS = {
-    'jackknife': 'the jackknife z-test of the difference (its leave-one-query-out standard error)',
-    'normal': 'the normal approximation of the paired bootstrap differences',
-    'bootstrap': 'the paired bootstrap (the count of resampled differences beyond 0)',
+    'jackknife': 'paired jackknife z-test',
+    'normal': 'normal approximation of the paired bootstrap',
+    'bootstrap': 'paired bootstrap count test',
 }
+_METHODS = {'percentile': 'percentile bootstrap', 'shifted': 'shifted percentile bootstrap', 'basic': 'basic bootstrap',
+            'bca': 'BCa bootstrap', 'jackknife': 'jackknife', 'jackknife_bc': 'bias-corrected jackknife'}
 
 
 def letter(i: int) -> str:
@@ -243,71 +245,63 @@ class PaperTable:
         return f'{name} (baseline)' if name == self.baseline else name
 
     def caption(self, latex: bool = False) -> str:
-        """What the table shows, in sentences: what the value is, what each interval is for and how it was made,
-        the best marks, the significance marks (test, correction, α) and τ. ``latex``: as LaTeX source."""
+        """What the table shows, in a few sentences: what the value is, what each interval is for and how it was
+        made (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the best marks, the significance
+        marks (test, correction, α) and τ. ``latex``: as LaTeX source."""
         ms = self.measures
-        parts = []
-        n_sys = len(self.systems)
-        parts.append(f'{n_sys} systems' + (f' on {self.n_queries} queries' if self.n_queries else '') + '. '
-                     'Each value is the measure on the full query set (FD: one FD between the relevant and the '
-                     'retrieved documents of all the queries, as the paper defines it).')
+        q = f' on {self.n_queries} queries' if self.n_queries else ''
+        parts = [f'{len(self.systems)} systems{q}. Value: each measure on the full query set (FD as the paper '
+                 'defines it).']
         methods: Dict[str, List[str]] = {}
         for label in ms:
             methods.setdefault(self.cells.loc[self.cells['measure'] == label, 'interval'].iloc[0], []).append(label)
-        how = f'{self.n_samples} bootstrap samples over queries' if self.n_samples else 'the bootstrap over queries'
+        how = f'{self.n_samples} samples' if self.n_samples else 'over queries'
         if self.seed is not None:
             how += f', seed {self.seed}'
         for method, labels in methods.items():
             key = method.split(' ')[0]
+            names = ', '.join(labels)
             if key == 'none':
-                parts.append(f'{", ".join(labels)}: no interval (the bootstrap cannot resample this measure).')
-                continue
-            what = ESTIMANDS.get(key, method)
-            extra = ''
-            if key == 'jackknife_log':
-                extra = (' — not the population FD, which FD over a finite query set overestimates and which no '
-                         'interval measured covers at d = 384 (pt_docs "Calibration"); the value is the centre of this '
-                         'interval on the log scale, so it always lies inside it')
-            elif key == 'percentile':
-                extra = f'; {how}'
-            parts.append(f'[low, high] of {", ".join(labels)}: {self.ci:.0%} interval for {what}{extra}.')
+                parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
+            elif key == 'jackknife_log':
+                parts.append(f'[low, high] of {names}: {self.ci:.0%} log-scale jackknife interval over queries for '
+                             f'E[FD̂ₙ], the expected value at {self.n_queries or "this number of"} queries (not the '
+                             'population FD), centred on the value on the log scale.')
+            else:
+                what = ESTIMAND_LABELS.get(key, key)
+                made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else '')
+                parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}.')
         undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
         if len(undefined):
-            parts.append(f'[–]: no interval, the method is undefined there ({len(undefined)} '
-                         f'cell{"s" if len(undefined) != 1 else ""}: e.g. a leave-one-query-out set with fewer than 2 '
-                         'vectors; the log of a value that is 0).')
+            parts.append(f'[–]: undefined there ({len(undefined)} cell{"s" if len(undefined) != 1 else ""}; e.g. a '
+                         'leave-one-query-out set with fewer than 2 vectors).')
         outside = self.cells[np.isfinite(self.cells['low']) & ~self.cells['inside']]
         if len(outside):
             why = sorted(set(outside['interval']))
-            parts.append(f'{OUTSIDE}: the value lies outside its interval ({len(outside)} cell{"s" if len(outside) != 1 else ""}; '
-                         f'interval {", ".join(why)}): '
-                         + ('the interval is centred on a bias-corrected estimate, not on the value' if
+            parts.append(f'{OUTSIDE}: the value lies outside its interval ({len(outside)} '
+                         f'cell{"s" if len(outside) != 1 else ""}; {", ".join(why)}): '
+                         + ('that interval is centred on a bias-corrected estimate, not on the value' if
                             any(w.split(' ')[0] in ('basic', 'jackknife_bc') for w in why) else
-                            'the bootstrap distribution lies to one side of the value') + '.')
-        lower = [m for m in ms if not self.higher_is_better[m]]
-        higher = [m for m in ms if self.higher_is_better[m]]
-        parts.append('Bold: the best value of each column (' + '; '.join(
-            x for x in (f'lower is better for {", ".join(lower)}' if lower else '',
-                        f'higher is better for {", ".join(higher)}' if higher else '') if x) + ').')
+                            'the resampled values lie to one side of it') + '.')
+        parts.append('Bold: the best of each column (↓ lower, ↑ higher is better).')
         if self.comparisons is not None:
             if 'test' in self.comparisons.columns:
                 used = self.comparisons.groupby('test', sort=False)['measure'].unique()
                 tests = '; '.join(f'{_TESTS.get(t, t)} for {", ".join(mm)}' for t, mm in used.items())
             else:
-                tests = 'the paired test of compare_systems'
+                tests = 'paired test'
             m = int(self.comparisons.groupby('measure').size().max())
-            what = (f'{BETTER}/{WORSE}: significantly better/worse than the baseline {self.baseline}' if self.baseline
-                    else 'Superscript letters: the systems (column #) that the system is significantly better than')
-            parts.append(f'{what}: {tests}; {self.correction.capitalize()}\'s correction over the {m} comparisons of '
-                         f'each measure, α = {self.alpha:g}.')
+            what = (f'{BETTER}/{WORSE}: significantly better/worse than {self.baseline}' if self.baseline
+                    else 'Superscripts: the systems (#) it is significantly better than')
+            parts.append(f'{what} ({tests}; {self.correction.capitalize()}\'s correction over the {m} comparisons '
+                         f'of each measure, α = {self.alpha:g}).')
         ref = self.reference()
         if ref is not None:
-            parts.append(f'τ: Kendall τ-b between the ranking of the systems by the measure and by {ref} '
-                         '(lower-is-better measures negated, so a positive τ means agreement), with its '
-                         f'{self.ci:.0%} percentile interval over the same bootstrap samples.')
+            parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '
+                         f'{self.ci:.0%} percentile bootstrap interval.')
         if self.dropped is not None:
-            parts.append(f'Documents without a vector were left out: {self.dropped[0]} relevant and {self.dropped[1]} '
-                         'retrieved over all systems.')
+            parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
+                         'documents.')
         text = ' '.join(parts)
         return latex_text(text) if latex else text
 
@@ -346,20 +340,24 @@ class PaperTable:
             lines.append('| ' + ' | '.join(row) + ' |')
         return '\n'.join(lines) + '\n\n' + markdown_text(self.caption()) + '\n'
 
-    def to_latex(self, intervals: bool = True, label: str = 'tab:results', environment: str = 'table') -> str:
+    def to_latex(self, intervals: bool = True, label: str = 'tab:results', environment: str = 'table',
+                 width: Optional[str] = '\\linewidth') -> str:
         """A LaTeX table: booktabs rules (``\\toprule``, ``\\midrule``, ``\\bottomrule``), names escaped, the
         best of each column in bold, the interval in brackets (``\\scriptsize``), significance marks as
-        superscripts, ``\\caption`` from :meth:`caption`. Needs ``\\usepackage{booktabs}`` (and ``amssymb`` for the
-        baseline marks ▲/▼) in the preamble."""
+        superscripts, ``\\caption`` from :meth:`caption`. ``width``: the tabular is scaled to it
+        (``\\resizebox``; None: its natural width; ``environment='table*'`` spans both columns of a two-column
+        paper). Needs ``\\usepackage{booktabs}``, ``graphicx`` (for ``width``) and ``amssymb`` (for the baseline
+        marks ▲/▼) in the preamble."""
         letters = self._uses_letters()
         spec = ('c' if letters else '') + 'l' + 'r' * len(self.measures)
         arrows = {True: '$\\uparrow$', False: '$\\downarrow$'}
         head = (['\\#'] if letters else []) + ['System'] + [
             f'{latex_text(m)} {arrows[self.higher_is_better[m]]}' for m in self.measures]
-        lines = [f'% needs \\usepackage{{booktabs}}' + ('' if letters or self.comparisons is None else ' and \\usepackage{amssymb}'),
-                 f'\\begin{{{environment}}}[t]', '\\centering',
-                 f'\\caption{{{self.caption(latex=True)}}}', f'\\label{{{latex_text(label)}}}',
-                 f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
+        packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if self.baseline and self.comparisons is not None else [])
+        lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
+                 f'\\caption{{{self.caption(latex=True)}}}', f'\\label{{{latex_text(label)}}}']
+        lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
+        lines += [f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
         cells = self.cells.set_index(['name', 'measure'])
         for i, name in enumerate(self.systems):
             row = ([letter(i)] if letters else []) + [latex_text(self._system_label(name))]
@@ -386,7 +384,7 @@ class PaperTable:
                 row.append(f'{self._fmt(r["kendall_tau"], True)} {{\\scriptsize [{self._fmt(r["tau_low"], True)}, '
                            f'{self._fmt(r["tau_high"], True)}]}}' if r is not None else '')
             lines.append(' & '.join(row) + ' \\\\')
-        lines += ['\\bottomrule', '\\end{tabular}', f'\\end{{{environment}}}']
+        lines += ['\\bottomrule', '\\end{tabular}'] + (['}'] if width else []) + [f'\\end{{{environment}}}']
         return '\n'.join(lines) + '\n'
 
     def __str__(self) -> str:
@@ -410,7 +408,7 @@ _LATEX_UNICODE = [
     ('τ', r'$\tau$'), ('α', r'$\alpha$'), ('θ', r'$\theta$'), ('Σ', r'$\Sigma$'), ('≤', r'$\le$'), ('≥', r'$\ge$'),
     ('±', r'$\pm$'), ('×', r'$\times$'), ('−', '--'), ('—', '---'), ('–', '--'), ('…', r'\ldots{}'),
     ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('→', r'$\to$'),
-    ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'), ('"', "''"),
+    ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'),
 ]
 
 
