@@ -59,6 +59,8 @@ _LAZY = {
     'rotate_rankings': ('analyses.shuffle', 'rotate_rankings'),
     'simulate_pools': ('analyses.pooling', 'simulate_pools'),
     'write_report': ('analyses.report', 'write_report'),
+    'paper_table': ('analyses.table', 'paper_table'),
+    'PaperTable': ('analyses.table', 'PaperTable'),
     # modules, as pf.plots.pareto(...), pf.runs.run_pipelines(...), ...
     'bundled': ('data.bundled', None),
     'runs': ('data.runs', None),

@@ -471,7 +471,8 @@ def cmd_report(args) -> int:
     path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
                         qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
-    print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
+    tables = ', '.join(str(path.parent / f'table.{ext}') for ext in ('md', 'tex', 'csv'))
+    print('\n'.join([f'wrote {path}', f'the paper table: {tables}', _samples_note(args, len(data.runs))]
                     + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
     return 0
 

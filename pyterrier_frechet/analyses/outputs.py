@@ -36,7 +36,7 @@ STAGING_PREFIX = '.rep.'
 PACKAGE = 'pyterrier-frechet'
 
 # what the package ever writes into an output folder: report.md, CSV tables, figures; nothing else is deleted
-_OWN_FILE = re.compile(r'(figures/)?[A-Za-z0-9_][A-Za-z0-9_.@=()+,-]*\.(md|csv|png|pdf)')
+_OWN_FILE = re.compile(r'(figures/)?[A-Za-z0-9_][A-Za-z0-9_.@=()+,-]*\.(md|csv|png|pdf|tex)')
 
 
 def _valid_entry(rel: str) -> bool:
@@ -289,8 +289,10 @@ class OutputFolder:
 
 
 def report_paths(rel: str) -> bool:
-    """What ``report`` may write: report.md, top-level CSV tables and anything under figures/."""
-    return rel == 'report.md' or rel.startswith('figures/') or ('/' not in rel and rel.endswith('.csv'))
+    """What ``report`` may write: report.md, the paper table (table.md, table.tex), top-level CSV tables and anything
+    under figures/."""
+    return (rel in ('report.md', 'table.md', 'table.tex') or rel.startswith('figures/')
+            or ('/' not in rel and rel.endswith('.csv')))
 
 
 def named_paths(names: Iterable[str]) -> Callable[[str], bool]:

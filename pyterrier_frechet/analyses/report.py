@@ -16,6 +16,7 @@ from .bootstrap import ESTIMANDS, bootstrap, bootstrappable
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
+from .table import PaperTable
 from .significance import DEFAULT_TEST, check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
@@ -32,7 +33,9 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
                  seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
                  verbose: bool = True, test: str = DEFAULT_TEST) -> Path:
     """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
-    paired comparisons and sparsified judgments for ``runs`` on ``qrels``.
+    paired comparisons and sparsified judgments for ``runs`` on ``qrels``; and the paper table
+    (:class:`~pyterrier_frechet.analyses.table.PaperTable` of the same results) as ``table.md``, ``table.tex`` and
+    ``table.csv``.
 
     ``out`` must be a new folder, an empty one or the folder of an earlier report (marked by
     ``.pyterrier-frechet-outputs.json``, :mod:`pyterrier_frechet.analyses.outputs`); anything else is refused before the
@@ -193,6 +196,16 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                   _table(counts, out, 'comparisons_summary'), '']
         if baseline:
             lines += [to_markdown(pairs, floatfmt='.4f'), '']
+
+    # the paper table: values, intervals, Holm-corrected marks and τ from the results above (no new statistics)
+    paper = PaperTable.from_results(boot, measures, comparisons=pairs if len(runs) >= 2 else None,
+                                    tau=taus if len(taus) else None, baseline=baseline, alpha=ALPHA, ci=ci, seed=seed,
+                                    point=table)
+    (out / 'table.md').write_text(paper.to_markdown(), encoding='utf-8')
+    (out / 'table.tex').write_text(paper.to_latex(), encoding='utf-8')
+    to_csv(paper.to_dataframe(), out / 'table.csv')
+    lines += ['## The paper table', '', 'Every section above in one table for a paper: `table.md`, `table.tex` '
+              '(booktabs) and `table.csv` (long form).', '', paper.to_markdown(), '']
 
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels

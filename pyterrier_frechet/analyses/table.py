@@ -1,0 +1,496 @@
+"""The paper table: per system and measure the value, its interval and what the interval is for, significance marks
+(against a baseline or between all pairs, Holm-corrected) and Kendall τ of each measure against the first classical
+measure with its interval — one object, rendered as a DataFrame, Markdown or LaTeX (booktabs).
+
+:func:`paper_table` computes it in one call (one :func:`~pyterrier_frechet.bootstrap` serves the intervals, the
+paired comparisons and τ); :meth:`PaperTable.from_results` assembles it from results already computed
+(``pf.bootstrap``, ``pf.compare_systems``, ``pf.tau_intervals``), which is how ``report`` writes ``table.md``,
+``table.tex`` and ``table.csv``. No statistic is computed here: the values, intervals and estimands are the
+bootstrap's summary (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the marks are
+:func:`~pyterrier_frechet.compare_systems`'s Holm-corrected calls, τ is
+:func:`~pyterrier_frechet.tau_intervals`.
+
+What is printed (pt_docs "The paper table"): the value is the measure on the full query set (FD as the paper defines
+it); by default FD's interval is the log-scale jackknife interval for E[FD̂ₙ], ``value · exp(±z·SE)``, which always
+contains the value; a per-query measure's is the percentile bootstrap interval for the population mean. A value
+outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, centred on a bias-corrected
+estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
+"""
+import logging
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..evaluation.evaluate import NO_VECTOR_COLUMNS, check_labels_distinct, parse_measures
+from ..measures.base import column_label, higher_is_better, is_set_measure
+from .bootstrap import ESTIMAND_LABELS, bootstrappable
+from .outputs import markdown_text
+
+logger = logging.getLogger(__name__)
+
+#: The measures :func:`paper_table` uses when none are given (the CLI's ``--metrics`` default).
+DEFAULT_MEASURES = ('FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10')
+#: The multiple-comparison correction of the significance marks (:func:`~pyterrier_frechet.analyses.significance.holm`).
+CORRECTION = 'holm'
+#: The mark of a printed value outside its printed interval.
+OUTSIDE = '†'
+# system letters: a-z without q (its Unicode superscript is missing from most fonts), then a2, b2, ...
+_LETTERS = 'abcdefghijklmnoprstuvwxyz'
+_SUPERSCRIPT = dict(zip(_LETTERS, 'ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ'))
+_SUPERSCRIPT.update(zip('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))
+BETTER, WORSE = '▲', '▼'  # significantly better / worse than the baseline (LaTeX: amssymb's triangles)
+
+_TESTS = {
+    'jackknife': 'paired jackknife z-test',
+    'normal': 'normal approximation of the paired bootstrap',
+    'bootstrap': 'paired bootstrap count test',
+}
+_METHODS = {'percentile': 'percentile bootstrap', 'shifted': 'shifted percentile bootstrap', 'basic': 'basic bootstrap',
+            'bca': 'BCa bootstrap', 'jackknife': 'jackknife', 'jackknife_bc': 'bias-corrected jackknife'}
+
+
+def letter(i: int) -> str:
+    """The label of the i-th system (0-based): a, b, …, z (no q), then a2, b2, …"""
+    return _LETTERS[i % len(_LETTERS)] + (str(i // len(_LETTERS) + 1) if i >= len(_LETTERS) else '')
+
+
+@dataclass(frozen=True)
+class PaperTable:
+    """A results table for a paper, as ranx's ``Report``: build it with :func:`paper_table` or
+    :meth:`from_results`; render it with :meth:`to_dataframe`, :meth:`to_markdown`, :meth:`to_latex`; its
+    :meth:`caption` names what the values and the intervals are.
+
+    Attributes:
+        cells: one row per (system, measure): ``name``, ``measure``, ``value`` (the measure on the full query set),
+            ``low``, ``high`` (the interval; NaN where there is none), ``interval`` (its method), ``estimand`` (what
+            it is an interval for), ``inside`` (low ≤ value ≤ high), ``better_than`` and ``worse_than`` (lists of
+            the systems this one is significantly better / worse than, Holm-corrected), ``best`` (the best printed
+            value of its column, in the measure's direction).
+        systems: the row order; ``measures``: the column order (column labels).
+        higher_is_better: column label → orientation, from each measure's ``HIGHER_IS_BETTER``.
+        comparisons: :func:`~pyterrier_frechet.compare_systems`'s rows (None: no marks).
+        tau: :func:`~pyterrier_frechet.tau_intervals`'s rows (None or empty: no τ row).
+    """
+    cells: pd.DataFrame
+    systems: Tuple[str, ...]
+    measures: Tuple[str, ...]
+    higher_is_better: Mapping[str, bool]
+    comparisons: Optional[pd.DataFrame] = None
+    tau: Optional[pd.DataFrame] = None
+    baseline: Optional[str] = None
+    alpha: float = 0.05
+    ci: float = 0.95
+    n_queries: Optional[int] = None
+    n_samples: Optional[int] = None
+    seed: Optional[int] = None
+    correction: str = CORRECTION
+    dropped: Optional[Tuple[int, int]] = None  # (relevant, retrieved) documents left out for want of a vector
+    digits: int = 3
+
+    # --- building ---
+
+    @classmethod
+    def from_results(cls, boot, measures=None, comparisons: Optional[pd.DataFrame] = None,
+                     tau: Optional[pd.DataFrame] = None, baseline: Optional[str] = None, alpha: float = 0.05,
+                     ci: Optional[float] = None, seed: Optional[int] = None, point: Optional[pd.DataFrame] = None,
+                     digits: int = 3) -> 'PaperTable':
+        """The table from results computed already: ``boot`` a :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult`
+        (``pf.bootstrap``: values, intervals, estimands), ``comparisons`` the frame of
+        :func:`~pyterrier_frechet.compare_systems` on the same runs (the marks; its ``better`` column is the call at
+        its ``alpha``, Holm-corrected), ``tau`` the frame of :func:`~pyterrier_frechet.tau_intervals` (or of
+        ``agreement_table``: ``measure``/``reference`` columns). ``measures``: the columns, in order (default:
+        those of ``boot``); a measure the bootstrap did not resample (FDInf, KID, …) takes its value from ``point``
+        (the :func:`~pyterrier_frechet.evaluate` table; default ``boot.point``) and has no interval. ``ci``: the
+        level of ``boot``'s intervals (default 0.95) and ``alpha`` the level ``comparisons`` were called at, for the
+        caption."""
+        summary = boot.summary
+        point = boot.point if point is None else point
+        if measures is None:
+            labels = list(dict.fromkeys(summary['measure']))
+            ms = parse_measures(labels)
+        else:
+            ms = parse_measures(measures)
+            check_labels_distinct(ms)
+            labels = [column_label(m) for m in ms]
+        orient = {column_label(m): higher_is_better(m) for m in ms}
+        systems = list(boot.samples) if boot.samples else list(dict.fromkeys(summary['name']))
+        if baseline is not None and baseline not in systems:
+            raise ValueError(f'baseline {baseline!r} is not one of the systems {systems[:10]}')
+        rows = []
+        by_key = summary.set_index(['name', 'measure'])
+        point_by_name = point.set_index('name') if point is not None else None
+        for name in systems:
+            for label in labels:
+                if (name, label) in by_key.index:
+                    r = by_key.loc[(name, label)]
+                    rows.append({'name': name, 'measure': label, 'value': float(r['value']), 'low': float(r['low']),
+                                 'high': float(r['high']), 'interval': str(r['interval']),
+                                 'estimand': str(r.get('estimand', ''))})
+                elif point_by_name is not None and label in point_by_name.columns:
+                    rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
+                                 'low': np.nan, 'high': np.nan, 'interval': 'none (not resampled)', 'estimand': ''})
+                else:
+                    raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
+                                     'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
+        cells = pd.DataFrame(rows)
+        dropped = None
+        if point is not None and set(NO_VECTOR_COLUMNS) <= set(point.columns):
+            rel, ret = point['no_vector_relevant'], point['no_vector_retrieved']
+            if rel.to_numpy().any() or ret.to_numpy().any():
+                dropped = (int(rel.max()), int(ret.sum()))
+        if tau is not None and 'measure' in tau.columns and 'a' not in tau.columns:  # agreement_table's frame
+            tau = tau.rename(columns={'measure': 'a', 'reference': 'b'}).dropna(subset=['kendall_tau'])
+        if ci is None:
+            ci = 0.95
+        if comparisons is not None:
+            comparisons = comparisons[comparisons['measure'].isin(labels)].reset_index(drop=True)
+            if baseline is None and len(systems) > 2 and comparisons['a'].nunique() == 1:
+                baseline = comparisons['a'].iloc[0]  # compare_systems(baseline=...) puts the baseline first
+        return cls._assemble(cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci,
+                             len(boot.queries) if boot.queries is not None else None,
+                             _samples_of(boot), seed, dropped, digits)
+
+    @classmethod
+    def _assemble(cls, cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci, n_queries, n_samples,
+                  seed, dropped, digits) -> 'PaperTable':
+        cells = cells.copy()
+        tol = 1e-12 * np.maximum(1.0, np.abs(cells['value'].to_numpy(dtype=np.float64)))
+        with np.errstate(invalid='ignore'):
+            cells['inside'] = ((cells['low'] - tol <= cells['value']) & (cells['value'] <= cells['high'] + tol)).astype(bool)
+        better = {(n, m): [] for n, m in zip(cells['name'], cells['measure'])}
+        worse = {(n, m): [] for n, m in zip(cells['name'], cells['measure'])}
+        if comparisons is not None:
+            for row in comparisons.itertuples(index=False):
+                if not row.better:
+                    continue
+                loser = row.b if row.better == row.a else row.a
+                if (row.better, row.measure) in better:
+                    better[row.better, row.measure].append(loser)
+                    worse[loser, row.measure].append(row.better)
+        order = {s: i for i, s in enumerate(systems)}
+        cells['better_than'] = [sorted(better[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
+        cells['worse_than'] = [sorted(worse[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
+        best = []
+        for label, group in cells.groupby('measure', sort=False):
+            shown = group['value'].map(lambda v: round(v, digits) if np.isfinite(v) else np.nan)
+            target = shown.max() if orient[label] else shown.min()
+            best += list(group.index[(shown == target).to_numpy()]) if np.isfinite(target) else []
+        cells['best'] = cells.index.isin(best)
+        return cls(cells.reset_index(drop=True), tuple(systems), tuple(labels), dict(orient), comparisons,
+                   tau if tau is not None and len(tau) else None, baseline, alpha, ci, n_queries, n_samples, seed,
+                   CORRECTION, dropped, digits)
+
+    # --- what it says ---
+
+    def cell(self, name: str, measure: str) -> pd.Series:
+        """The row of ``cells`` for one system and measure."""
+        hit = self.cells[(self.cells['name'] == name) & (self.cells['measure'] == measure)]
+        if not len(hit):
+            raise ValueError(f'no cell for system {name!r} and measure {measure!r}')
+        return hit.iloc[0]
+
+    def _tau_rows(self) -> Dict[str, pd.Series]:
+        if self.tau is None:
+            return {}
+        return {row['a']: row for _, row in self.tau.iterrows() if row['a'] in self.measures}
+
+    def reference(self) -> Optional[str]:
+        """The measure τ is computed against (the first classical measure), or None without τ."""
+        refs = [r['b'] for r in self._tau_rows().values()]
+        return refs[0] if refs else None
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The table in long form: the ``cells`` (``row`` = ``'system'``), then one row per measure with a τ
+        (``row`` = ``'kendall_tau'``, ``name`` = ``'tau vs REFERENCE'``, ``value`` = τ, ``low``/``high`` its
+        percentile interval over the bootstrap samples)."""
+        out = self.cells.assign(row='system', better_than=self.cells['better_than'].map(', '.join),
+                                worse_than=self.cells['worse_than'].map(', '.join))
+        taus = [{'row': 'kendall_tau', 'name': f'tau vs {r["b"]}', 'measure': a, 'value': float(r['kendall_tau']),
+                 'low': float(r['tau_low']), 'high': float(r['tau_high']), 'interval': 'percentile',
+                 'estimand': 'Kendall tau-b across the systems (lower-is-better measures negated)',
+                 'inside': bool(r['tau_low'] <= r['kendall_tau'] <= r['tau_high'])}
+                for a, r in self._tau_rows().items()]
+        if taus:
+            out = pd.concat([out, pd.DataFrame(taus)], ignore_index=True)
+        cols = ['row', 'name', 'measure', 'value', 'low', 'high', 'interval', 'estimand', 'inside', 'best',
+                'better_than', 'worse_than']
+        return out[cols]
+
+    def _fmt(self, v: float, latex: bool = False) -> str:
+        if not np.isfinite(v):
+            return '--' if latex else '–'
+        text = f'{v:.{self.digits}f}'
+        return ('$-$' + text[1:]) if latex and text.startswith('-') else text
+
+    def _marks(self, r) -> Tuple[str, str]:
+        """(significance, outside) marks of one cell, as plain text: letters of the systems it beats (all pairs)
+        or ▲/▼ (against the baseline); † where the value is outside its interval."""
+        if self.comparisons is None:
+            sig = ''
+        elif self.baseline is not None:
+            sig = BETTER if self.baseline in r['better_than'] else WORSE if self.baseline in r['worse_than'] else ''
+        else:
+            index = {s: i for i, s in enumerate(self.systems)}
+            sep = ',' if len(self.systems) > len(_LETTERS) else ''  # a2, b2, ...: separated
+            sig = sep.join(letter(index[s]) for s in r['better_than'])
+        outside = OUTSIDE if np.isfinite(r['low']) and not r['inside'] else ''
+        return sig, outside
+
+    def _uses_letters(self) -> bool:
+        return self.comparisons is not None and self.baseline is None
+
+    def _system_label(self, name: str) -> str:
+        return f'{name} (baseline)' if name == self.baseline else name
+
+    def caption(self, latex: bool = False) -> str:
+        """What the table shows, in a few sentences: what the value is, what each interval is for and how it was
+        made (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the best marks, the significance
+        marks (test, correction, α) and τ. ``latex``: as LaTeX source."""
+        ms = self.measures
+        q = f' on {self.n_queries} queries' if self.n_queries else ''
+        parts = [f'{len(self.systems)} systems{q}. Value: each measure on the full query set (FD as the paper '
+                 'defines it).']
+        methods: Dict[str, List[str]] = {}
+        for label in ms:
+            methods.setdefault(self.cells.loc[self.cells['measure'] == label, 'interval'].iloc[0], []).append(label)
+        how = f'{self.n_samples} samples' if self.n_samples else 'over queries'
+        if self.seed is not None:
+            how += f', seed {self.seed}'
+        for method, labels in methods.items():
+            key = method.split(' ')[0]
+            names = ', '.join(labels)
+            if key == 'none':
+                parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
+            elif key == 'jackknife_log':
+                parts.append(f'[low, high] of {names}: {self.ci:.0%} log-scale jackknife interval over queries for '
+                             f'E[FD̂ₙ], the expected value at {self.n_queries or "this number of"} queries (not the '
+                             'population FD), centred on the value on the log scale.')
+            else:
+                what = ESTIMAND_LABELS.get(key, key)
+                made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else '')
+                parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}.')
+        undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
+        if len(undefined):
+            parts.append(f'[–]: undefined there ({len(undefined)} cell{"s" if len(undefined) != 1 else ""}; e.g. a '
+                         'leave-one-query-out set with fewer than 2 vectors).')
+        outside = self.cells[np.isfinite(self.cells['low']) & ~self.cells['inside']]
+        if len(outside):
+            why = sorted(set(outside['interval']))
+            parts.append(f'{OUTSIDE}: the value lies outside its interval ({len(outside)} '
+                         f'cell{"s" if len(outside) != 1 else ""}; {", ".join(why)}): '
+                         + ('that interval is centred on a bias-corrected estimate, not on the value' if
+                            any(w.split(' ')[0] in ('basic', 'jackknife_bc') for w in why) else
+                            'the resampled values lie to one side of it') + '.')
+        parts.append('Bold: the best of each column (↓ lower, ↑ higher is better).')
+        if self.comparisons is not None:
+            if 'test' in self.comparisons.columns:
+                used = self.comparisons.groupby('test', sort=False)['measure'].unique()
+                tests = '; '.join(f'{_TESTS.get(t, t)} for {", ".join(mm)}' for t, mm in used.items())
+            else:
+                tests = 'paired test'
+            m = int(self.comparisons.groupby('measure').size().max())
+            what = (f'{BETTER}/{WORSE}: significantly better/worse than {self.baseline}' if self.baseline
+                    else 'Superscripts: the systems (#) it is significantly better than')
+            parts.append(f'{what} ({tests}; {self.correction.capitalize()}\'s correction over the {m} comparisons '
+                         f'of each measure, α = {self.alpha:g}).')
+        ref = self.reference()
+        if ref is not None:
+            parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '
+                         f'{self.ci:.0%} percentile bootstrap interval.')
+        if self.dropped is not None:
+            parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
+                         'documents.')
+        text = ' '.join(parts)
+        return latex_text(text) if latex else text
+
+    # --- renderers ---
+
+    def to_markdown(self, intervals: bool = True) -> str:
+        """A Markdown table (system names and measure names escaped; bold: the best of each column; ``[low, high]``
+        the interval; significance marks as superscripts) and the caption below it."""
+        letters = self._uses_letters()
+        head = (['#'] if letters else []) + ['system'] + [
+            f'{m} {"↑" if self.higher_is_better[m] else "↓"}' for m in self.measures]
+        lines = ['| ' + ' | '.join(markdown_text(h) for h in head) + ' |',
+                 '|' + '|'.join([':--'] * (len(head) - len(self.measures)) + ['--:'] * len(self.measures)) + '|']
+        cells = self.cells.set_index(['name', 'measure'])
+        for i, name in enumerate(self.systems):
+            row = ([letter(i)] if letters else []) + [markdown_text(self._system_label(name))]
+            for m in self.measures:
+                r = cells.loc[(name, m)]
+                value = self._fmt(r['value'])
+                value = f'**{value}**' if r['best'] else value
+                sig, outside = self._marks(r)
+                text = value + outside
+                if intervals:
+                    text += f' [{self._fmt(r["low"])}, {self._fmt(r["high"])}]' if np.isfinite(r['low']) else ' [–]'
+                if sig:
+                    text += ' ' + (sig if not letters else ''.join(_SUPERSCRIPT.get(ch, ch) for ch in sig))
+                row.append(text)
+            lines.append('| ' + ' | '.join(row) + ' |')
+        taus = self._tau_rows()
+        if taus:
+            row = ([''] if letters else []) + [markdown_text(f'Kendall τ with {self.reference()}')]
+            for m in self.measures:
+                r = taus.get(m)
+                row.append(f'{self._fmt(r["kendall_tau"])} [{self._fmt(r["tau_low"])}, {self._fmt(r["tau_high"])}]'
+                           if r is not None else '')
+            lines.append('| ' + ' | '.join(row) + ' |')
+        return '\n'.join(lines) + '\n\n' + markdown_text(self.caption()) + '\n'
+
+    def to_latex(self, intervals: bool = True, label: str = 'tab:results', environment: str = 'table',
+                 width: Optional[str] = '\\linewidth') -> str:
+        """A LaTeX table: booktabs rules (``\\toprule``, ``\\midrule``, ``\\bottomrule``), names escaped, the
+        best of each column in bold, the interval in brackets (``\\scriptsize``), significance marks as
+        superscripts, ``\\caption`` from :meth:`caption`. ``width``: the tabular is scaled to it
+        (``\\resizebox``; None: its natural width; ``environment='table*'`` spans both columns of a two-column
+        paper). Needs ``\\usepackage{booktabs}``, ``graphicx`` (for ``width``) and ``amssymb`` (for the baseline
+        marks ▲/▼) in the preamble."""
+        letters = self._uses_letters()
+        spec = ('c' if letters else '') + 'l' + 'r' * len(self.measures)
+        arrows = {True: '$\\uparrow$', False: '$\\downarrow$'}
+        head = (['\\#'] if letters else []) + ['System'] + [
+            f'{latex_text(m)} {arrows[self.higher_is_better[m]]}' for m in self.measures]
+        packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if self.baseline and self.comparisons is not None else [])
+        lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
+                 f'\\caption{{{self.caption(latex=True)}}}', f'\\label{{{latex_text(label)}}}']
+        lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
+        lines += [f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
+        cells = self.cells.set_index(['name', 'measure'])
+        for i, name in enumerate(self.systems):
+            row = ([letter(i)] if letters else []) + [latex_text(self._system_label(name))]
+            for m in self.measures:
+                r = cells.loc[(name, m)]
+                value = self._fmt(r['value'], latex=True)
+                value = f'\\textbf{{{value}}}' if r['best'] else value
+                sig, outside = self._marks(r)
+                text = value + ('\\textsuperscript{\\dag}' if outside else '')
+                if intervals:
+                    text += (f' {{\\scriptsize [{self._fmt(r["low"], True)}, {self._fmt(r["high"], True)}]}}'
+                             if np.isfinite(r['low']) else ' {\\scriptsize [--]}')
+                if sig:
+                    text += ('$^{\\mathrm{' + sig + '}}$' if letters else
+                             '$^{\\blacktriangle}$' if sig == BETTER else '$^{\\blacktriangledown}$')
+                row.append(text)
+            lines.append(' & '.join(row) + ' \\\\')
+        taus = self._tau_rows()
+        if taus:
+            lines.append('\\midrule')
+            row = ([''] if letters else []) + [f'Kendall $\\tau$ with {latex_text(self.reference())}']
+            for m in self.measures:
+                r = taus.get(m)
+                row.append(f'{self._fmt(r["kendall_tau"], True)} {{\\scriptsize [{self._fmt(r["tau_low"], True)}, '
+                           f'{self._fmt(r["tau_high"], True)}]}}' if r is not None else '')
+            lines.append(' & '.join(row) + ' \\\\')
+        lines += ['\\bottomrule', '\\end{tabular}'] + (['}'] if width else []) + [f'\\end{{{environment}}}']
+        return '\n'.join(lines) + '\n'
+
+    def __str__(self) -> str:
+        return self.to_markdown()
+
+
+def _samples_of(boot) -> Optional[int]:
+    for per_system in (boot.samples or {}).values():
+        for values in per_system.values():
+            return int(len(values))
+    return None
+
+
+# --- LaTeX text ---
+
+_LATEX_SPECIAL = {'\\': r'\textbackslash{}', '&': r'\&', '%': r'\%', '$': r'\$', '#': r'\#', '_': r'\_',
+                  '{': r'\{', '}': r'\}', '~': r'\textasciitilde{}', '^': r'\textasciicircum{}'}
+# Unicode the package's own sentences use, as pdflatex reads it (after the special characters are escaped)
+_LATEX_UNICODE = [
+    ('E[FD̂ₙ]', r'$\mathrm{E}[\widehat{\mathrm{FD}}_n]$'), ('E[θ̂ₙ]', r'$\mathrm{E}[\hat\theta_n]$'),
+    ('τ', r'$\tau$'), ('α', r'$\alpha$'), ('θ', r'$\theta$'), ('Σ', r'$\Sigma$'), ('≤', r'$\le$'), ('≥', r'$\ge$'),
+    ('±', r'$\pm$'), ('×', r'$\times$'), ('−', '--'), ('—', '---'), ('–', '--'), ('…', r'\ldots{}'),
+    ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('→', r'$\to$'),
+    ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'),
+]
+
+
+def latex_text(value) -> str:
+    """Text as LaTeX source: ``\\ & % $ # _ { } ~ ^`` escaped, then the Unicode the package's sentences use (τ, α,
+    E[FD̂ₙ], dashes, …) as LaTeX commands. Other non-ASCII text (accented letters) is left for the engine (UTF-8)."""
+    text = ''.join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
+    for uni, tex in _LATEX_UNICODE:
+        text = text.replace(uni, tex)
+    return text
+
+
+# --- one call ---
+
+def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Optional[str] = None, encoder=None,
+                n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
+                test: str = 'jackknife', interval: Optional[str] = None, verbose: bool = True,
+                digits: int = 3) -> PaperTable:
+    """The paper table in one call: values, intervals, significance marks (Holm) and τ for ``runs`` on ``qrels``.
+
+    Args:
+        runs: system name → run frame (qid, docno, score); TREC run files are read by
+            :func:`pyterrier_frechet.data.runs.read_run` (names from the files: ``run_names(run_files([folder]))``).
+        qrels: a frame (qid, docno, label), e.g. :func:`pyterrier_frechet.data.runs.read_qrels` of a TREC qrels file.
+        measures: ir_measures measures or names (default ``FD@10``, ``FD(urr=True)@10``, ``nDCG@10``, ``RR@10``, as
+            the CLI); the first per-query measure is τ's reference. Measures the bootstrap cannot resample (FDInf,
+            KID, k-NN) get their value and no interval.
+        baseline: mark each system against this one (▲ better, ▼ worse); default: every pair, ranx-style letters.
+        encoder: the vector source of vector measures that name none (e.g. ``pf.VectorStore(prefix)``).
+        n_samples: bootstrap samples (default :func:`~pyterrier_frechet.analyses.significance.default_samples`: 1000
+            for the jackknife and normal tests).
+        seed, ci: the bootstrap's seed and the intervals' level.
+        alpha, test: the level of the Holm-corrected marks and the paired test
+            (:func:`~pyterrier_frechet.compare_systems`).
+        interval: the bootstrap's interval method of every measure (default: per kind of measure, chosen by
+            measured coverage; :data:`~pyterrier_frechet.analyses.bootstrap.DEFAULT_INTERVAL`).
+        verbose: progress bars. digits: decimals printed (and compared for the best marks).
+
+    One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
+    """
+    from .bootstrap import bootstrap
+    from .correlation import tau_intervals
+    from .significance import check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
+    if not isinstance(runs, Mapping):
+        raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
+                         'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
+    if not isinstance(qrels, pd.DataFrame):
+        raise ValueError(f'qrels must be a frame (qid, docno, label), got {type(qrels).__name__}; read a TREC qrels '
+                         'file with pf.runs.read_qrels')
+    if not runs:
+        raise ValueError('runs is empty: give at least one system')
+    ms = parse_measures(measures)
+    check_labels_distinct(ms)
+    check_test(test)
+    if not 0 < alpha <= 1:
+        raise ValueError(f'alpha must be in (0, 1], got {alpha}')
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
+    boot_ms = bootstrappable(ms)
+    if not boot_ms:
+        raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name FD, DO, HSA or a per-query measure')
+    m = n_comparisons(len(runs), baseline is not None)
+    if n_samples is None:
+        n_samples = default_samples(test, alpha, m)
+    if len(runs) >= 2:
+        check_test_resolution(n_samples if test == 'bootstrap' else None, alpha, n_comparisons=m)
+    others = [x for x in ms if x not in boot_ms]
+    boot = bootstrap(runs, qrels, boot_ms, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose, encoder=encoder,
+                     interval=interval)
+    point = boot.point
+    if others:
+        from ..evaluation.evaluate import evaluate
+        from ..vectors.sources import using_encoder
+        with using_encoder(encoder):
+            extra = evaluate(runs, qrels, others, verbose=verbose)
+        point = point.merge(extra[['name'] + [column_label(x) for x in others]], on='name')
+    comparisons = (compare_systems(runs, qrels, boot_ms, baseline=baseline, n_samples=n_samples, seed=seed, ci=ci,
+                                   alpha=alpha, verbose=verbose, boot=boot, encoder=encoder, test=test)
+                   if len(runs) >= 2 else None)
+    tau = tau_intervals(boot, boot_ms, ci) if len(runs) >= 3 and any(not is_set_measure(x) for x in boot_ms) else None
+    return PaperTable.from_results(boot, ms, comparisons=comparisons, tau=tau, baseline=baseline, alpha=alpha, ci=ci,
+                                   seed=seed, point=point, digits=digits)
+
+
+__all__ = ['CORRECTION', 'DEFAULT_MEASURES', 'PaperTable', 'latex_text', 'letter', 'paper_table']

@@ -1,0 +1,365 @@
+"""The paper table (``pf.paper_table``, ``PaperTable``, ``report``'s table.md / table.tex / table.csv): its values
+against ``pf.evaluate``, its intervals against a jackknife recomputed through ``pf.evaluate`` with each query left
+out, its significance marks against Holm's step-down done by hand, the best marks in each measure's direction, the
+LaTeX structure (booktabs rules, escaping of run names) and, where a LaTeX engine is installed, that it compiles."""
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.analyses.bootstrap import BootstrapResult
+from pyterrier_frechet.analyses.table import PaperTable, latex_text, letter
+from pyterrier_frechet.cli import main
+from pyterrier_frechet.measures.base import column_label
+
+D = 5
+N_QUERIES = 12
+# run names with the characters LaTeX and Markdown treat specially
+RUNS = ('bm25_base', 'dense 50%', 'A&B', 'rerank')
+METRICS = ('FD@5', 'nDCG@5', 'RR@5')
+
+
+def _data(seed=11):
+    """Graded qrels over N_QUERIES queries (each with relevant documents), runs of increasing quality, D-dim vectors."""
+    rng = np.random.default_rng(seed)
+    qrels, vectors, runs = [], {}, {name: [] for name in RUNS}
+    for q in range(N_QUERIES):
+        centre = rng.normal(size=D) * 2
+        labels = [int(x) for x in rng.choice([2, 1, 0, 0], size=20)]
+        labels[0] = 2
+        for i, label in enumerate(labels):
+            doc = f'q{q}-d{i}'
+            qrels.append((f'q{q}', doc, label))
+            vectors[doc] = centre * (label > 0) + rng.normal(size=D)
+        for k, name in enumerate(RUNS):
+            scores = rng.normal(size=20) + 0.8 * k * np.array(labels)
+            runs[name] += [(f'q{q}', f'q{q}-d{i}', float(s)) for i, s in enumerate(scores)]
+    qrels = pd.DataFrame(qrels, columns=['qid', 'docno', 'label'])
+    runs = {name: pd.DataFrame(rows, columns=['qid', 'docno', 'score']) for name, rows in runs.items()}
+    return qrels, runs, vectors
+
+
+@pytest.fixture(scope='module')
+def data(tmp_path_factory):
+    qrels, runs, vectors = _data()
+    folder = tmp_path_factory.mktemp('table')
+    ids = sorted(vectors)
+    np.save(folder / 'vecs.npy', np.stack([vectors[i] for i in ids]))
+    (folder / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
+    store = pf.VectorStore(str(folder / 'vecs'))
+    pairs = pf.paper_table(runs, qrels, METRICS, encoder=store, verbose=False)
+    against = pf.paper_table(runs, qrels, METRICS, encoder=store, verbose=False, baseline='bm25_base')
+    return folder, qrels, runs, store, pairs, against
+
+
+def test_values_are_evaluate_values(data):
+    folder, qrels, runs, store, table, _ = data
+    expected = pf.evaluate(runs, qrels, list(METRICS), encoder=store).set_index('name')
+    assert table.systems == RUNS and table.measures == METRICS
+    for name in RUNS:
+        for m in METRICS:
+            assert table.cell(name, m)['value'] == expected.loc[name, m]  # exactly: the headline FD is evaluate's FD
+
+
+def test_fd_interval_is_the_log_jackknife_over_queries_recomputed_through_evaluate(data):
+    folder, qrels, runs, store, table, _ = data
+    z = scipy.stats.norm.ppf(0.975)
+    queries = sorted(qrels['qid'].unique())
+    for name in ('bm25_base', 'rerank'):
+        full = pf.evaluate({name: runs[name]}, qrels, ['FD@5'], encoder=store)['FD@5'].iloc[0]
+        loo = np.array([pf.evaluate({name: runs[name][runs[name].qid != q]}, qrels[qrels.qid != q], ['FD@5'],
+                                    encoder=store)['FD@5'].iloc[0] for q in queries])
+        logs = np.log(loo)
+        se = np.sqrt((len(logs) - 1) / len(logs) * np.sum((logs - logs.mean()) ** 2))
+        cell = table.cell(name, 'FD@5')
+        assert cell['interval'] == 'jackknife_log'
+        assert cell['low'] == pytest.approx(full * np.exp(-z * se), rel=1e-9)
+        assert cell['high'] == pytest.approx(full * np.exp(z * se), rel=1e-9)
+        assert cell['low'] < cell['value'] < cell['high'] and cell['inside']
+
+
+def test_every_default_interval_holds_its_printed_value_and_no_outside_mark_is_printed(data):
+    table = data[4]
+    cells = table.cells
+    assert ((cells['low'] <= cells['value']) & (cells['value'] <= cells['high'])).all()
+    assert '†' not in table.to_markdown() and '\\dag' not in table.to_latex()
+
+
+def test_per_query_intervals_are_the_bootstraps(data):
+    folder, qrels, runs, store, table, _ = data
+    boot = pf.bootstrap(runs, qrels, ['nDCG@5'], n_samples=1000, seed=0, verbose=False).summary.set_index('name')
+    for name in RUNS:
+        cell = table.cell(name, 'nDCG@5')
+        assert (cell['low'], cell['high'], cell['interval']) == (boot.loc[name, 'low'], boot.loc[name, 'high'], 'percentile')
+
+
+def _holm_by_hand(p, alpha):
+    """Holm's step-down: reject the k-th smallest p while p_(k) <= alpha / (m - k + 1), then stop."""
+    order = np.argsort(p, kind='stable')
+    reject = np.zeros(len(p), dtype=bool)
+    for k, i in enumerate(order):
+        if p[i] > alpha / (len(p) - k):
+            break
+        reject[i] = True
+    return reject
+
+
+def test_significance_marks_are_holm_over_the_raw_p_values(data):
+    table = data[4]
+    pairs = table.comparisons
+    assert len(pairs) == 3 * 6  # every pair of 4 systems, per measure
+    expected = {(n, m): set() for n in RUNS for m in METRICS}
+    for m in METRICS:
+        rows = pairs[pairs.measure == m]
+        p = np.array([row[f'p_{row.test}'] for _, row in rows.iterrows()])
+        for (_, row), sig in zip(rows.iterrows(), _holm_by_hand(p, 0.05)):
+            if sig:
+                lower_better = m.startswith('FD')
+                a_wins = (row.value_a < row.value_b) if lower_better else (row.value_a > row.value_b)
+                winner, loser = (row.a, row.b) if a_wins else (row.b, row.a)
+                expected[winner, m].add(loser)
+    assert any(expected.values())  # the data separate some pairs
+    for (name, m), beaten in expected.items():
+        cell = table.cell(name, m)
+        assert set(cell['better_than']) == beaten
+    # rendered: the letters of the beaten systems as superscripts
+    tex = table.to_latex()
+    best = max(expected, key=lambda k: len(expected[k]))
+    letters = ''.join(letter(RUNS.index(s)) for s in RUNS if s in expected[best])
+    row = next(line for line in tex.splitlines() if line.startswith(f'{letter(RUNS.index(best[0]))} & '))
+    assert f'$^{{\\mathrm{{{letters}}}}}$' in row.split(' & ')[2 + METRICS.index(best[1])]
+
+
+def test_marks_from_made_up_p_values_follow_holm(data):
+    """compare_systems' frame with made-up p-values, its better column from Holm by hand: the table renders it."""
+    boot_table = data[4]
+    boot = BootstrapResult(boot_table.cells[['name', 'measure', 'value', 'low', 'high', 'interval', 'estimand']],
+                           {n: {} for n in RUNS}, [f'q{i}' for i in range(N_QUERIES)])
+    # Holm at 0.05: 0.001 ≤ .05/6, 0.009 ≤ .05/5, 0.011 ≤ .05/4, then 0.02 > .05/3 stops (Bonferroni, .05/6 for
+    # all, would keep only 0.001; uncorrected would take 0.02 and 0.04 too)
+    p = np.array([0.001, 0.02, 0.011, 0.04, 0.009, 0.3])
+    reject = _holm_by_hand(p, 0.05)
+    assert reject.tolist() == [True, False, True, False, True, False]
+    holm = pf.analyses.significance.holm(p)  # the adjusted p-values compare_systems' p_holm holds
+    np.testing.assert_allclose(holm, [0.006, 0.06, 0.045, 0.08, 0.045, 0.3])
+    assert ((holm < 0.05) == reject).all()
+    pairs = [(a, b) for i, a in enumerate(RUNS) for b in RUNS[i + 1:]]
+    values = boot_table.cells.set_index(['name', 'measure'])['value']
+    rows = []
+    for (a, b), pv, sig in zip(pairs, p, reject):
+        va, vb = values[a, 'nDCG@5'], values[b, 'nDCG@5']
+        rows.append({'measure': 'nDCG@5', 'a': a, 'b': b, 'value_a': va, 'value_b': vb, 'diff': va - vb,
+                     'p_normal': pv, 'test': 'normal', 'p_holm': 0.0,
+                     'better': (a if va > vb else b) if sig else ''})
+    table = PaperTable.from_results(boot, ['nDCG@5'], comparisons=pd.DataFrame(rows), point=None)
+    for name in RUNS:
+        won = {(b if a == name else a) for (a, b), sig in zip(pairs, reject) if sig
+               and name == (a if values[a, 'nDCG@5'] > values[b, 'nDCG@5'] else b)}
+        assert set(table.cell(name, 'nDCG@5')['better_than']) == won
+    assert "Holm's correction over the 6 comparisons of each measure, α = 0.05" in table.caption()
+
+
+def test_baseline_marks_better_and_worse(data):
+    table = data[5]
+    pairs = table.comparisons
+    assert set(pairs['a']) == {'bm25_base'} and len(pairs) == 3 * 3
+    md = table.to_markdown()
+    assert 'bm25\\_base (baseline)' in md or 'bm25_base (baseline)' in md
+    for row in pairs.itertuples():
+        cell = table.cell(row.b, row.measure)
+        mark = '▲' if row.better == row.b else '▼' if row.better == row.a else ''
+        assert ('bm25_base' in cell['better_than']) == (mark == '▲')
+        assert ('bm25_base' in cell['worse_than']) == (mark == '▼')
+    assert (pairs['better'] == pairs['b']).any()  # the better runs beat the baseline somewhere
+    assert '\\blacktriangle' in table.to_latex() and 'amssymb' in table.to_latex()
+
+
+def test_best_marks_follow_each_measures_direction(data):
+    table = data[4]
+    for m in METRICS:
+        values = {n: round(table.cell(n, m)['value'], 3) for n in RUNS}
+        want = min(values.values()) if m.startswith('FD') else max(values.values())
+        assert {n for n in RUNS if table.cell(n, m)['best']} == {n for n, v in values.items() if v == want}
+    # FD: lower is better (the measure says so), and the bold FD is the smallest
+    assert table.higher_is_better == {'FD@5': False, 'nDCG@5': True, 'RR@5': True}
+    tex_rows = {line.split(' & ')[1]: line.split(' & ') for line in table.to_latex().splitlines()
+                if re.match(r'^[a-z] & ', line)}
+    fd_bold = [name for name, cols in tex_rows.items() if cols[2].startswith('\\textbf{')]
+    fd = {latex_text(n): table.cell(n, 'FD@5')['value'] for n in RUNS}
+    assert fd_bold == [min(fd, key=fd.get)]
+
+
+def test_latex_structure_booktabs_and_escaping(data):
+    tex = data[4].to_latex()
+    lines = tex.splitlines()
+    rules = [line for line in lines if line in ('\\toprule', '\\midrule', '\\bottomrule')]
+    assert rules == ['\\toprule', '\\midrule', '\\midrule', '\\bottomrule']  # head, body, τ row, end
+    assert '\\hline' not in tex and '|' not in tex.split('\\begin{tabular}')[1].split('}')[0]
+    assert '\\begin{tabular}{clrrr}' in tex
+    assert 'bm25\\_base' in tex and 'dense 50\\%' in tex and 'A\\&B' in tex
+    assert 'bm25_base' not in tex and 'dense 50%' not in tex and 'A&B' not in tex
+    body = tex.split('\\midrule')[1].split('\\bottomrule')[0].strip().splitlines()
+    for line in body:  # every row has one cell per column: # & system & 3 measures
+        assert len(re.findall(r'(?<!\\)&', line)) == 4 and line.endswith('\\\\')
+    caption = re.search(r'\\caption\{(.*)\}\n\\label', tex, re.S).group(1)
+    # no raw Unicode math left for pdflatex, and the caption names what the value and the interval are
+    assert not re.search(r'[τα̂ₙ−—θ]', caption)
+    assert 'Value: each measure on the full query set' in caption
+    assert 'log-scale jackknife interval over queries for $\\mathrm{E}[\\widehat{\\mathrm{FD}}_n]$, the expected value at 12 queries' in caption
+    assert caption.count('{') == caption.count('}')
+
+
+def test_latex_text_escapes_every_special_character():
+    assert latex_text('a_b%c&d$e#f{g}h~i^j\\k') == ('a\\_b\\%c\\&d\\$e\\#f\\{g\\}h\\textasciitilde{}i'
+                                                  '\\textasciicircum{}j\\textbackslash{}k')
+    assert latex_text('τ = 0.5 — α') == '$\\tau$ = 0.5 --- $\\alpha$'
+
+
+def test_markdown_caption_names_value_and_interval(data):
+    md = data[4].to_markdown()
+    assert md.splitlines()[0] == '| # | system | FD@5 ↓ | nDCG@5 ↑ | RR@5 ↑ |'
+    assert '| a | bm25_base |' in md and '| c | A&amp;B |' in md  # HTML escaped; _ and % are plain in markdown
+    caption = md.strip().splitlines()[-1]
+    assert 'Value: each measure on the full query set' in caption
+    assert ('\\[low, high\\] of FD@5: 95% log-scale jackknife interval over queries for E\\[FD̂ₙ\\], the expected value '
+            'at 12 queries (not the population FD), centred on the value on the log scale.') in caption
+    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% percentile bootstrap (1000 samples, seed 0) interval for the '
+            'population mean.') in caption
+    assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 6 comparisons" in caption
+    assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife z-test for FD@5' in caption
+
+
+def test_tau_row_is_tau_intervals(data):
+    folder, qrels, runs, store, table, _ = data
+    boot = pf.bootstrap(runs, qrels, list(METRICS), n_samples=1000, seed=0, verbose=False, encoder=store)
+    taus = pf.tau_intervals(boot, pf.evaluation.evaluate.parse_measures(list(METRICS))).set_index('a')
+    frame = table.to_dataframe()
+    tau_rows = frame[frame['row'] == 'kendall_tau'].set_index('measure')
+    assert set(tau_rows.index) == {'FD@5', 'RR@5'} and table.reference() == 'nDCG@5'
+    for m in tau_rows.index:
+        assert tau_rows.loc[m, ['value', 'low', 'high']].tolist() == taus.loc[m, ['kendall_tau', 'tau_low', 'tau_high']].tolist()
+    # τ itself against scipy on the evaluate values, FD negated
+    values = pf.evaluate(runs, qrels, list(METRICS), encoder=store).set_index('name')
+    assert tau_rows.loc['FD@5', 'value'] == pytest.approx(scipy.stats.kendalltau(-values['FD@5'], values['nDCG@5']).statistic)
+
+
+def test_a_value_outside_its_interval_is_marked_and_explained():
+    summary = pd.DataFrame([
+        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': 0.09, 'high': 0.17, 'interval': 'jackknife_bc',
+         'estimand': 'population value'},
+        {'name': 'y', 'measure': 'FD@5', 'value': 0.20, 'low': 0.10, 'high': 0.25, 'interval': 'jackknife_bc',
+         'estimand': 'population value'}])
+    table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
+    assert table.cells['inside'].tolist() == [False, True]
+    md, tex = table.to_markdown(), table.to_latex()
+    assert '| x | 0.300† [0.090, 0.170] |' in md and '| y | **0.200** [0.100, 0.250] |' in md  # FD: lower is better
+    assert '0.300\\textsuperscript{\\dag}' in tex
+    assert 'outside its interval (1 cell; jackknife_bc)' in table.caption()
+    assert 'bias-corrected' in table.caption()
+
+
+def test_from_results_takes_agreement_tables_tau_and_measures_without_interval(data):
+    folder, qrels, runs, store, _, _ = data
+    boot = pf.bootstrap(runs, qrels, list(METRICS), n_samples=1000, seed=1, verbose=False, encoder=store)
+    ms = pf.evaluation.evaluate.parse_measures(list(METRICS))
+    agreement = pf.agreement_table(boot, ms)
+    point = pf.evaluate(runs, qrels, list(METRICS) + ['P@5'], encoder=store)
+    table = PaperTable.from_results(boot, list(METRICS) + ['P@5'], tau=agreement, point=point, seed=1)
+    assert table.cell('rerank', 'P@5')['value'] == point.set_index('name').loc['rerank', 'P@5']
+    assert np.isnan(table.cell('rerank', 'P@5')['low'])
+    assert table.reference() == 'nDCG@5' and 'no interval' in table.caption()
+    assert table.comparisons is None and 'Superscript' not in table.caption()
+
+
+def test_paper_table_refuses_bad_input_before_work(data):
+    folder, qrels, runs, store, _, _ = data
+    with pytest.raises(ValueError, match="baseline 'nope' is not one of the runs"):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, baseline='nope')
+    with pytest.raises(ValueError, match='test must be one of'):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, test='t')
+    with pytest.raises(ValueError, match='runs must be a dict'):
+        pf.paper_table(['runs/'], qrels, METRICS, encoder=store)
+    with pytest.raises(ValueError, match='qrels must be a frame'):
+        pf.paper_table(runs, 'qrels.txt', METRICS, encoder=store)
+    with pytest.raises(ValueError, match='n_samples=10'):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, test='bootstrap', n_samples=10)
+
+
+def _write_trec(folder, qrels, runs):
+    (folder / 'runs').mkdir(exist_ok=True)
+    for name, run in runs.items():
+        with open(folder / 'runs' / f'run.{name.replace(" ", "-")}.txt', 'w') as f:
+            for q, group in run.groupby('qid', sort=False):
+                for rank, row in enumerate(group.sort_values('score', ascending=False).itertuples()):
+                    f.write(f'{q} Q0 {row.docno} {rank + 1} {row.score!r} tag\n')
+    with open(folder / 'qrels.txt', 'w') as f:
+        for r in qrels.itertuples():
+            f.write(f'{r.qid} 0 {r.docno} {r.label}\n')
+
+
+def test_report_writes_the_table_and_the_python_call_on_files_agrees(data, tmp_path, capsys):
+    folder, qrels, runs, store, _, _ = data
+    _write_trec(tmp_path, qrels, runs)
+    out = tmp_path / 'report'
+    assert main(['report', '--qrels', str(tmp_path / 'qrels.txt'), '--runs', str(tmp_path / 'runs'),
+                 '--vectors', str(folder / 'vecs'), '--metrics', *METRICS, '--per-query', '2', '--seeds', '0',
+                 '--quiet', '--out', str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f'the paper table: {out / "table.md"}, {out / "table.tex"}, {out / "table.csv"}' in printed
+    csv = pd.read_csv(out / 'table.csv')
+    results = pd.read_csv(out / 'results.csv').set_index('name')
+    cells = csv[csv['row'] == 'system']
+    for r in cells.itertuples():
+        assert r.value == pytest.approx(results.loc[r.name, r.measure], rel=1e-12, abs=1e-15)
+    assert (out / 'table.tex').read_text().count('\\toprule') == 1
+    assert '## The paper table' in (out / 'report.md').read_text()
+    # the Python call on the same files, named as the CLI names them
+    files = pf.runs.run_files([tmp_path / 'runs'])
+    on_files = {name: pf.runs.read_run(f) for name, f in zip(pf.runs.run_names(files), files)}
+    table = pf.paper_table(on_files, pf.runs.read_qrels(tmp_path / 'qrels.txt'), METRICS, encoder=store, verbose=False)
+    assert (out / 'table.md').read_text() == table.to_markdown()
+    # a second report into the same folder replaces the table (the marker lists it)
+    assert main(['report', '--qrels', str(tmp_path / 'qrels.txt'), '--runs', str(tmp_path / 'runs'),
+                 '--vectors', str(folder / 'vecs'), '--metrics', 'FD@5', 'nDCG@5', '--per-query', '2', '--seeds', '0',
+                 '--quiet', '--out', str(out)]) == 0
+    assert 'RR@5' not in (out / 'table.tex').read_text()
+
+
+ENGINES = [e for e in ('pdflatex', 'lualatex') if shutil.which(e)]
+
+
+@pytest.mark.skipif(not ENGINES, reason='no LaTeX engine (pdflatex/lualatex) installed: '
+                    'apt-get install texlive-latex-base texlive-latex-recommended; the structure is checked above')
+@pytest.mark.parametrize('which', ['pairs', 'baseline'])
+def test_latex_compiles(data, tmp_path, which):
+    table = data[4] if which == 'pairs' else data[5]
+    (tmp_path / 'table.tex').write_text(table.to_latex(), encoding='utf-8')
+    needs = re.match(r'% needs \\usepackage\{([a-z,]+)\}', table.to_latex()).group(1)  # what the table says it needs
+    assert needs == ('booktabs,graphicx' if which == 'pairs' else 'booktabs,graphicx,amssymb')
+    (tmp_path / 'doc.tex').write_text('\\documentclass{article}\n\\usepackage[T1]{fontenc}\n'
+                                      f'\\usepackage{{{needs}}}\n\\begin{{document}}\n\\input{{table}}\n\\end{{document}}\n')
+    result = subprocess.run([ENGINES[0], '-interaction=nonstopmode', '-halt-on-error', 'doc.tex'], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert (tmp_path / 'doc.pdf').stat().st_size > 1000
+    log = (tmp_path / 'doc.log').read_text(errors='replace')
+    assert 'Missing character' not in log and 'Undefined control sequence' not in log
+    assert 'Overfull \\hbox' not in log  # scaled to the line width
+
+
+def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
+    summary = pd.DataFrame([
+        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': np.nan, 'high': np.nan, 'interval': 'jackknife_log',
+         'estimand': 'E[FD̂ₙ] at this number of queries'},
+        {'name': 'y', 'measure': 'FD@5', 'value': -0.25, 'low': -0.5, 'high': 0.1, 'interval': 'jackknife',
+         'estimand': 'E[θ̂ₙ] at this number of queries'}])
+    table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
+    md, tex = table.to_markdown(), table.to_latex()
+    assert '| x | 0.300 [–] |' in md and '\\[–\\]: undefined there (1 cell' in md
+    assert '0.300 {\\scriptsize [--]}' in tex
+    assert '\\textbf{$-$0.250} {\\scriptsize [$-$0.500, 0.100]}' in tex  # LaTeX minus signs; lowest FD is bold
