@@ -444,7 +444,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
         alpha, test: the level of the Holm-corrected marks and the paired test
             (:func:`~pyterrier_frechet.compare_systems`).
         interval: the bootstrap's interval method of every measure (default: per kind of measure, chosen by
-            measured coverage; :data:`~pyterrier_frechet.analyses.bootstrap.DEFAULT_INTERVAL`).
+            measured coverage: each measure's resampling declares it).
         verbose: progress bars. digits: decimals printed (and compared for the best marks).
 
     One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
