@@ -303,7 +303,7 @@ def cmd_bootstrap(args) -> int:
     data = load_data(args)
     check_bootstrappable(data.measures)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
-                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval)
+                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval, population=args.population)
     summary = result.summary
     if plot_dir:
         with plot_dir.staging() as work:
@@ -318,7 +318,7 @@ def cmd_bootstrap(args) -> int:
     _emit(args, summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                           f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
                           'estimate: the value each interval is centred for'] + estimands
-          + _dropped_notes(result.point))
+          + _population_notes(args, len(result.queries)) + _dropped_notes(result.point))
     return 0
 
 
@@ -427,7 +427,7 @@ def cmd_report(args) -> int:
     _check_baseline(args, data)
     path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
-                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
+                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test, population=args.population)
     print('\n'.join([f'wrote {path}', _samples_note(args, len(data.runs))]
                     + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
     return 0
@@ -446,11 +446,15 @@ def cmd_compare(args) -> int:
     samples = args.samples or default_samples(args.test, args.alpha, m)
     # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
     check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
+    if args.population is not None and args.test == 'bootstrap':
+        raise CliError('--population corrects the jackknife and normal tests; --test bootstrap (the count p-value) has '
+                       'no finite-population form: use --test jackknife, or leave out --population')
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder)
+                     verbose=not args.quiet, encoder=data.encoder, population=args.population)
     table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
-                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
+                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test,
+                            population=args.population)
     n = len(table) // max(1, table['measure'].nunique())
     notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
              f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
@@ -464,8 +468,27 @@ def cmd_compare(args) -> int:
             notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
                          'retrieved sets per query and is offered for FD (FD and FD(weighting=\'query\'), the measures '
                          'with the Gaussian fast path) only; their bootstrap p and p_holm stand')
-    _emit(args, table, notes + _dropped_notes(boot.point))
+    _emit(args, table, notes + _population_notes(args, len(boot.queries)) + _dropped_notes(boot.point))
     return 0
+
+
+def _population_notes(args, n_queries: int) -> list:
+    """The note saying the intervals (and tests) carry the finite-population correction, when --population is given."""
+    if args.population is None:
+        return []
+    return [f'--population {args.population}: the {n_queries} evaluated queries are taken as a draw without replacement '
+            f'from a population of {args.population} queries, and the intervals are for draws from those queries: '
+            f'their variance is multiplied by 1 - n/N = {1 - n_queries / args.population:.3g} (the jackknife and normal '
+            'tests too); right only when those N queries are the population of interest, not a sample of a larger one']
+
+
+def _population_arg(p) -> None:
+    p.add_argument('--population', type=_positive_int, default=None, metavar='N',
+                   help='the number of queries the evaluated (judged) queries were drawn from without replacement, when '
+                        'those N queries are the population your conclusions are about (e.g. all 225 Cranfield '
+                        'queries, of which you kept 200): every interval\'s variance is multiplied by the finite-'
+                        'population correction 1 - n/N. Leave it out (default) when the queries stand for a larger '
+                        'or unbounded query population, as TREC topics do')
 
 
 def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
@@ -655,6 +678,7 @@ def build_parser() -> argparse.ArgumentParser:
     bs.add_argument('--interval', choices=METHODS, default=None,
                     help='interval method of every measure (default: per kind of measure, chosen by measured coverage; '
                          'see `calibrate`)')
+    _population_arg(bs)
     _output_args(bs)
     bs.set_defaults(func=cmd_bootstrap)
 
@@ -720,6 +744,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help='also run FD randomisation tests with this many permutations per pair (default 0: none)')
     _seed_arg(cp)
     cp.add_argument('--alpha', type=_open_unit, default=0.05, help='level at which a difference is called (default 0.05)')
+    _population_arg(cp)
     _output_args(cp)
     cp.set_defaults(func=cmd_compare)
 
@@ -748,6 +773,7 @@ def build_parser() -> argparse.ArgumentParser:
     _seed_arg(rp)
     _sparsify_args(rp)
     rp.add_argument('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')
+    _population_arg(rp)
     rp.set_defaults(func=cmd_report)
     return parser
 
