@@ -488,7 +488,8 @@ def _population_arg(p) -> None:
                         'those N queries are the population your conclusions are about (e.g. all 225 Cranfield '
                         'queries, of which you kept 200): every interval\'s variance is multiplied by the finite-'
                         'population correction 1 - n/N. Leave it out (default) when the queries stand for a larger '
-                        'or unbounded query population, as TREC topics do')
+                        'or unbounded query population, as TREC topics do, or when the runs are random given the query '
+                        '(sampling, random tie-breaks)')
 
 
 def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:

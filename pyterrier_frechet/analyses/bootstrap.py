@@ -333,7 +333,10 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             kept 200): every interval's variance is multiplied by the finite-population correction 1 − n/N
             (:mod:`pyterrier_frechet.core.intervals`; BCa refuses it). Default None: the queries are a sample from
             an unbounded query population (TREC's topics stand for all future queries) — leave it None then;
-            the correction would make the intervals too narrow. The interval text names N (pt_docs "Calibration").
+            the correction would make the intervals too narrow. It also assumes each run is a fixed function of
+            the query: randomness inside a run (sampling, random tie-breaks) is not reduced by drawing more of the
+            N queries, and the corrected intervals are too narrow for it. The interval text names N (pt_docs
+            "Calibration").
     """
     with using_encoder(encoder):
         return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
