@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from pyterrier_frechet.analyses.significance import bootstrap_p
+from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
 from pyterrier_frechet.core.intervals import interval
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
@@ -68,13 +68,17 @@ def _fd(rel, ret, weights, shift):
     return weighted_fds(rel, weights, [ret], [weights], shift)
 
 
-def leave_one_out(rel, ret, shift, n: int) -> np.ndarray:
-    """FD with each query left out, as the package computes it for its jackknife."""
-    try:  # the linear-time path, where the package has it
-        from pyterrier_frechet.core.weighted import leave_one_out_fds
-        return leave_one_out_fds(rel, [ret], shift)
-    except ImportError:
-        return _fd(rel, ret, 1.0 - np.eye(n), shift)
+def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto') -> np.ndarray:
+    """FD with each query (or each group of queries) left out, as the package's bootstrap computes it for its
+    jackknife: the plan of :func:`~pyterrier_frechet.analyses.bootstrap.jackknife_plan` (``'auto'``: every query
+    alone up to 500 queries, 200 seeded groups above), the grouping of the same seed for every system (paired
+    leave-out values), the totals minus each group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
+    from pyterrier_frechet.analyses.bootstrap import _group_seed, jackknife_plan
+    from pyterrier_frechet.core.weighted import jackknife_groups, leave_out_fds
+    units = np.ones(n, dtype=bool)
+    plan = jackknife_plan(jackknife, n, seed)
+    groups, n_groups = jackknife_groups(units, plan.groups, _group_seed(plan.seed))
+    return leave_out_fds(rel, ret, units, groups, n_groups, shift)
 
 
 def ndcg_per_query(sample, system: str, k: int) -> np.ndarray:
@@ -143,7 +147,10 @@ def compared_pairs(world) -> List[tuple]:
 
 
 def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
-        statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True):
+        statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True, jackknife='auto',
+        checkpoint=None):
+    """Coverage, tests and context frames; ``checkpoint(cov, tests, context)`` is called after every trial with the
+    frames over the trials done so far (so a run stopped early keeps what it measured, with its trial count)."""
     systems = list(world.systems)
     ref = reference(world, n, n_reference, seed, statistic)
     e_fd = ref.groupby('system')['fd'].mean()
@@ -159,6 +166,10 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     tau_pop = (float(scipy.stats.kendalltau(-np.array([pop_fd[s] for s in systems]),
                                             np.array([pop_ndcg[s] for s in systems])).statistic) if pop_fd else np.nan)
     rng = np.random.default_rng([seed, n, 12])
+    # a finite population (the real-data worlds): the same intervals and test with the finite-population correction
+    # 1 − n/N (the package's population= / --population N), beside the uncorrected ones
+    from pyterrier_frechet.core.intervals import finite_population_correction
+    fpc = finite_population_correction(n, world.max_queries) if world.max_queries else None
     cover: Dict[tuple, list] = {}
     width: Dict[tuple, list] = {}
     reject: Dict[tuple, list] = {}
@@ -167,6 +178,30 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
         width.setdefault(key, []).append(high - low)
 
+    def results(done: int):
+        """The three frames over the first ``done`` trials."""
+        rows = []
+        for (stat, method, estimand, who), hits in cover.items():
+            h = np.asarray(hits, dtype=np.float64)
+            truth = {'E[FD_n]': lambda: e_fd[who], 'population FD': lambda: pop_fd[who],
+                     'population mean': lambda: pop_ndcg[who],
+                     'E[ΔFD_n]': lambda: e_delta[tuple(who.split('-', 1))],
+                     'population ΔFD': lambda: pop_fd[who.split('-', 1)[0]] - pop_fd[who.split('-', 1)[1]],
+                     'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop}[estimand]()
+            rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
+                         'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
+                         'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
+                         'trials': done})
+        tests = []
+        for (stat, test, kind, who), r in reject.items():
+            tests.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'test': test,
+                          'hypothesis': kind, 'pair': who, 'rejection_rate': float(np.mean(r)), 'trials': done,
+                          'relative_difference': (abs(e_delta[tuple(who.split('-', 1))]) / np.mean([e_fd[x] for x in who.split('-', 1)])
+                                                  if stat == 'FD' else np.nan)})
+        context = pd.DataFrame({'E[FD_n]': e_fd, 'sd FD_n': sd_fd, 'population FD': pd.Series(pop_fd),
+                                'mean nDCG': pd.Series(pop_ndcg)})
+        return pd.DataFrame(rows), pd.DataFrame(tests), context
+
     t0 = time.time()
     for t in range(n_trials):
         sample = world.draw(n, rng)
@@ -174,7 +209,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         ones = np.ones((1, n))
         counts = _draw_counts(rng, n_samples, n) if n_samples else None
         est = {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in systems}
-        loo = {s: leave_one_out(rel, rets[s], shift, n) for s in systems}
+        loo = {s: leave_one_out(rel, rets[s], shift, n, seed, jackknife) for s in systems}
         boot = {s: _fd(rel, rets[s], counts, shift) for s in systems} if n_samples else {}
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
@@ -187,13 +222,22 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
                 if s in pop_fd:
                     record(('FD', method, 'population FD', s), low, high, pop_fd[s])
+                if fpc is not None and method in ('jackknife', 'jackknife_log', 'shifted'):
+                    low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], fpc=fpc)
+                    record(('FD', f'{method} fpc', 'E[FD_n]', s), low, high, e_fd[s])
             m = ndcg[s].mean()
             se = ndcg[s].std(ddof=1) / np.sqrt(n)
             tq = scipy.stats.t.ppf(1 - (1 - ci) / 2, n - 1)
             record(('nDCG', 't', 'population mean', s), m - tq * se, m + tq * se, pop_ndcg[s])
+            if fpc is not None:
+                record(('nDCG', 't fpc', 'population mean', s), m - tq * se * np.sqrt(fpc), m + tq * se * np.sqrt(fpc),
+                       pop_ndcg[s])
             if n_samples:
                 low, high = interval('percentile', m, counts @ ndcg[s] / n, ci)
                 record(('nDCG', 'percentile', 'population mean', s), low, high, pop_ndcg[s])
+                if fpc is not None:
+                    low, high = interval('percentile', m, counts @ ndcg[s] / n, ci, fpc=fpc)
+                    record(('nDCG', 'percentile fpc', 'population mean', s), low, high, pop_ndcg[s])
         for a, b, equal in pairs:
             kind = 'null' if equal else 'alternative'
             delta = est[a] - est[b]
@@ -204,6 +248,11 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 if pop_fd:
                     record(('ΔFD', method, 'population ΔFD', f'{a}-{b}'), low, high, pop_fd[a] - pop_fd[b])
+            if fpc is not None:
+                low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, fpc=fpc)
+                record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                reject.setdefault(('FD', 'jackknife z fpc', kind, f'{a}-{b}'), []).append(
+                    jackknife_p(delta, jd, fpc=fpc) < alpha)
             z = abs(delta) / se if se > 0 else np.inf
             reject.setdefault(('FD', 'jackknife z', kind, f'{a}-{b}'), []).append(2 * scipy.stats.norm.sf(z) < alpha)
             reject.setdefault(('FD', 'jackknife t', kind, f'{a}-{b}'), []).append(2 * scipy.stats.t.sf(z, n - 1) < alpha)
@@ -222,6 +271,10 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             sd = dn.std(ddof=1)
             p_t = 2 * scipy.stats.t.sf(abs(dn.mean()) / (sd / np.sqrt(n)), n - 1) if sd > 0 else 1.0
             reject.setdefault(('nDCG', 'paired t', kind, f'{a}-{b}'), []).append(p_t < alpha)
+            if fpc is not None:
+                p_t = (2 * scipy.stats.t.sf(abs(dn.mean()) / (sd * np.sqrt(fpc) / np.sqrt(n)), n - 1)
+                       if sd > 0 and fpc > 0 else float(dn.mean() == 0))
+                reject.setdefault(('nDCG', 'paired t fpc', kind, f'{a}-{b}'), []).append(p_t < alpha)
         if n_samples:
             fd_star = np.stack([boot[s] for s in systems])
             nd_star = np.stack([counts @ ndcg[s] / n for s in systems])
@@ -232,29 +285,11 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             record(('τ(FD, nDCG)', 'percentile', 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n)
             if np.isfinite(tau_pop):
                 record(('τ(FD, nDCG)', 'percentile', 'population τ', 'all'), low, high, tau_pop)
-        if verbose and (t + 1) % max(1, n_trials // 10) == 0:
+        if checkpoint is not None:
+            checkpoint(*results(t + 1))
+        if verbose:
             logger.info('%s d=%d n=%d: %d/%d trials, %.0f s', world.name, world.d, n, t + 1, n_trials, time.time() - t0)
-    rows = []
-    for (stat, method, estimand, who), hits in cover.items():
-        h = np.asarray(hits, dtype=np.float64)
-        truth = {'E[FD_n]': lambda: e_fd[who], 'population FD': lambda: pop_fd[who],
-                 'population mean': lambda: pop_ndcg[who],
-                 'E[ΔFD_n]': lambda: e_delta[tuple(who.split('-', 1))],
-                 'population ΔFD': lambda: pop_fd[who.split('-', 1)[0]] - pop_fd[who.split('-', 1)[1]],
-                 'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop}[estimand]()
-        rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
-                     'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
-                     'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
-                     'trials': n_trials})
-    tests = []
-    for (stat, test, kind, who), r in reject.items():
-        tests.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'test': test,
-                      'hypothesis': kind, 'pair': who, 'rejection_rate': float(np.mean(r)), 'trials': n_trials,
-                      'relative_difference': (abs(e_delta[tuple(who.split('-', 1))]) / np.mean([e_fd[x] for x in who.split('-', 1)])
-                                              if stat == 'FD' else np.nan)})
-    context = pd.DataFrame({'E[FD_n]': e_fd, 'sd FD_n': sd_fd, 'population FD': pd.Series(pop_fd),
-                            'mean nDCG': pd.Series(pop_ndcg)})
-    return pd.DataFrame(rows), pd.DataFrame(tests), context
+    return results(n_trials)
 
 
 def _randomisation_p(rel, ret_a, ret_b, shift, diff, n_permutations, rng) -> float:
@@ -277,22 +312,42 @@ def main(argv=None):
     parser.add_argument('--permutations', type=int, default=0)
     parser.add_argument('--statistic', default='fd', choices=('fd', 'fd-query'))
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--systems', nargs='+', default=None,
+                        help="a subset of the world's systems (fewer FDs per trial; keep an equal-in-law pair for the "
+                             'level of the tests)')
+    parser.add_argument('--jackknife', default='auto',
+                        help="the package's jackknife plan: auto (leave-one-out up to 500 queries, 200 groups above), "
+                             'exact, or a number of groups')
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
     from benchmarks.worlds import make_world
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(message)s')
     world = make_world(args.world, d=args.dim, seed=args.seed)
+    if args.systems:
+        unknown = [s for s in args.systems if s not in world.systems]
+        if unknown:
+            parser.error(f'--systems: {unknown} are not systems of {args.world}: {world.systems}')
+        world.systems = [s for s in world.systems if s in args.systems]
     n = min(args.queries, world.max_queries) if world.max_queries else args.queries
     t0 = time.time()
+    jackknife = int(args.jackknife) if args.jackknife.isdigit() else args.jackknife
+    from pyterrier_frechet.analyses.bootstrap import jackknife_plan
+
+    def write(cov, tests, context):
+        for frame in (cov, tests):
+            frame['statistic_kind'] = args.statistic
+            frame['seconds'] = time.time() - t0
+            frame['jackknife'] = jackknife_plan(jackknife, n, args.seed).describe(n)
+            frame['population'] = world.max_queries or ''
+            frame['systems'] = ' '.join(world.systems)
+        cov.to_csv(f'{args.out}.coverage.csv', index=False)
+        tests.to_csv(f'{args.out}.tests.csv', index=False)
+        context.to_csv(f'{args.out}.context.csv')
+
     cov, tests, context = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
-                              args.statistic)
+                              args.statistic, jackknife=jackknife, checkpoint=write)
     elapsed = time.time() - t0
-    for frame in (cov, tests):
-        frame['statistic_kind'] = args.statistic
-        frame['seconds'] = elapsed
-    cov.to_csv(f'{args.out}.coverage.csv', index=False)
-    tests.to_csv(f'{args.out}.tests.csv', index=False)
-    context.to_csv(f'{args.out}.context.csv')
+    write(cov, tests, context)
     summary = cov.groupby(['statistic', 'method', 'estimand'])['coverage'].agg(['min', 'mean', 'max'])
     print(summary.to_string())
     print(tests.groupby(['statistic', 'test', 'hypothesis'])['rejection_rate'].agg(['min', 'mean', 'max']).to_string())

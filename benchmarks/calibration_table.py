@@ -21,19 +21,23 @@ def _fmt(values) -> str:
 def coverage_table(cov: pd.DataFrame) -> str:
     """One row per (world, d, n): coverage of each printed interval for its estimand (range over systems/pairs)."""
     cells = [('FD', 'jackknife_log', 'E[FD_n]', 'FD jackknife (log scale) → E[FD̂ₙ] (default)'),
+             ('FD', 'jackknife_log fpc', 'E[FD_n]', 'FD jackknife (log scale) with --population N → E[FD̂ₙ]'),
              ('FD', 'jackknife', 'E[FD_n]', 'FD jackknife → E[FD̂ₙ]'),
              ('FD', 'jackknife_bc', 'population FD', 'FD jackknife-bc → population FD (old default)'),
              ('FD', 'percentile', 'E[FD_n]', 'FD percentile → E[FD̂ₙ]'),
              ('FD', 'shifted', 'E[FD_n]', 'FD shifted → E[FD̂ₙ]'),
              ('FD', 'basic', 'population FD', 'FD basic → population FD'),
              ('ΔFD', 'jackknife', 'E[ΔFD_n]', 'ΔFD jackknife → E[ΔFD̂ₙ] (default)'),
+             ('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', 'ΔFD jackknife with --population N → E[ΔFD̂ₙ]'),
              ('ΔFD', 'jackknife', 'population ΔFD', 'ΔFD jackknife → population ΔFD'),
              ('nDCG', 'percentile', 'population mean', 'nDCG@10 percentile → population mean'),
+             ('nDCG', 't', 'population mean', 'nDCG@10 t → population mean'),
+             ('nDCG', 't fpc', 'population mean', 'nDCG@10 t with --population N → population mean'),
              ('τ(FD, nDCG)', 'percentile', 'τ of E[FD_n] and mean nDCG', 'τ percentile → τ(E[FD̂ₙ], nDCG)')]
-    header = ['world', 'd', 'n', 'trials'] + [c[3] for c in cells]
+    header = ['world', 'd', 'n', 'N', 'jackknife', 'trials'] + [c[3] for c in cells]
     lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
-    for (world, d, n), g in cov.groupby(['world', 'd', 'n_queries'], sort=False):
-        row = [world, str(d), str(n), str(int(g['trials'].iloc[0]))]
+    for (world, d, n, jack), g in cov.groupby(['world', 'd', 'n_queries', 'jackknife'], sort=False):
+        row = [world, str(d), str(n), _population(g), _jackknife(jack), str(int(g['trials'].iloc[0]))]
         for stat, method, estimand, _ in cells:
             sel = g[(g.statistic == stat) & (g.method == method) & (g.estimand == estimand)]
             row.append(_fmt(sel['coverage'].tolist()))
@@ -41,18 +45,31 @@ def coverage_table(cov: pd.DataFrame) -> str:
     return '\n'.join(lines)
 
 
+def _population(g: pd.DataFrame) -> str:
+    """N of a finite population (the real-data worlds), ∞ for the synthetic ones."""
+    values = g['population'].dropna() if 'population' in g else []
+    return str(int(values.iloc[0])) if len(values) and str(values.iloc[0]) not in ('', 'nan') else '∞'
+
+
+def _jackknife(text) -> str:
+    """'leave-one-out' or 'G=200' (the delete-a-group jackknife the package uses above 500 queries)."""
+    text = str(text)
+    return text.split('(')[1].split(' groups')[0] if text.startswith('delete-a-group') else 'leave-one-out'
+
+
 def test_table(tests: pd.DataFrame) -> str:
     """Level (largest rejection rate over equal-in-law pairs) and power (mean over the other pairs) per test."""
-    header = ['world', 'd', 'n', 'trials', 'test', 'level (equal pairs)', 'power (mean over other pairs)',
+    header = ['world', 'd', 'n', 'N', 'jackknife', 'trials', 'test', 'level (equal pairs)', 'power (mean over other pairs)',
               'power at the smallest difference']
     lines = ['| ' + ' | '.join(header) + ' |', '|' + '---|' * len(header)]
-    for (world, d, n, stat, test), g in tests.groupby(['world', 'd', 'n_queries', 'statistic', 'test'], sort=False):
+    for (world, d, n, jack, stat, test), g in tests.groupby(['world', 'd', 'n_queries', 'jackknife', 'statistic', 'test'],
+                                                        sort=False):
         null = g[g.hypothesis == 'null']
         alt = g[g.hypothesis == 'alternative']
         smallest = alt.sort_values('relative_difference').head(1)
         small = (f"{smallest['rejection_rate'].iloc[0]:.2f} (Δ = {smallest['relative_difference'].iloc[0]:.0%})"
                  if len(smallest) and stat == 'FD' else '—')
-        lines.append(f"| {world} | {d} | {n} | {int(g['trials'].iloc[0])} | {stat}: {test} | "
+        lines.append(f"| {world} | {d} | {n} | {_population(g)} | {_jackknife(jack)} | {int(g['trials'].iloc[0])} | {stat}: {test} | "
                      f"{null['rejection_rate'].max():.3f} | {alt['rejection_rate'].mean():.2f} | {small} |")
     return '\n'.join(lines)
 
@@ -74,6 +91,12 @@ def main(argv=None):
     folder = Path([a for a in args if a != '--rst'][0])
     cov = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=['', 'nan', 'NaN']) for p in sorted(folder.glob('*.coverage.csv'))], ignore_index=True)
     tests = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=['', 'nan', 'NaN']) for p in sorted(folder.glob('*.tests.csv'))], ignore_index=True)
+    for frame in (cov, tests):  # runs written before the jackknife plan was recorded: n ≤ 500, leave-one-out
+        frame['jackknife'] = frame['jackknife'].fillna('leave-one-out') if 'jackknife' in frame else 'leave-one-out'
+        if 'population' not in frame:
+            frame['population'] = float('nan')
+        known = {'cranfield': 225, 'scifact': 300}  # the finite worlds' N, for runs written before it was recorded
+        frame['population'] = frame['population'].fillna(frame['world'].map(known))
     cov = cov.sort_values(['d', 'world', 'n_queries'], kind='stable')
     tests = tests.sort_values(['d', 'world', 'n_queries'], kind='stable')
     if rst:

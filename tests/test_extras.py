@@ -125,9 +125,10 @@ def test_a_broken_dependency_of_an_installed_extra_is_not_reported_as_a_missing_
 
 
 @pytest.mark.slow
-def test_the_built_wheel_installed_without_the_checkout_runs_eval(files, tmp_path):  # noqa: F811
+def test_the_built_wheel_installed_without_the_checkout_runs_eval_and_the_demo(files, tmp_path):  # noqa: F811
     """pip wheel --no-deps; a fresh venv that sees the shared venv's packages (a .pth line, so the shared venv's
-    editable install of the package stays out); the wheel installed with --no-deps; eval run outside the checkout."""
+    editable install of the package stays out); the wheel installed with --no-deps; eval and the demo (the main job,
+    with a local tiny encoder for speed) run outside the checkout."""
     wheels = tmp_path / 'wheels'
     subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '-q', '-w', str(wheels),
                     str(ROOT)], check=True, timeout=600)
@@ -167,3 +168,11 @@ def test_the_built_wheel_installed_without_the_checkout_runs_eval(files, tmp_pat
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.splitlines()[0].startswith('name,FD@3,nDCG@3')
     assert len(result.stdout.splitlines()) == 4  # the three toy runs
+    from test_embedder import _tiny_bert
+    model = _tiny_bert(tmp_path / 'tiny-bert')
+    demo = subprocess.run([str(python), '-m', 'pyterrier_frechet', 'demo', '--model', model, '--work-dir',
+                           str(tmp_path / 'demo-work'), '--figures', str(work / 'figures'), '--quiet'],
+                          capture_output=True, text=True, cwd=work, env=env, timeout=1200)
+    assert demo.returncode == 0, demo.stderr[-2000:]
+    assert 'FD(urr=True)@10' in demo.stdout and 'nDCG@10' in demo.stdout and 'Documents encoded by this run: 1400' in demo.stdout
+    assert (work / 'figures' / 'pareto_FD_10_mrt.png').stat().st_size > 0

@@ -46,6 +46,9 @@ class BootstrapResult(NamedTuple):
     # the point values as :func:`~pyterrier_frechet.evaluate` gives them (one row per system), with its counts of
     # documents left out for want of a vector (no_vector_relevant, no_vector_retrieved)
     point: Optional[pd.DataFrame] = None
+    # the finite query population the evaluated queries were drawn from without replacement (None: infinite);
+    # every interval's variance carries the correction 1 − n/N (core.intervals, ``fpc``)
+    population: Optional[int] = None
 
 
 def draw_counts(n_queries: int, n_samples: int, seed: int) -> np.ndarray:
@@ -227,8 +230,15 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
     return values, jack, plan.describe(n_units)
 
 
+def population_text(population: Optional[int], n_queries: int) -> str:
+    """How an interval's name says it carries the finite-population correction (empty for an infinite population)."""
+    if population is None:
+        return ''
+    return f'finite population: {n_queries} of N={population} queries, variance × (1 − n/N) = {1 - n_queries / population:.3g}'
+
+
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
-                 estimand: str = '') -> dict:
+                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '') -> dict:
     valid = samples[np.isfinite(samples)]
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
@@ -238,20 +248,24 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         low = high = np.nan
         estimate = np.nan if method == 'jackknife_bc' else value
     else:
-        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife)
+        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=fpc)
         estimate = intervals.printed_estimate(method, value, samples, jackknife)
         if method == 'jackknife_log' and not np.isfinite(low) and len(jackknife) > 1:
             # a leave-out (or the value) is 0 — e.g. a query whose sets are identical once the others are left out —
             # so the log scale is undefined: the plain jackknife interval, for the same estimand, and it says so
             logger.warning('%s, %s: a leave-one-out value is not positive, so the log-scale interval is undefined; '
                            'the plain jackknife interval is printed instead', system, measure)
-            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife)
+            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc)
             method = 'jackknife (log scale undefined: a leave-out value is 0)'
             estimand = ''
     estimand = estimand or ESTIMAND_LABELS.get(method.split(' ')[0], '')
     if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
         # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
         method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
+    if fpc_text:
+        # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'
+        method = f'{method} ({fpc_text})'
+        estimand = f'{estimand}, over draws without replacement from the N queries' if estimand else estimand
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
             'interval': method, 'estimand': estimand, 'jackknife': jackknife_text, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
@@ -298,7 +312,8 @@ def bootstrappable(measures) -> list:
 
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
-              encoder=None, interval: Optional[str] = None, jackknife='auto') -> BootstrapResult:
+              encoder=None, interval: Optional[str] = None, jackknife='auto',
+              population: Optional[int] = None) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -331,13 +346,23 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             :data:`~pyterrier_frechet.core.weighted.DEFAULT_GROUPS` (200) above. ``summary['jackknife']`` says which
             was used, and a grouped interval's ``interval`` text names G. DO and HSA always leave single queries out
             (cheap: their bin counts are downdated).
+        population: the number N of queries the qrels' n queries were drawn from *without replacement*, when those N
+            are the population the conclusions are about (e.g. the 225 Cranfield queries, of which a study judged or
+            kept 200): every interval's variance is multiplied by the finite-population correction 1 − n/N
+            (:mod:`pyterrier_frechet.core.intervals`; BCa refuses it). Default None: the queries are a sample from
+            an unbounded query population (TREC's topics stand for all future queries) — leave it None then;
+            the correction would make the intervals too narrow. It also assumes each run is a fixed function of
+            the query: randomness inside a run (sampling, random tie-breaks) is not reduced by drawing more of the
+            N queries, and the corrected intervals are too narrow for it. The interval text names N (pt_docs
+            "Calibration").
     """
     with using_encoder(encoder):
-        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife)
+        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
+                          population)
 
 
 def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None,
-               jackknife='auto') -> BootstrapResult:
+               jackknife='auto', population: Optional[int] = None) -> BootstrapResult:
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     if interval is not None and interval not in intervals.METHODS:
@@ -360,6 +385,12 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
     judgments = Judgments(qrels_ir)
     queries = judgments.query_names.tolist()  # sorted: a query's code in the judgments is its position here
+    # refused before any work: N below the number of judged queries, or a finite population with BCa
+    fpc = intervals.finite_population_correction(len(queries), population)
+    if fpc < 1 and interval == 'bca':
+        raise ValueError('interval=bca (--interval bca) has no finite-population form; leave out population= '
+                         '(--population) or choose another interval')
+    fpc_text = population_text(population, len(queries))
     counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
     rows, samples, jackknives = [], {}, {}
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
@@ -379,8 +410,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     jack_text, res.estimand if method == res.interval else ''))
-    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table)
+                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text))
+    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population)
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -113,7 +113,9 @@ def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
     fig, ax = _figure((6, 0.25 * len(rows) + 1.2))
     ypos = np.arange(len(rows))
     method = ', '.join(sorted(set(rows['interval'])))
-    ax.errorbar(rows['estimate'], ypos, xerr=[rows['estimate'] - rows['low'], rows['high'] - rows['estimate']], fmt='o',
+    # clipped at 0: a percentile interval may lie wholly on one side of its estimate (or round just past it)
+    xerr = [np.maximum(rows['estimate'] - rows['low'], 0.0), np.maximum(rows['high'] - rows['estimate'], 0.0)]
+    ax.errorbar(rows['estimate'], ypos, xerr=xerr, fmt='o',
                 ms=3, capsize=2, label=f'estimate and {method} interval')
     if not np.allclose(rows['estimate'], rows['value'], equal_nan=True):
         ax.scatter(rows['value'], ypos, marker='x', color='tab:red', s=14, label='full query set', zorder=3)

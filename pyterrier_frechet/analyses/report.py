@@ -31,7 +31,7 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
 def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
                  n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
                  seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
-                 verbose: bool = True, test: str = DEFAULT_TEST) -> Path:
+                 verbose: bool = True, test: str = DEFAULT_TEST, population: Optional[int] = None) -> Path:
     """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
     paired comparisons and sparsified judgments for ``runs`` on ``qrels``; and the paper table
     (:class:`~pyterrier_frechet.analyses.table.PaperTable` of the same results) as ``table.md``, ``table.tex`` and
@@ -52,12 +52,18 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     ``'bootstrap'`` (the
     count p-value; ``n_samples`` must resolve Holm's first step, refused before any work otherwise).
     ``n_samples``: default :func:`~pyterrier_frechet.analyses.significance.default_samples` (1000; for ``'bootstrap'`` the
-    smallest count that resolves Holm's first step over the comparisons asked).
+    smallest count that resolves Holm's first step over the comparisons asked). ``population``: the N queries the
+    qrels' queries were drawn from without replacement, when those N are the population of interest
+    (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): the intervals and the jackknife/normal tests carry the
+    finite-population correction 1 − n/N, and the bootstrap section's caption says so.
     """
     plots.check_available('write_report (the report\'s figures)')
     measures = parse_measures(measures)
     check_labels_distinct(measures)
     check_test(test)
+    if population is not None and test == 'bootstrap':
+        raise ValueError("population= (--population) corrects the jackknife and normal tests; the count test "
+                         "(test='bootstrap', --test bootstrap) has no finite-population form: choose --test jackknife")
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
     m = n_comparisons(len(runs), baseline is not None)
@@ -76,7 +82,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     with folder.staging() as work:
         with using_encoder(encoder):
             _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-                   test, chosen)
+                   test, chosen, population)
         folder.commit(work, replace=True)
     return folder.path / 'report.md'
 
@@ -98,15 +104,15 @@ def _interval_notes(summary: pd.DataFrame) -> str:
 
 
 def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-           test: str = DEFAULT_TEST, chosen: bool = False) -> None:
+           test: str = DEFAULT_TEST, chosen: bool = False, population: Optional[int] = None) -> None:
     sections = 3 + (len(runs) >= 2) + 2 * (len(runs) >= 3)  # results, bootstrap, writing; comparisons; power, sparsify
     with pt.tqdm(total=sections, desc='report', unit='section', disable=not verbose) as progress:
         _sections(out, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose, test,
-                  chosen, progress)
+                  chosen, progress, population)
 
 
 def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-              test, chosen, progress) -> None:
+              test, chosen, progress, population: Optional[int] = None) -> None:
     (out / 'figures').mkdir()
     labels = [column_label(m) for m in measures]
     set_labels = [column_label(m) for m in measures if is_set_measure(m)]
@@ -138,7 +144,8 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                 lines += [f'![{fd} vs {ref}](figures/{name}.png)', '']
 
     boot_measures = bootstrappable(measures)
-    boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose)
+    boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose,
+                     population=population)
     progress.update()
     summary = boot.summary
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
@@ -148,7 +155,13 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
               + _interval_notes(summary) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
               'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
               '"Calibration"). The intervals assume independent queries; queries that share topics make them too '
-              'narrow.' + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else ''), '',
+              'narrow.' + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
+              + ('' if population is None else
+                 f' **Finite population** (`population={population}`): the {len(boot.queries)} queries are taken as a '
+                 f'draw without replacement from {population} queries that are themselves the population of interest, '
+                 'so every interval is for query sets drawn from those queries and its variance is multiplied by '
+                 f'1 − n/N = {1 - len(boot.queries) / population:.3g} (the jackknife and normal tests too); this is '
+                 'wrong when the queries stand for a larger query population.'), '',
               _table(summary, out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
@@ -176,7 +189,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
 
     if len(runs) >= 2:
         pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,
-                                verbose=verbose, boot=boot, test=test, alpha=ALPHA)
+                                verbose=verbose, boot=boot, test=test, alpha=ALPHA, population=population)
         progress.update()
         to_csv(pairs, out / 'comparisons.csv')
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']

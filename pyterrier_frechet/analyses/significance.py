@@ -36,8 +36,9 @@ from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import select_vector_sets
 from ..measures.base import column_label, higher_is_better, registered_measures, resampling
 from ..vectors.sources import using_encoder
-from ..core.intervals import interval
-from .bootstrap import _jackknife_weights, bootstrap, check_bootstrappable, draw_counts, pair_query_stats, query_stats, weighted_fds
+from ..core.intervals import check_fpc, finite_population_correction, interval
+from .bootstrap import (_jackknife_weights, bootstrap, check_bootstrappable, draw_counts, pair_query_stats,
+                        population_text, query_stats, weighted_fds)
 
 
 def randomised(measure) -> bool:
@@ -112,34 +113,40 @@ def bootstrap_p(diffs: np.ndarray) -> float:
     return float(min(1.0, 2 * (1 + tail) / (len(diffs) + 1)))
 
 
-def normal_p(diff: float, diffs: np.ndarray) -> float:
+def normal_p(diff: float, diffs: np.ndarray, fpc: float = 1.0) -> float:
     """Two-sided p-value of a difference from the normal approximation of its paired bootstrap distribution:
     ``2 Φ(−|Δ̂| / sd(Δ*))``. Not quantised by the number of resamples (the count test :func:`bootstrap_p` cannot
     go below ``2/(B+1)``), so Holm's first step α/m can be resolved with the default 1000 resamples for any number
     of comparisons; its level and power are measured by ``calibrate --level`` (docs/report-scale.md).
-    A difference every resample repeats exactly (sd 0) gets p = 1 when it is 0, else 0."""
+    A difference every resample repeats exactly (sd 0) gets p = 1 when it is 0, else 0. ``fpc``: the
+    finite-population correction 1 − n/N of the variance (as in :func:`jackknife_p`)."""
     from scipy.stats import norm
+    fpc = check_fpc(fpc)
     diffs = np.asarray(diffs, dtype=np.float64)
     diffs = diffs[np.isfinite(diffs)]
     if len(diffs) < 2 or not np.isfinite(diff):
         return float('nan')
-    sd = float(np.std(diffs, ddof=1))
+    sd = float(np.sqrt(fpc) * np.std(diffs, ddof=1))
     if sd <= 1e-15 * max(abs(diff), 1.0):
         return 1.0 if diff == 0 else 0.0
     return float(min(1.0, 2 * norm.sf(abs(diff) / sd)))
 
 
-def jackknife_p(diff: float, jackknife: np.ndarray) -> float:
+def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0) -> float:
     """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
     (the test that matches the jackknife interval of the difference): ``2 Φ(−|Δ̂| / SE_J)``,
-    ``SE_J² = (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test."""
+    ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test. ``fpc``: the
+    finite-population correction 1 − n/N when the queries are a draw without replacement from N
+    (:func:`~pyterrier_frechet.core.intervals.finite_population_correction`); 1 for an infinite population. With
+    it the test asks whether the systems differ on average over query sets drawn from *those N queries*."""
     from scipy.stats import norm
+    fpc = check_fpc(fpc)
     jack = np.asarray(jackknife, dtype=np.float64)
     jack = jack[np.isfinite(jack)]
     n = len(jack)
     if n < 2 or not np.isfinite(diff):
         return float('nan')
-    se = float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
+    se = float(np.sqrt(fpc * (n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
     if se <= 1e-15 * max(abs(diff), 1.0):
         return 1.0 if diff == 0 else 0.0
     return float(min(1.0, 2 * norm.sf(abs(diff) / se)))
@@ -208,13 +215,17 @@ def check_test_resolution(n_samples: Optional[int], alpha: float, n_permutations
 
 
 def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
-                n_permutations: int = 1000, seed: int = 0, ci: float = 0.95) -> PairedResult:
+                n_permutations: int = 1000, seed: int = 0, ci: float = 0.95,
+                population: Optional[int] = None) -> PairedResult:
     """Paired bootstrap and randomisation test of FD_A − FD_B for one FD measure on the same queries.
 
-    Vectors come from the measure's encoder (or the default one), with its ``missing=`` policy.
+    Vectors come from the measure's encoder (or the default one), with its ``missing=`` policy. ``population``: the
+    N queries the qrels' n were drawn from without replacement (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`);
+    the CI's variance carries 1 − n/N (the count and randomisation p-values have no such form and are unchanged).
     """
     ps = _pair_stats(run_a, run_b, qrels, measure)
     rel, ret_a, ret_b, shift, queries = ps
+    fpc = finite_population_correction(len(queries), population)
     ones = np.ones((1, len(queries)))
     zeros = np.zeros((1, len(queries)))
     fd_a = float(weighted_fds(rel, ones, [ret_a, ret_b], [ones, zeros], shift)[0])
@@ -230,7 +241,7 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     none = np.zeros_like(weights)
     jack = (weighted_fds(rel, weights, [ret_a, ret_b], [weights, none], shift)
             - weighted_fds(rel, weights, [ret_a, ret_b], [none, weights], shift))
-    low, high = interval('jackknife', diff, boot, ci, jackknife=jack)
+    low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc)
     p_rand = _randomisation_p(ps, diff, n_permutations, seed)
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))
 
@@ -273,7 +284,7 @@ def check_test(test: str) -> None:
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
                     n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
                     n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None,
-                    test: str = DEFAULT_TEST) -> pd.DataFrame:
+                    test: str = DEFAULT_TEST, population: Optional[int] = None) -> pd.DataFrame:
     """Paired comparisons of many systems, every pair (or each against ``baseline``), per measure, with Holm's
     correction over the comparisons of each measure.
 
@@ -296,9 +307,18 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system (orientation-aware) where the
     Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
     :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult` of these runs and measures to reuse (it sets the
-    samples). ``encoder``: the vector source of vector measures that name none.
+    samples, and its ``population`` is used when none is given). ``encoder``: the vector source of vector measures
+    that name none. ``population``: the N queries the qrels' n were drawn from without replacement, when those N are
+    the population the comparison is about (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): the CI and the
+    jackknife and normal p-values carry the finite-population correction 1 − n/N; the count test
+    (``test='bootstrap'``) has no such form and refuses it.
     """
     check_test(test)
+    if population is None and boot is not None:
+        population = boot.population
+    if population is not None and test == 'bootstrap':
+        raise ValueError("population= (--population) corrects the jackknife and normal tests; the count test "
+                         "(test='bootstrap', --test bootstrap) has no finite-population form: choose --test jackknife")
     m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
         n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
@@ -310,11 +330,12 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
         warnings.warn(f'n_samples={n_samples}: the normal test estimates the spread of the differences from the '
                       f'resamples; fewer than {FEW_SAMPLES} make it move with the seed', stacklevel=2)
     with using_encoder(encoder):
-        return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot, test)
+        return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot, test,
+                        population)
 
 
 def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot,
-             test: str = DEFAULT_TEST) -> pd.DataFrame:
+             test: str = DEFAULT_TEST, population: Optional[int] = None) -> pd.DataFrame:
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     names = list(runs)
@@ -325,7 +346,10 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
     pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if boot is None:
-        boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose)
+        boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose,
+                         population=population)
+    fpc = finite_population_correction(len(boot.queries), population)
+    fpc_text = population_text(population, len(boot.queries))
     values = boot.summary.set_index(['name', 'measure'])['value']
     frames = []
     for m in measures:
@@ -340,15 +364,16 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 # e.g. FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
                 # pt_docs "Calibration"; the population ΔFD is not, at d = 384)
                 method = 'jackknife'
-                low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col])
-                p_jack = jackknife_p(diff, jack[a][col] - jack[b][col])
+                low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col], fpc=fpc)
+                p_jack = jackknife_p(diff, jack[a][col] - jack[b][col], fpc=fpc)
             else:
                 method = 'percentile'
-                low, high = interval(method, diff, diffs, ci)
+                low, high = interval(method, diff, diffs, ci, fpc=fpc)
             used = test if test != 'jackknife' or np.isfinite(p_jack) else 'normal'
             rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
-                         'diff': diff, 'ci_low': low, 'ci_high': high, 'interval': method,
-                         'p_bootstrap': bootstrap_p(diffs), 'p_normal': normal_p(diff, diffs), 'p_jackknife': p_jack,
+                         'diff': diff, 'ci_low': low, 'ci_high': high,
+                         'interval': f'{method} ({fpc_text})' if fpc_text else method,
+                         'p_bootstrap': bootstrap_p(diffs), 'p_normal': normal_p(diff, diffs, fpc), 'p_jackknife': p_jack,
                          'test': used})
         frame = pd.DataFrame(rows)
         frame['p_holm'] = holm([row[f'p_{row.test}'] for _, row in frame.iterrows()])

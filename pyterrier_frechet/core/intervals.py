@@ -32,6 +32,13 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
     the jackknife bias-corrected estimate nθ̂ − (n−1)θ̄₍·₎ ± z·SE_J: removes the O(1/n) bias of FD, an interval
     for the population value.
 
+**Finite populations** (``fpc``). Every method above treats the n queries as drawn independently from an infinite
+population. When they are a draw *without replacement* of n from a finite population of N queries (the judged
+queries of a collection *are* the population of interest), the variance of θ̂ₙ over such draws is smaller by the
+finite-population correction 1 − n/N (n = N: no variance at all). ``fpc = 1 − n/N`` multiplies the variance each
+interval is built from: the jackknife standard errors by √fpc; the bootstrap intervals' deviations from θ̂ by
+√fpc (the rescaled with-replacement bootstrap). BCa has no such form and refuses ``fpc < 1``.
+
 Which one a statistic should use is measured, not assumed: :mod:`pyterrier_frechet.analyses.calibration`
 simulates query populations with known values and reports each method's coverage.
 """
@@ -70,14 +77,41 @@ def printed_estimate(method: str, estimate: float, samples, jackknife: Optional[
     return float(estimate)
 
 
+def finite_population_correction(n: int, population: Optional[int]) -> float:
+    """The variance factor 1 − n/N of a draw of ``n`` queries without replacement from a population of
+    ``population`` = N queries (1.0 when ``population`` is None: an infinite population)."""
+    if population is None:
+        return 1.0
+    if isinstance(population, bool) or not isinstance(population, (int, np.integer)) or population < 1:
+        raise ValueError(f'population must be a positive number of queries (--population N), got {population!r}')
+    if n > population:
+        raise ValueError(f'population={population} (--population) is smaller than the {n} evaluated queries: it is '
+                         'the number of queries the evaluated ones were drawn from, at least as many as were drawn')
+    return 1.0 - n / population
+
+
+def check_fpc(fpc: float) -> float:
+    fpc = float(fpc)
+    if not 0 <= fpc <= 1:
+        raise ValueError(f'fpc (the finite-population correction 1 − n/N) must be in [0, 1], got {fpc}')
+    return fpc
+
+
 def interval(method: str, estimate: float, samples, ci: float = 0.95,
-             jackknife: Optional[np.ndarray] = None) -> Tuple[float, float]:
+             jackknife: Optional[np.ndarray] = None, fpc: float = 1.0) -> Tuple[float, float]:
     """The ``method`` interval (one of :data:`METHODS`) at level ``ci``; (NaN, NaN) when it is undefined (no
-    finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread)."""
+    finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread).
+    ``fpc``: the finite-population correction 1 − n/N multiplying the interval's variance (module docstring;
+    :func:`finite_population_correction`); 1 (default) for an infinite query population."""
     if method not in METHODS:
         raise ValueError(f'interval method must be one of {METHODS}, got {method!r}')
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
+    fpc = check_fpc(fpc)
+    if method == 'bca' and fpc < 1:
+        raise ValueError('the BCa interval has no finite-population form; use a jackknife interval with a '
+                         'population size (--interval jackknife_log), or leave the population out')
+    scale = float(np.sqrt(fpc))
     valid = _finite(samples)
     if (len(valid) == 0 and not method.startswith('jackknife')) or not np.isfinite(estimate):
         return float('nan'), float('nan')
@@ -98,7 +132,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
             return float('nan'), float('nan')
         logs = np.log(jack)
         n = len(logs)
-        se = float(np.sqrt((n - 1) / n * np.sum((logs - logs.mean()) ** 2)))
+        se = scale * float(np.sqrt((n - 1) / n * np.sum((logs - logs.mean()) ** 2)))
         import scipy.stats
         z = float(scipy.stats.norm.ppf(1 - alpha))
         low, high = estimate * np.exp(-z * se), estimate * np.exp(z * se)
@@ -109,7 +143,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         if len(jack) < 2:
             return float('nan'), float('nan')
         n = len(jack)
-        se = float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
+        se = scale * float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
         centre = estimate if method == 'jackknife' else jackknife_corrected(estimate, jack)
         import scipy.stats
         z = float(scipy.stats.norm.ppf(1 - alpha))
@@ -119,6 +153,8 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         if levels is None:
             return float('nan'), float('nan')
         low, high = np.quantile(valid, levels)
+    if fpc < 1 and method in ('percentile', 'shifted', 'basic'):  # the bootstrap's deviations from θ̂, rescaled
+        low, high = estimate + scale * (low - estimate), estimate + scale * (high - estimate)
     return float(low), float(high)
 
 
