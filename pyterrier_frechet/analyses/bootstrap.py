@@ -52,14 +52,20 @@ class BootstrapResult(NamedTuple):
     point: Optional[pd.DataFrame] = None
 
 
-def draw_counts(n_queries: int, n_samples: int, seed: int) -> np.ndarray:
-    """(n_samples × n_queries) how often each query is drawn in each sample."""
+def draw_counts(n_queries: int, n_samples: int, seed: int, dtype=np.int64) -> np.ndarray:
+    """(n_samples × n_queries) how often each query is drawn in each sample, as ``dtype``. The draws are made a
+    block of samples at a time (the same stream as one ``rng.integers(0, n_queries, size=(n_samples, n_queries))``),
+    so no samples × queries array of draws is held beside the counts (800 MB at 100,000 queries × 1000 samples)."""
     if n_samples < 1:
         raise ValueError(f'n_samples must be positive, got {n_samples}')
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_queries, size=(n_samples, n_queries))
-    counts = np.zeros((n_samples, n_queries), dtype=np.int64)
-    np.add.at(counts, (np.arange(n_samples)[:, None], draws), 1)
+    counts = np.zeros((n_samples, n_queries), dtype=dtype)
+    block = max(1, (1 << 22) // max(n_queries, 1))
+    for start in range(0, n_samples, block):
+        rows = min(block, n_samples - start)
+        draws = rng.integers(0, n_queries, size=(rows, n_queries))
+        draws += (np.arange(rows) * n_queries)[:, None]  # one bincount for the block: offset each sample's draws
+        counts[start:start + rows] = np.bincount(draws.ravel(), minlength=rows * n_queries).reshape(rows, n_queries)
     return counts
 
 
@@ -81,7 +87,7 @@ def query_stats(side, n_queries: int, shift: np.ndarray) -> QueryStats:
 def pair_query_stats(sets: VectorSets, n_queries: int):
     """(relevant, retrieved) :class:`QueryStats` and the shift (the mean relevant vector) of one measure's sets,
     per-query weighted for ``weighting='query'``."""
-    shift = sets.relevant.vecs.mean(axis=0)
+    shift = sets.relevant.vecs.mean(axis=0, dtype=np.float64)
     rel, ret = query_stats(sets.relevant, n_queries, shift), query_stats(sets.retrieved, n_queries, shift)
     return rel, ret, shift
 
@@ -336,7 +342,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
     judgments = Judgments(qrels_ir)
     queries = judgments.query_names.tolist()  # sorted: a query's code in the judgments is its position here
-    counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
+    counts = draw_counts(len(queries), n_samples, seed, dtype=np.float64)
     rows, samples, jackknives = [], {}, {}
     classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
     vector_measures = [m for m in measures if bootstrap_path(m) in VECTOR_PATHS]

@@ -134,10 +134,14 @@ class SetMeasure(measures.Measure):
 class VectorMeasure(SetMeasure):
     """A measure over the embeddings of FD's two sets. Implement ``statistic(relevant, retrieved)``."""
     INPUT = VECTORS
+    #: True: :meth:`statistic` takes the vectors in their source precision (float32 from a VectorStore) and promotes
+    #: them to float64 itself, a chunk at a time (FD), sparing a float64 copy of a large set; False: float64.
+    SOURCE_PRECISION = False
 
     def statistic(self, relevant: np.ndarray, retrieved: np.ndarray, relevant_key: Optional[tuple] = None) -> float:
-        """The value for the relevant and retrieved vectors (n×d float64 each). ``relevant_key`` names the
-        relevant set (encoder identity and docnos) for measures that reuse work across runs."""
+        """The value for the relevant and retrieved vectors (n×d float64 each, or in their source precision if
+        :attr:`SOURCE_PRECISION`). ``relevant_key`` names the relevant set (encoder identity and docnos) for
+        measures that reuse work across runs."""
         raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
 
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:

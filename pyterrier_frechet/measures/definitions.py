@@ -65,6 +65,7 @@ class _FD(VectorMeasure):
     SHORT_DESC = ('Distance between Gaussians fitted to the embeddings of the relevant documents and of '
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
+    SOURCE_PRECISION = True  # reduce_set promotes float32 vectors to float64 a chunk of rows at a time
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report per-query jackknife pseudo-values (their mean is the '

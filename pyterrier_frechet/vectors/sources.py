@@ -122,12 +122,14 @@ class VectorStore(pt.Transformer):
         found = pos >= 0
         out = np.full((len(pos), self.dim), np.nan, dtype=np.result_type(self.vectors.dtype, np.float32))
         if found.any():
-            # mmap: gather sorted rows (sequential reads), then put them back in request order.
-            order = np.argsort(pos[found])
-            rows = np.asarray(self.vectors[pos[found][order]], dtype=out.dtype)
-            tmp = np.empty_like(rows)
-            tmp[order] = rows
-            out[found] = tmp
+            # mmap: gather sorted rows (sequential reads) a chunk at a time, each put straight into its request rows
+            # (no second and third copy of the output: 1.5 GB each for a million 384-d float32 vectors)
+            where = np.flatnonzero(found)
+            order = np.argsort(pos[where], kind='stable')
+            step = max(1, (1 << 22) // max(self.dim, 1))
+            for start in range(0, len(order), step):
+                part = order[start:start + step]
+                out[where[part]] = self.vectors[pos[where[part]]]
         return out, found
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
