@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import pyterrier_frechet as pf
-from conftest import reference_fd_eigh
+from conftest import needs_shared, reference_fd_eigh
 from pyterrier_frechet.analyses import bootstrap as bs
 from pyterrier_frechet.core import frechet
 from pyterrier_frechet.core.weighted import QueryStats
@@ -182,3 +182,60 @@ def test_draw_counts_in_blocks_equal_one_call_of_the_generator():
     np.add.at(expected, (np.arange(n_samples)[:, None], draws), 1)
     got = bs.draw_counts(n_queries, n_samples, seed, dtype=np.float64)
     assert got.dtype == np.float64 and np.array_equal(got, expected)
+
+
+# --- examples/paper_scale.py at a small scale -----------------------------------------------------------------------
+
+def _paper_scale():
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / 'examples' / 'paper_scale.py'
+    spec = importlib.util.spec_from_file_location('paper_scale', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _check_example(summary, qrels, prefix_dir, dim, seed):
+    """FD@10 of each system from the written vectors by first principles, RR@10 by ir_measures itself."""
+    import ir_measures
+    example = _paper_scale()
+    runs, _ = example.synthetic_runs_and_vectors(qrels, prefix_dir / 'again', dim=dim, seed=seed)
+    vecs = np.load(prefix_dir / 'vectors.npy').astype(np.float64)
+    row_of = {doc: i for i, doc in enumerate((prefix_dir / 'vectors.ids.txt').read_text().split())}
+    rel = vecs[[row_of[d] for d in qrels.loc[qrels['label'] > 0, 'docno']]]
+    fd = {}
+    for name, run in runs.items():
+        top = run.sort_values(['qid', 'score'], ascending=[True, False]).groupby('qid').head(10)
+        fd[name] = reference_fd_eigh(rel, vecs[[row_of[d] for d in top['docno']]])
+        got = summary[(summary['name'] == name) & summary['measure'].str.startswith('FD(')].iloc[0]
+        assert _rel(got['value'], fd[name]) < 1e-10
+        assert got['low'] < got['value'] < got['high']
+        rr = ir_measures.calc_aggregate([ir_measures.RR @ 10], qrels.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}),
+                                        run.rename(columns={'qid': 'query_id', 'docno': 'doc_id'}))[ir_measures.RR @ 10]
+        assert _rel(summary[(summary['name'] == name) & (summary['measure'] == 'RR@10')]['value'].iloc[0], rr) < 1e-12
+    assert fd['strong'] < fd['weak']  # by construction: the strong system's passages lie near each query's topic
+
+
+def test_paper_scale_example_runs_small(tmp_path, capsys):
+    rng = np.random.default_rng(8)
+    lines = [f'{q} 0 p{q}_{k} 1' for q in range(1000, 1060) for k in range(1 + int(rng.random() < 0.2))]
+    (tmp_path / 'qrels.txt').write_text('\n'.join(lines) + '\n')
+    out = tmp_path / 'store'
+    summary = _paper_scale().main(['--qrels', str(tmp_path / 'qrels.txt'), '--samples', '40', '--dim', '8',
+                                   '--out', str(out)])
+    printed = capsys.readouterr().out
+    assert '60 queries' in printed and 'peak RSS' in printed and 'pf.bootstrap (40 samples' in printed
+    assert set(summary['name']) == {'strong', 'weak'} and len(summary) == 6
+    _check_example(summary, pf.runs.read_qrels(tmp_path / 'qrels.txt'), out, 8, 0)
+
+
+@pytest.mark.shared
+@needs_shared()
+def test_paper_scale_example_on_msmarco_dev_qrels(tmp_path):
+    example = _paper_scale()
+    out = tmp_path / 'store'
+    summary = example.main(['--queries', '150', '--samples', '40', '--dim', '16', '--out', str(out)])
+    qrels = pf.runs.read_qrels(example.DEV_QRELS)
+    qrels = qrels[qrels['qid'].isin(sorted(qrels['qid'].unique())[:150])]
+    _check_example(summary, qrels, out, 16, 0)
