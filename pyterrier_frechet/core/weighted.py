@@ -349,10 +349,16 @@ def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups:
     parts = (w * stats.n, u * stats.n, w * stats.n * stats.doc_weight ** 2)
     sel = groups >= 0
     scalars = [(float(p.sum()), np.bincount(groups[sel], weights=p[sel], minlength=n_groups)) for p in parts]
-    sums = u[:, None] * stats.s
+    # Σ_q u_q s_q and each group's share, a chunk of queries at a time (no queries × d copies: 300 MB each at
+    # 100,000 queries); the row-by-row order of the one-array sums, so the totals are the same to the last bit
+    total = np.zeros(stats.s.shape[1])
     group_sums = np.zeros((n_groups, stats.s.shape[1]))
-    np.add.at(group_sums, groups[sel], sums[sel])
-    return scalars, (sums.sum(axis=0), group_sums)
+    for start in range(0, len(u), 1 << 13):
+        part = slice(start, start + (1 << 13))
+        sums = u[part, None] * stats.s[part]
+        total = np.add.reduce(np.concatenate([total[None], sums]), axis=0)
+        np.add.at(group_sums, groups[part][sel[part]], sums[sel[part]])
+    return scalars, (total, group_sums)
 
 
 def _total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -> np.ndarray:
