@@ -53,20 +53,33 @@ class BootstrapResult(NamedTuple):
 
 
 def draw_counts(n_queries: int, n_samples: int, seed: int, dtype=np.int64) -> np.ndarray:
-    """(n_samples × n_queries) how often each query is drawn in each sample, as ``dtype``. The draws are made a
-    block of samples at a time (the same stream as one ``rng.integers(0, n_queries, size=(n_samples, n_queries))``),
-    so no samples × queries array of draws is held beside the counts (800 MB at 100,000 queries × 1000 samples)."""
+    """(n_samples × n_queries) how often each query is drawn in each sample, as ``dtype`` — or, with ``dtype=None``,
+    the smallest unsigned integer type that holds them (uint8 unless a query is drawn 256 times in one sample),
+    100 MB at 100,000 queries × 1000 samples where float64 takes 800 MB. The draws are made a block of samples at a
+    time (the same stream as one ``rng.integers(0, n_queries, size=(n_samples, n_queries))``), so no samples × queries
+    array of draws is held beside the counts."""
     if n_samples < 1:
         raise ValueError(f'n_samples must be positive, got {n_samples}')
     rng = np.random.default_rng(seed)
-    counts = np.zeros((n_samples, n_queries), dtype=dtype)
+    counts = np.zeros((n_samples, n_queries), dtype=np.uint8 if dtype is None else dtype)
     block = max(1, (1 << 22) // max(n_queries, 1))
     for start in range(0, n_samples, block):
         rows = min(block, n_samples - start)
         draws = rng.integers(0, n_queries, size=(rows, n_queries))
         draws += (np.arange(rows) * n_queries)[:, None]  # one bincount for the block: offset each sample's draws
-        counts[start:start + rows] = np.bincount(draws.ravel(), minlength=rows * n_queries).reshape(rows, n_queries)
+        got = np.bincount(draws.ravel(), minlength=rows * n_queries).reshape(rows, n_queries)
+        if dtype is None and len(got) and got.max() > np.iinfo(counts.dtype).max:
+            counts = counts.astype(np.min_scalar_type(int(got.max())))
+        counts[start:start + rows] = got
     return counts
+
+
+def _draw_means(counts: np.ndarray, per_q: np.ndarray) -> np.ndarray:
+    """``counts @ per_q / n`` (a per-query measure's mean in each sample), the counts (any numeric type) as float64
+    a block of samples at a time."""
+    step = max(1, (1 << 22) // max(counts.shape[1], 1))
+    return np.concatenate([np.asarray(counts[i:i + step], dtype=np.float64) @ per_q
+                           for i in range(0, len(counts), step)]) / counts.shape[1]
 
 
 def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List[str]]:
@@ -204,7 +217,8 @@ def _histogram_leave_one_out(measure, qrels_ir, run_ir, queries) -> np.ndarray:
 def _histogram_samples(measure, qrels_ir, run_ir, queries, counts) -> np.ndarray:
     """DO / HSA per sample: each query's bin counts weighted by how often the sample drew it."""
     qh = query_histograms(measure, qrels_ir, run_ir)
-    weights = counts[:, pd.Index(queries).get_indexer(qh.queries)]  # the measure's queries are a subset of the universe
+    # the measure's queries are a subset of the universe; float64 as the counts were before they were compact
+    weights = counts[:, pd.Index(queries).get_indexer(qh.queries)].astype(np.float64)
     rel, nonrel = weights @ qh.relevant, weights @ qh.nonrelevant
     # a sample that drew no query with a relevant document has no value (the measure raises on such qrels)
     return np.array([measure.statistic(Histograms(r, n, qh.centres)) if drew else np.nan
@@ -342,7 +356,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')
     judgments = Judgments(qrels_ir)
     queries = judgments.query_names.tolist()  # sorted: a query's code in the judgments is its position here
-    counts = draw_counts(len(queries), n_samples, seed, dtype=np.float64)
+    # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
+    counts = draw_counts(len(queries), n_samples, seed, dtype=None)
     rows, samples, jackknives = [], {}, {}
     classical = [m for m in measures if bootstrap_path(m) == PER_QUERY]
     vector_measures = [m for m in measures if bootstrap_path(m) in VECTOR_PATHS]
@@ -373,7 +388,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                     jack_text = f'leave-one-out ({len(queries)} queries)'
             else:
                 per_q = per_query[str(m)].to_numpy(dtype=np.float64)
-                values = counts @ per_q / len(queries)
+                values = _draw_means(counts, per_q)  # len(queries) columns
                 if needs_jack:
                     jack = (per_q.sum() - per_q) / (len(queries) - 1)
                     jack_text = f'leave-one-out ({len(queries)} queries)'

@@ -20,6 +20,10 @@ CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cros
 #: cross-product again), so chunks are as large as this budget for the per-sample sums of both sides allows:
 #: 507 samples at d = 384, two passes for 1000 samples.
 STREAM_SUMS_BYTES = 600 << 20
+#: ... and as this budget allows for one chunk's weights in float64 (samples × queries: the weights may be held in a
+#: compact integer type, :func:`weighted_fds` converts a chunk at a time): 262 samples at 100,000 queries; it only
+#: binds above ~52,000 queries at d = 384.
+STREAM_WEIGHTS_BYTES = 200 << 20
 
 
 class QueryRows(NamedTuple):
@@ -191,7 +195,8 @@ def sample_chunk(*parts: QueryStats) -> int:
     streams them, as many as :data:`STREAM_SUMS_BYTES` allows for two sides' packed sums (each chunk is one pass)."""
     if not any(part.streamed for part in parts):
         return CHUNK
-    return max(CHUNK, STREAM_SUMS_BYTES // (2 * parts[0].packed_size * 8))
+    return max(CHUNK, min(STREAM_SUMS_BYTES // (2 * parts[0].packed_size * 8),
+                          STREAM_WEIGHTS_BYTES // (max(len(parts[0].n), 1) * 8)))
 
 
 def query_weights(qids) -> np.ndarray:
@@ -243,8 +248,12 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     chunk = sample_chunk(rel, *ret_parts)
     for start in range(0, len(rel_weights), chunk):
         sl = slice(start, start + chunk)
-        relevant = gaussians([rel], [rel_weights[sl]], shift)
-        retrieved = gaussians(ret_parts, [w[sl] for w in ret_weights], shift)
+        # weights in any numeric type (the bootstrap's counts are uint8), as float64 a chunk at a time (no copy when
+        # they are float64); the relevant side's and a retrieved part's weights are often the same matrix
+        w_rel = np.asarray(rel_weights[sl], dtype=np.float64)
+        w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
+        relevant = gaussians([rel], [w_rel], shift)
+        retrieved = gaussians(ret_parts, w_ret, shift)
         for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
             if s1 is not None and s2 is not None:
                 out[b] = frechet_distance_from_stats(s1, s2)
