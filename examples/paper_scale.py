@@ -17,7 +17,7 @@ the runs with ``pf.runs.read_run``.
 ``pf.bootstrap`` gives FD@10's value (the paper's FD), its interval (above 500 queries the delete-a-group jackknife
 of log FD, docs/scale.md) and RR@10's percentile interval from the same resamples. Memory: the float32 vectors once,
 the per-query sums, the resample counts and one chunk of resampled cross-products (docs/scale.md, "Where the memory
-went"); measured peak ~1.4 GiB at these 6,980 queries (docs/scale.md has the machine's numbers).
+went").
 """
 import argparse
 import logging
