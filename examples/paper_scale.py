@@ -22,7 +22,6 @@ went").
 import argparse
 import logging
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
