@@ -109,7 +109,7 @@ def conditional_fds(rel: QueryStats, ret: QueryStats, weights: np.ndarray, pbar=
     """CFD per sample (row of ``weights``, samples × queries: how often each query is drawn) from per-query
     statistics of the relevant and retrieved sides; equals :func:`conditional_frechet_distance` for unit weights.
     NaN where a sample has no query with both sides or a side without within-query degrees of freedom."""
-    weights = np.atleast_2d(np.asarray(weights, dtype=np.float64))
+    weights = np.atleast_2d(np.asarray(weights))  # any numeric type; float64 a chunk of samples at a time, below
     if rel.s.shape != ret.s.shape or weights.shape[1] != len(rel.n):
         raise ValueError(f'per-query statistics over {len(rel.n)} and {len(ret.n)} queries and weights over '
                          f'{weights.shape[1]}: one query universe is needed')
@@ -121,7 +121,7 @@ def conditional_fds(rel: QueryStats, ret: QueryStats, weights: np.ndarray, pbar=
     zero = np.zeros(d)
     chunk = sample_chunk(rel, ret)
     for start in range(0, len(weights), chunk):
-        w = weights[start:start + chunk]
+        w = np.asarray(weights[start:start + chunk], dtype=np.float64)
         sides = [_scatter(stats, w, keep) for stats in (rel, ret)]
         n_kept = w[:, keep].sum(axis=1)
         for b in range(len(w)):

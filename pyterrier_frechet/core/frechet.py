@@ -181,17 +181,26 @@ def _factor(xc: np.ndarray, gram: bool = False) -> Tuple[np.ndarray, bool]:
     if xc.shape[0] <= xc.shape[1]:
         return _deflate(xc), False
     if gram:
-        from scipy.linalg import lapack
-        g = xc.T @ xc  # numpy computes AᵀA with syrk (threaded: level 3)
+        r = _gram_cholesky(xc.T @ xc)  # numpy computes AᵀA with syrk (threaded: level 3)
+        if r is not None:
+            return r, False
         with lapack_threads():
-            r, info = lapack.dpotrf(g, lower=0, clean=1)
-            if info == 0:
-                rcond, info = lapack.dpocon(r, float(np.abs(g).sum(axis=0).max()), uplo='U')
-                if info == 0 and rcond >= _GRAM_MIN_RCOND:
-                    return r, False
             return np.linalg.qr(xc, mode='r'), True  # the economic d×d R (scipy's mode='r' would return n×d)
     with lapack_threads():
         return np.linalg.qr(xc, mode='r'), False
+
+
+def _gram_cholesky(g: np.ndarray):
+    """The upper Cholesky factor R (RᵀR = g) of a Gram matrix if it is well conditioned (LAPACK ``pocon``
+    reciprocal condition ≥ :data:`_GRAM_MIN_RCOND`), else None (the caller takes a Householder QR)."""
+    from scipy.linalg import lapack
+    with lapack_threads():
+        r, info = lapack.dpotrf(g, lower=0, clean=1)
+        if info == 0:
+            rcond, info = lapack.dpocon(r, float(np.abs(g).sum(axis=0).max()), uplo='U')
+            if info == 0 and rcond >= _GRAM_MIN_RCOND:
+                return r
+    return None
 
 
 @single_threaded
@@ -293,13 +302,66 @@ def reduce_set(x) -> ReducedSet:
     """Reduce a set of vectors (n×d) to what FD needs from it, to compare it with many other sets: the
     factor is X̃ deflated to n−1 rows when n ≤ 5d/3 (no factorisation: cheaper than one below that size), else
     the d×d ``"gram"`` factor (Cholesky of X̃ᵀX̃, or Householder QR when that is ill conditioned).
-    ``frechet_distance_reduced(reduce_set(x), reduce_set(y))`` equals ``frechet_distance(x, y)`` up to round-off."""
+    ``frechet_distance_reduced(reduce_set(x), reduce_set(y))`` equals ``frechet_distance(x, y)`` up to round-off.
+
+    A large set (more than :data:`STREAM_ELEMENTS` numbers) in another precision than float64 (float32 vectors of a
+    VectorStore), or larger than twice that, is reduced in chunks of rows (:func:`_reduce_streamed`): its mean, Gram
+    matrix (and, when that is ill-conditioned, its R by a QR of the stacked chunk factors) are accumulated in float64
+    without a float64 or centred copy of the whole set (1M × 384 float32 vectors would need 6 GB for the two)."""
+    arr = x if isinstance(x, np.ndarray) else None
+    if (arr is not None and arr.ndim == 2 and np.issubdtype(arr.dtype, np.floating) and arr.shape[1] >= 1
+            and arr.shape[0] - 1 > _DEFLATED_MAX_ROWS * arr.shape[1]
+            and (arr.size > 2 * STREAM_ELEMENTS or (arr.size > STREAM_ELEMENTS and arr.dtype != np.float64))):
+        return _reduce_streamed(arr)
     x = check_vectors(x)
     mean = x.mean(axis=0)
     if x.shape[0] - 1 <= _DEFLATED_MAX_ROWS * x.shape[1]:
         return ReducedSet(mean, _deflate(x - mean), x.shape[0])
     factor, ill_conditioned = _factor(x - mean, gram=True)
     return ReducedSet(mean, factor, x.shape[0], ill_conditioned)
+
+
+#: Sets of more numbers than this (2²² = 4M: 11k vectors at d = 384) in a precision other than float64, or of more than
+#: twice as many, are reduced in chunks of rows of about this many numbers (:func:`_reduce_streamed`).
+STREAM_ELEMENTS = 1 << 22
+
+
+def _row_chunks(x: np.ndarray):
+    """Consecutive chunks of rows of ``x`` as float64 arrays of about :data:`STREAM_ELEMENTS` numbers."""
+    rows = max(1, STREAM_ELEMENTS // x.shape[1])
+    for start in range(0, x.shape[0], rows):
+        yield start, np.array(x[start:start + rows], dtype=np.float64)
+
+
+def _reduce_streamed(x: np.ndarray) -> ReducedSet:
+    """:func:`reduce_set` of a large set (n − 1 > 5d/3 rows), one chunk of rows at a time in float64: the mean (sum of
+    the chunks' sums / n), the Gram matrix Σ (c − μ)ᵀ(c − μ) and its Cholesky factor, or — when that Gram matrix is
+    ill-conditioned — the R of a Householder QR of the centred rows, accumulated as R ← qr([R; c − μ]) (the same
+    RᵀR). Equal to the unchunked route up to round-off; the same checks and messages as :func:`check_vectors`."""
+    n, d = x.shape
+    total = np.zeros(d)
+    bad_rows = []
+    for start, chunk in _row_chunks(x):
+        finite = np.isfinite(chunk).all(axis=1)
+        if not finite.all():
+            bad_rows.extend((start + np.flatnonzero(~finite)).tolist())
+        total += chunk.sum(axis=0)
+    if bad_rows:
+        raise ValueError(f'vectors: {len(bad_rows)} vector(s) contain NaN or inf (first rows: {bad_rows[:5]})')
+    mean = total / n
+    g = np.zeros((d, d))
+    for _, chunk in _row_chunks(x):
+        chunk -= mean
+        g += chunk.T @ chunk
+    r = _gram_cholesky(g)
+    if r is not None:
+        return ReducedSet(mean, r, n, False)
+    r = None
+    with lapack_threads():
+        for _, chunk in _row_chunks(x):
+            chunk -= mean
+            r = np.linalg.qr(chunk if r is None else np.vstack([r, chunk]), mode='r')
+    return ReducedSet(mean, r, n, True)
 
 
 def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:

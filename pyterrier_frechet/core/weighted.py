@@ -20,6 +20,10 @@ CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cros
 #: cross-product again), so chunks are as large as this budget for the per-sample sums of both sides allows:
 #: 507 samples at d = 384, two passes for 1000 samples.
 STREAM_SUMS_BYTES = 600 << 20
+#: ... and as this budget allows for one chunk's weights in float64 (samples × queries: the weights may be held in a
+#: compact integer type, :func:`weighted_fds` converts a chunk at a time): 262 samples at 100,000 queries; it only
+#: binds above ~52,000 queries at d = 384.
+STREAM_WEIGHTS_BYTES = 200 << 20
 
 
 class QueryRows(NamedTuple):
@@ -38,12 +42,18 @@ class QueryStats:
 
     They are held in memory only while that takes at most ``max_bytes`` (default :attr:`MATERIALIZE_BYTES`, 256 MiB:
     DL19's 43 queries at d = 384 take 25 MB); beyond, :meth:`weighted_cross` streams them block by block and keeps
-    only the (sorted, shifted) vectors — MS MARCO dev's 6,980 queries at d = 384 would need 4.1 GB per side, their
-    retrieved vectors take 214 MB. Both give the same sums to round-off.
+    only the vectors — MS MARCO dev's 6,980 queries at d = 384 would need 4.1 GB per side, their retrieved vectors
+    take 107 MB in float32. Both give the same sums to round-off.
+
+    The vectors are kept as given — in their own precision (float32 from a VectorStore stays float32) and, when the
+    rows are already sorted by query (as the selection gives them), without a copy; each block of them is promoted to
+    float64 and shifted when its sums and cross-products are formed (float32 → float64 is exact, so the statistics
+    are those of the float64 vectors: every sum and product is float64). At 100,000 queries × 10 retrieved at
+    d = 384 that is 1.5 GB of float32 vectors instead of two float64 copies (6.1 GB).
 
     Args:
         qidx: the query (0..n_queries−1) of each vector.
-        x: the vectors, one row each (float64), in any order.
+        x: the vectors, one row each (any floating-point precision; float64 for other types), in any order.
         n_queries: size of the query universe.
         shift: the common shift c.
         max_bytes: hold the packed cross-products in memory up to this size (None: the default).
@@ -62,18 +72,50 @@ class QueryStats:
         qidx = np.asarray(qidx, dtype=np.int64)
         if (qidx < 0).any() or (qidx >= n_queries).any():
             raise ValueError(f'{int(((qidx < 0) | (qidx >= n_queries)).sum())} row(s) belong to queries outside the universe')
-        order = np.argsort(qidx, kind='stable')
-        self._qidx = qidx[order]
-        self._x = np.asarray(x, dtype=np.float64).reshape(len(qidx), d)[order]  # a copy: shifted in place
-        self._x -= shift
+        x = np.asarray(x)
+        if not np.issubdtype(x.dtype, np.floating):
+            x = x.astype(np.float64)
+        x = x.reshape(len(qidx), d)
+        self._shift = np.asarray(shift, dtype=np.float64)
+        if len(qidx) > 1 and (qidx[1:] < qidx[:-1]).any():
+            order = np.argsort(qidx, kind='stable')
+            self._qidx, self._x = qidx[order], x[order]
+        else:  # already sorted by query: the caller's vectors, not a copy (never written to)
+            self._qidx, self._x = qidx, x
         self.n[:] = np.bincount(self._qidx, minlength=n_queries)
         self._starts = np.concatenate([[0], np.cumsum(self.n, dtype=np.int64)])
-        present = self.n > 0
-        if len(self._qidx):
-            self.s[present] = np.add.reduceat(self._x, self._starts[:-1][present], axis=0)  # rows are sorted by query
+        for part in self._query_chunks():  # per-query sums of the shifted vectors, a chunk of queries at a time
+            present = self.n[part] > 0
+            if present.any():
+                first = self._starts[part.start:part.stop][present]
+                self.s[part][present] = np.add.reduceat(self._shifted(slice(self._starts[part.start], self._starts[part.stop])),
+                                                        first - first[0], axis=0)  # rows are sorted by query
         self._slot = np.arange(len(self._qidx)) - self._starts[self._qidx]  # a row's position within its query
         limit = self.MATERIALIZE_BYTES if max_bytes is None else max_bytes
         self._p = self._all_blocks(self._BLOCK) if n_queries * len(self._upper) * 8 <= limit else None
+
+    #: rows of vectors promoted to float64 at once when the per-query sums are formed (64 MB at d = 384)
+    _CHUNK_ROWS = 1 << 15
+
+    def _shifted(self, rows: slice) -> np.ndarray:
+        """Rows of the vectors in float64, shifted by the common shift (a new array)."""
+        out = np.array(self._x[rows], dtype=np.float64)
+        out -= self._shift
+        return out
+
+    def _query_chunks(self):
+        """Slices of consecutive queries holding at most :attr:`_CHUNK_ROWS` rows (or one query, if it has more)."""
+        nq, q = len(self.n), 0
+        while q < nq:
+            stop = int(np.searchsorted(self._starts, self._starts[q] + self._CHUNK_ROWS, side='right')) - 1
+            stop = min(max(stop, q + 1), nq)
+            yield slice(q, stop)
+            q = stop
+
+    @property
+    def unit_doc_weights(self) -> bool:
+        """Whether every document weighs 1 (plain FD): the weights need not be multiplied by :attr:`doc_weight`."""
+        return bool(np.all(self.doc_weight == 1.0))
 
     @property
     def packed_size(self) -> int:
@@ -92,8 +134,9 @@ class QueryStats:
     def rows(self) -> 'QueryRows':
         """What the cross-products are formed from, for a backend that forms them itself (the torch bootstrap streams
         them on its device the same way): the shifted vectors sorted by query, each one's query and position in it,
-        each query's first row, and the packed positions in a flattened d×d matrix."""
-        return QueryRows(self._x, self._qidx, self._slot, self._starts, self._upper)
+        each query's first row, and the packed positions in a flattened d×d matrix. The vectors are a float64 shifted
+        copy, made now."""
+        return QueryRows(self._shifted(slice(None)), self._qidx, self._slot, self._starts, self._upper)
 
     def _blocks(self, size: int):
         """(query slice, packed cross-products of its queries) for consecutive blocks of ``size`` queries, each
@@ -109,7 +152,7 @@ class QueryStats:
                     continue
                 rows = slice(self._starts[part.start], self._starts[part.stop])
                 padded = np.zeros((part.stop - part.start, width, d))
-                padded[self._qidx[rows] - sub, self._slot[rows]] = self._x[rows]
+                padded[self._qidx[rows] - sub, self._slot[rows]] = self._shifted(rows)
                 # many thin products (k = a query's few vectors): on one BLAS thread, as threads only contend here
                 # (64 products of 384×10 by 10×384: 0.11 s on 1 thread, 0.48–1.8 s on 2 on the loaded 2-core machine)
                 with lapack_threads():
@@ -152,7 +195,8 @@ def sample_chunk(*parts: QueryStats) -> int:
     streams them, as many as :data:`STREAM_SUMS_BYTES` allows for two sides' packed sums (each chunk is one pass)."""
     if not any(part.streamed for part in parts):
         return CHUNK
-    return max(CHUNK, STREAM_SUMS_BYTES // (2 * parts[0].packed_size * 8))
+    return max(CHUNK, min(STREAM_SUMS_BYTES // (2 * parts[0].packed_size * 8),
+                          STREAM_WEIGHTS_BYTES // (max(len(parts[0].n), 1) * 8)))
 
 
 def query_weights(qids) -> np.ndarray:
@@ -176,11 +220,14 @@ def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift:
     d = len(shift)
     # A query drawn w times contributes w copies of each of its documents, each of weight doc_weight (1, or 1/n_q):
     # per query the weight u = w·doc_weight scales its sums; V₁ = Σ u n, V₂ = Σ w n doc_weight² (aweights' V₂).
+    # (u is w itself for unit document weights: no samples × queries copy, 400 MB at 100,000 queries.)
+    def doc_weighted(part, w):
+        return w if part.unit_doc_weights else w * part.doc_weight
     counts = sum(w @ part.n for part, w in zip(parts, weights))
-    v1 = sum((w * part.doc_weight) @ part.n for part, w in zip(parts, weights))
+    v1 = sum(doc_weighted(part, w) @ part.n for part, w in zip(parts, weights))
     v2 = sum(w @ (part.n * part.doc_weight ** 2) for part, w in zip(parts, weights))
-    sums = sum((w * part.doc_weight) @ part.s for part, w in zip(parts, weights))
-    crosses = sum(part.weighted_cross(w * part.doc_weight) for part, w in zip(parts, weights))  # one product per chunk
+    sums = sum(doc_weighted(part, w) @ part.s for part, w in zip(parts, weights))
+    crosses = sum(part.weighted_cross(doc_weighted(part, w)) for part, w in zip(parts, weights))  # one product per chunk
     for n, a, b, total, cross in zip(counts, v1, v2, sums, crosses):
         if n < 2 or a <= 0 or a - b / a <= 0:
             yield None
@@ -201,8 +248,12 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     chunk = sample_chunk(rel, *ret_parts)
     for start in range(0, len(rel_weights), chunk):
         sl = slice(start, start + chunk)
-        relevant = gaussians([rel], [rel_weights[sl]], shift)
-        retrieved = gaussians(ret_parts, [w[sl] for w in ret_weights], shift)
+        # weights in any numeric type (the bootstrap's counts are uint8), as float64 a chunk at a time (no copy when
+        # they are float64); the relevant side's and a retrieved part's weights are often the same matrix
+        w_rel = np.asarray(rel_weights[sl], dtype=np.float64)
+        w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
+        relevant = gaussians([rel], [w_rel], shift)
+        retrieved = gaussians(ret_parts, w_ret, shift)
         for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
             if s1 is not None and s2 is not None:
                 out[b] = frechet_distance_from_stats(s1, s2)
@@ -313,10 +364,16 @@ def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups:
     parts = (w * stats.n, u * stats.n, w * stats.n * stats.doc_weight ** 2)
     sel = groups >= 0
     scalars = [(float(p.sum()), np.bincount(groups[sel], weights=p[sel], minlength=n_groups)) for p in parts]
-    sums = u[:, None] * stats.s
+    # Σ_q u_q s_q and each group's share, a chunk of queries at a time (no queries × d copies: 300 MB each at
+    # 100,000 queries); the row-by-row order of the one-array sums, so the totals are the same to the last bit
+    total = np.zeros(stats.s.shape[1])
     group_sums = np.zeros((n_groups, stats.s.shape[1]))
-    np.add.at(group_sums, groups[sel], sums[sel])
-    return scalars, (sums.sum(axis=0), group_sums)
+    for start in range(0, len(u), 1 << 13):
+        part = slice(start, start + (1 << 13))
+        sums = u[part, None] * stats.s[part]
+        total = np.add.reduce(np.concatenate([total[None], sums]), axis=0)
+        np.add.at(group_sums, groups[part][sel[part]], sums[sel[part]])
+    return scalars, (total, group_sums)
 
 
 def _total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -> np.ndarray:

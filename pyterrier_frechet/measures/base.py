@@ -140,10 +140,13 @@ class SetMeasure(measures.Measure):
 class VectorMeasure(SetMeasure):
     """A measure over the embeddings of FD's two sets. Implement ``statistic(relevant, retrieved)``."""
     INPUT = VECTORS
+    #: True: :meth:`statistic` takes the vectors in their source precision (float32 from a VectorStore) and promotes
+    #: them to float64 itself, a chunk at a time (FD), sparing a float64 copy of a large set; False: float64.
+    SOURCE_PRECISION = False
 
     def statistic(self, relevant, retrieved: np.ndarray) -> float:
-        """The value for the relevant and retrieved vectors (n×d float64 each); ``relevant`` may also be what
-        :meth:`reduce_relevant` made of the relevant vectors."""
+        """The value for the relevant and retrieved vectors (n×d float64 each, or in their source precision if
+        :attr:`SOURCE_PRECISION`); ``relevant`` may also be what :meth:`reduce_relevant` made of the relevant vectors."""
         raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
 
     def experiment_rows(self, value: float, relevant, rel_codes, retrieved, ret_codes, n_queries: int,

@@ -112,6 +112,7 @@ class _FD(VectorMeasure):
     HIGHER_IS_BETTER = False
     RESAMPLING = GAUSSIAN
     ROWS = True
+    SOURCE_PRECISION = True  # reduce_set promotes float32 vectors to float64 a chunk of rows at a time
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report the value as the jackknife bias-corrected FD: the mean '

@@ -91,7 +91,7 @@ class HistogramCounts(Resampling):
     def samples(self, measure, stats, weights, engine, pbar=None):
         from ..core.histogram import Histograms
         qh = stats.histograms
-        w = weights[:, stats.positions]
+        w = np.asarray(weights[:, stats.positions], dtype=np.float64)  # compact counts: float64 before the products
         rel, nonrel = w @ qh.relevant, w @ qh.nonrelevant
         return np.array([measure.statistic(Histograms(r, n, qh.centres)) if drew else np.nan
                          for r, n, drew in zip(rel, nonrel, w.sum(axis=1) > 0)])
@@ -119,7 +119,10 @@ class PerQueryMean(Resampling):
     statistics = PER_QUERY_VALUES
 
     def samples(self, measure, stats, weights, engine, pbar=None):
-        return weights @ stats.values / len(stats.values)
+        # the weights in any numeric type (the bootstrap's compact counts): float64 a block of samples at a time
+        step = max(1, (1 << 22) // max(weights.shape[1], 1))
+        return np.concatenate([np.asarray(weights[i:i + step], dtype=np.float64) @ stats.values
+                               for i in range(0, len(weights), step)]) / len(stats.values)
 
     def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
         values = stats.values

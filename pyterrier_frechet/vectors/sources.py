@@ -10,6 +10,7 @@ An *encoder* for the ``FD`` measure is anything that maps document ids to vector
 """
 import contextlib
 import logging
+import mmap
 import os
 from typing import Optional, Sequence, Tuple
 
@@ -122,13 +123,34 @@ class VectorStore(pt.Transformer):
         found = pos >= 0
         out = np.full((len(pos), self.dim), np.nan, dtype=np.result_type(self.vectors.dtype, np.float32))
         if found.any():
-            # mmap: gather sorted rows (sequential reads), then put them back in request order.
-            order = np.argsort(pos[found])
-            rows = np.asarray(self.vectors[pos[found][order]], dtype=out.dtype)
-            tmp = np.empty_like(rows)
-            tmp[order] = rows
-            out[found] = tmp
+            # mmap: gather sorted rows (sequential reads) a chunk at a time, each put straight into its request rows
+            # (no second and third copy of the output: 1.5 GB each for a million 384-d float32 vectors)
+            where = np.flatnonzero(found)
+            order = np.argsort(pos[where], kind='stable')
+            step = max(1, (1 << 22) // max(self.dim, 1))
+            for start in range(0, len(order), step):
+                part = order[start:start + step]
+                rows = pos[where[part]]
+                out[where[part]] = self.vectors[rows]
+                self._release(int(rows[0]), int(rows[-1]) + 1)
         return out, found
+
+    def _release(self, first: int, stop: int) -> None:
+        """Unmap the file pages of rows first..stop−1 from this process once they are copied (``MADV_DONTNEED`` on the
+        read-only map: they stay in the OS's file cache, and a later read maps them again), so that reading a million
+        vectors does not count their 1.5 GB of file pages in the process's resident memory as well as the copy."""
+        mm = getattr(self.vectors, '_mmap', None)
+        option = getattr(mmap, 'MADV_DONTNEED', None)
+        if mm is None or option is None or not hasattr(mm, "madvise") or not self.vectors.flags.c_contiguous:
+            return
+        row_bytes = self.vectors.strides[0]
+        base = self.vectors.offset % mmap.ALLOCATIONGRANULARITY  # where the array starts in numpy's map
+        begin = base + first * row_bytes
+        begin -= begin % mmap.PAGESIZE
+        try:
+            mm.madvise(option, begin, min(base + stop * row_bytes, len(mm)) - begin)
+        except (OSError, ValueError):  # pragma: no cover - an advice the platform refuses changes nothing
+            pass
 
     def transform(self, inp: pd.DataFrame) -> pd.DataFrame:
         pt.validate.columns(inp, includes=['docno'])

@@ -1,0 +1,130 @@
+"""Paper scale, end to end: FD@10 with its interval over the 6,980 queries of MS MARCO dev ("dev small"), through
+the public API, with the time and the peak memory of each step.
+
+    python examples/paper_scale.py                      # all 6,980 queries, 1000 bootstrap samples
+    python examples/paper_scale.py --queries 500 --samples 200    # a quick look
+    python examples/paper_scale.py --qrels my.qrels --dim 768 --out ./vectors
+
+The qrels are the real ones (``../shared/data/msmarco-passage/qrels.msmarco-passage.dev-subset.txt`` beside the
+checkout by default, or ``--qrels``: any TREC qrels file). MS MARCO dev passages have no precomputed vectors here, so the runs and
+vectors are synthetic and seeded: each query has a topic direction; its relevant passages lie near it; two systems
+retrieve 10 passages per query — ``strong`` ranks the query's relevant passage in its top 10 for 60% of the
+queries and fills the rest with passages near the topic, ``weak`` 30%, with passages far from it. The vectors
+(L2-normalised, float32, d = ``--dim``) are written block by block into a ``VectorStore`` (``PREFIX.npy`` +
+``PREFIX.ids.txt``), the format of precomputed vectors: with real ones, point ``pf.VectorStore`` at them and read
+the runs with ``pf.runs.read_run``.
+
+``pf.bootstrap`` gives FD@10's value (the paper's FD), its interval (above 500 queries the delete-a-group jackknife
+of log FD, docs/scale.md) and RR@10's percentile interval from the same resamples. Memory: the float32 vectors once,
+the per-query sums, the resample counts and one chunk of resampled cross-products (docs/scale.md, "Where the memory
+went").
+"""
+import argparse
+import logging
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from ir_measures import RR, nDCG
+
+import pyterrier_frechet as pf
+
+# the shared data folder beside the checkout (../shared, as the tests find it); elsewhere pass --qrels
+DEV_QRELS = Path(__file__).resolve().parents[2] / 'shared' / 'data' / 'msmarco-passage' / 'qrels.msmarco-passage.dev-subset.txt'
+SYSTEMS = {'strong': (0.6, 1.0), 'weak': (0.3, 0.4)}  # name: (share of queries with a relevant passage in the top
+#                                                       depth, weight of the topic in its other passages' vectors)
+
+
+def peak_gib() -> float:
+    """Peak resident memory of this process so far (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20
+
+
+def synthetic_runs_and_vectors(qrels: pd.DataFrame, prefix: Path, dim: int = 384, depth: int = 10, seed: int = 0):
+    """Two seeded runs over the qrels' queries and a VectorStore at ``prefix`` holding a vector for every relevant
+    and every retrieved passage (written a block of rows at a time: never a float64 copy of all of them)."""
+    rng = np.random.default_rng(seed)
+    relevant = qrels[qrels['label'] > 0].drop_duplicates('docno')
+    queries = np.array(sorted(qrels['qid'].unique()))
+    q_index = pd.Index(queries)
+    first_rel = relevant.drop_duplicates('qid').set_index('qid')['docno']  # the passage a hit ranks
+    topics = rng.normal(size=(len(queries), dim)).astype(np.float32)
+    topics /= np.linalg.norm(topics, axis=1, keepdims=True)
+
+    # rows of the store: the relevant passages, then each system's depth other passages per query
+    docnos = [relevant['docno'].to_numpy(dtype=str)]
+    topic_of = [q_index.get_indexer(relevant['qid'])]
+    topic_weight = [np.full(len(relevant), 1.0)]
+    noise = [np.full(len(relevant), 0.8)]
+    runs = {}
+    for name, (hit_share, weight) in SYSTEMS.items():
+        names = np.char.add(np.char.add(f'{name}-', np.repeat(queries, depth)), np.char.add('-', np.tile(np.arange(depth).astype(str), len(queries))))
+        docnos.append(names)
+        topic_of.append(np.repeat(np.arange(len(queries)), depth))
+        topic_weight.append(np.full(len(names), weight))
+        noise.append(np.full(len(names), 1.0))
+        ranked = names.reshape(len(queries), depth).astype(object)
+        has_rel = np.flatnonzero(q_index.isin(first_rel.index) & (rng.random(len(queries)) < hit_share))
+        ranked[has_rel, rng.integers(0, depth, len(has_rel))] = first_rel.loc[queries[has_rel]].to_numpy()
+        runs[name] = pd.DataFrame({'qid': np.repeat(queries, depth), 'docno': ranked.ravel(),
+                                   'score': np.tile(np.arange(depth, 0, -1.0), len(queries)),
+                                   'rank': np.tile(np.arange(depth), len(queries))})
+    docnos, topic_of = np.concatenate(docnos), np.concatenate(topic_of)
+    topic_weight, noise = np.concatenate(topic_weight), np.concatenate(noise)
+
+    vecs = np.lib.format.open_memmap(f'{prefix}.npy', mode='w+', dtype=np.float32, shape=(len(docnos), dim))
+    step = max(1, (1 << 22) // dim)
+    for start in range(0, len(docnos), step):
+        rows = slice(start, min(start + step, len(docnos)))
+        block = topic_weight[rows, None] * topics[topic_of[rows]] + noise[rows, None] * rng.normal(size=(rows.stop - start, dim)) / np.sqrt(dim)
+        vecs[rows] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    vecs.flush()
+    del vecs
+    with open(f'{prefix}.ids.txt', 'w') as out:
+        for start in range(0, len(docnos), 1 << 16):
+            out.write('\n'.join(docnos[start:start + (1 << 16)]) + '\n')
+    return runs, pf.VectorStore(str(prefix))
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--qrels', default=str(DEV_QRELS), help='TREC qrels file (default: MS MARCO dev small)')
+    parser.add_argument('--queries', type=int, default=None, help='keep only the first N queries (sorted ids)')
+    parser.add_argument('--samples', type=int, default=1000, help='bootstrap samples (default 1000)')
+    parser.add_argument('--dim', type=int, default=384, help='dimension of the synthetic vectors (default 384)')
+    parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--out', default=None, help='folder for the VectorStore files (default: a temporary one)')
+    args = parser.parse_args(argv)
+    if not Path(args.qrels).exists():
+        raise SystemExit(f'{args.qrels} does not exist: pass --qrels PATH (a TREC qrels file)')
+    logging.basicConfig(level=logging.WARNING)
+
+    t0 = time.perf_counter()
+    qrels = pf.runs.read_qrels(args.qrels)
+    if args.queries is not None:
+        qrels = qrels[qrels['qid'].isin(sorted(qrels['qid'].unique())[:args.queries])]
+    out = Path(args.out or tempfile.mkdtemp())
+    out.mkdir(parents=True, exist_ok=True)
+    runs, store = synthetic_runs_and_vectors(qrels, out / 'vectors', dim=args.dim, seed=args.seed)
+    n_rows = sum(len(r) for r in runs.values())
+    print(f'{qrels["qid"].nunique()} queries, {len(qrels)} qrels, {len(runs)} runs of {n_rows} rows in all, '
+          f'{len(store._index)} vectors (d = {args.dim}, float32) in {out}: {time.perf_counter() - t0:.1f} s, '
+          f'peak RSS {peak_gib():.2f} GiB', flush=True)
+
+    t1 = time.perf_counter()
+    measures = [pf.FD(encoder=store) @ 10, RR @ 10, nDCG @ 10]
+    result = pf.bootstrap(runs, qrels, measures, n_samples=args.samples, seed=args.seed)
+    seconds = time.perf_counter() - t1
+    table = result.summary[['name', 'measure', 'value', 'low', 'high', 'interval']]
+    with pd.option_context('display.width', 200, 'display.max_colwidth', 60):
+        print(table.to_string(index=False))
+    print(f'pf.bootstrap ({args.samples} samples, {len(runs)} runs, {len(measures)} measures): {seconds:.1f} s; '
+          f'peak RSS of the whole script {peak_gib():.2f} GiB', flush=True)
+    return result.summary
+
+
+if __name__ == '__main__':
+    main()
