@@ -74,9 +74,17 @@ def data(tmp_path_factory):
     (folder / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
     store = pf.VectorStore(str(folder / 'vecs'))
     measures = _measures(store)
-    with using_encoder(store):  # the vector source of every measure in this module (the CLI's --vectors)
+    with using_encoder(store):
         expected = pf.evaluate(runs, qrels, measures).set_index('name')
-        yield folder, qrels, runs, store, measures, expected
+    return folder, qrels, runs, store, measures, expected
+
+
+@pytest.fixture(autouse=True)
+def _module_encoder(data):
+    """The vector source of every measure in this module (the CLI's --vectors), set for each test and restored after
+    it (conftest checks that no test leaves a default encoder set)."""
+    with using_encoder(data[3]):
+        yield
 
 
 def _measures(store):
