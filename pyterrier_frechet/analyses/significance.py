@@ -132,15 +132,9 @@ def normal_p(diff: float, diffs: np.ndarray, fpc: float = 1.0) -> float:
     return float(min(1.0, 2 * norm.sf(abs(diff) / sd)))
 
 
-def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0) -> float:
-    """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
-    (the test that matches the jackknife interval of the difference): ``2 Φ(−|Δ̂| / SE_J)``,
-    ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test. ``fpc``: the
-    finite-population correction 1 − n/N when the queries are a draw without replacement from N
-    (:func:`~pyterrier_frechet.core.intervals.finite_population_correction`); 1 for an infinite population. With
-    it the test asks whether the systems differ on average over query sets drawn from *those N queries*."""
-    from scipy.stats import norm
-    fpc = check_fpc(fpc)
+def _jackknife_two_sided(diff: float, jackknife: np.ndarray, fpc: float, tail) -> float:
+    """``min(1, 2·tail(|Δ̂| / SE_J, n))`` with ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²`` over the n finite leave-out
+    values; NaN for fewer than 2 of them or a non-finite Δ̂; 1 or 0 where SE_J vanishes (Δ̂ = 0 or not)."""
     jack = np.asarray(jackknife, dtype=np.float64)
     jack = jack[np.isfinite(jack)]
     n = len(jack)
@@ -149,7 +143,18 @@ def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0) -> float:
     se = float(np.sqrt(fpc * (n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
     if se <= 1e-15 * max(abs(diff), 1.0):
         return 1.0 if diff == 0 else 0.0
-    return float(min(1.0, 2 * norm.sf(abs(diff) / se)))
+    return float(min(1.0, 2 * tail(abs(diff) / se, n)))
+
+
+def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0) -> float:
+    """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
+    (the test that matches the jackknife interval of the difference): ``2 Φ(−|Δ̂| / SE_J)``,
+    ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test. ``fpc``: the
+    finite-population correction 1 − n/N when the queries are a draw without replacement from N
+    (:func:`~pyterrier_frechet.core.intervals.finite_population_correction`); 1 for an infinite population. With
+    it the test asks whether the systems differ on average over query sets drawn from *those N queries*."""
+    from scipy.stats import norm
+    return _jackknife_two_sided(diff, jackknife, check_fpc(fpc), lambda z, n: norm.sf(z))
 
 
 def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = None) -> float:
@@ -158,15 +163,7 @@ def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = Non
     Δθ̂ / SE_J (:func:`jackknife_p`'s) on ``n_rows`` − 1 degrees of freedom (default: one row per leave-out):
     ``2 T_{n−1}(−|Δ̂| / SE_J)``, never below the z-test's p."""
     from scipy.stats import t as student_t
-    jack = np.asarray(jackknife, dtype=np.float64)
-    jack = jack[np.isfinite(jack)]
-    n = len(jack)
-    if n < 2 or not np.isfinite(diff):
-        return float('nan')
-    se = float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
-    if se <= 1e-15 * max(abs(diff), 1.0):
-        return 1.0 if diff == 0 else 0.0
-    return float(min(1.0, 2 * student_t.sf(abs(diff) / se, (n_rows or n) - 1)))
+    return _jackknife_two_sided(diff, jackknife, 1.0, lambda t, n: student_t.sf(t, (n_rows or n) - 1))
 
 
 #: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: :func:`jackknife_p` where the bootstrap
