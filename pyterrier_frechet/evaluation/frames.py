@@ -54,15 +54,20 @@ def check_duplicates(frame: pd.DataFrame, qid: str, docno: str, what: str) -> No
         raise ValueError(f'{what} has {int(dup.sum())} duplicate ({qid}, {docno}) row(s), e.g. {first}')
 
 
+def _require_columns(frame: pd.DataFrame, columns, subject: str, hint: str = '') -> None:
+    """ValueError ``'<subject> column(s) [...] (found [...])<hint>'`` when ``frame`` lacks any of ``columns``."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f'{subject} column(s) {missing} (found {list(frame.columns)}){hint}')
+
+
 def prepare_qrels(qrels, what: str) -> pd.DataFrame:
     """Qrels in any form ir_measures reads (a DataFrame with PyTerrier or ir_measures column names, a dict of
     dicts, namedtuples), as a checked frame with str ids and integer labels."""
     qrels = _renamed(qrels)
     if isinstance(qrels, pd.DataFrame):
-        missing = [c for c in (QID, DOCNO, LABEL) if c not in qrels.columns]
-        if missing:
-            raise ValueError(f'{what}: the qrels lack column(s) {missing} (found {list(qrels.columns)}); name them '
-                             f'qid, docno, label (PyTerrier) or query_id, doc_id, relevance (ir_measures)')
+        _require_columns(qrels, (QID, DOCNO, LABEL), f'{what}: the qrels lack',
+                         '; name them qid, docno, label (PyTerrier) or query_id, doc_id, relevance (ir_measures)')
     qrels = QrelsConverter(qrels).as_pd_dataframe()
     if len(qrels) == 0:
         raise ValueError(f'{what}: the qrels are empty')
@@ -90,14 +95,10 @@ def prepare_run(run, what: str) -> pd.DataFrame:
     dicts, namedtuples), as a checked frame with str ids."""
     run = _renamed(run)
     if isinstance(run, pd.DataFrame):
-        missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
-        if missing:
-            raise ValueError(f'{what}: the run lacks column(s) {missing} (found {list(run.columns)}); name them '
-                             f'qid, docno, score (PyTerrier) or query_id, doc_id, score (ir_measures)')
+        _require_columns(run, (QID, DOCNO, SCORE), f'{what}: the run lacks',
+                         '; name them qid, docno, score (PyTerrier) or query_id, doc_id, score (ir_measures)')
     run = RunConverter(run).as_pd_dataframe()
-    missing = [c for c in (QID, DOCNO, SCORE) if c not in run.columns]
-    if missing:
-        raise ValueError(f'{what}: the run lacks column(s) {missing} (found {list(run.columns)})')
+    _require_columns(run, (QID, DOCNO, SCORE), f'{what}: the run lacks')
     run = _as_str_ids(run)
     check_duplicates(run, QID, DOCNO, 'the run')
     return run
