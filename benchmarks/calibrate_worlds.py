@@ -73,11 +73,11 @@ def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto') -> n
     jackknife: the plan of :func:`~pyterrier_frechet.analyses.bootstrap.jackknife_plan` (``'auto'``: every query
     alone up to 500 queries, 200 seeded groups above), the grouping of the same seed for every system (paired
     leave-out values), the totals minus each group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
-    from pyterrier_frechet.analyses.bootstrap import _group_seed, jackknife_plan
-    from pyterrier_frechet.core.weighted import jackknife_groups, leave_out_fds
+    from pyterrier_frechet.analyses.bootstrap import jackknife_plan
+    from pyterrier_frechet.core.weighted import group_seed, jackknife_groups, leave_out_fds
     units = np.ones(n, dtype=bool)
     plan = jackknife_plan(jackknife, n, seed)
-    groups, n_groups = jackknife_groups(units, plan.groups, _group_seed(plan.seed))
+    groups, n_groups = jackknife_groups(units, plan.groups, group_seed(plan.seed))
     return leave_out_fds(rel, ret, units, groups, n_groups, shift)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pyterrier_frechet.evaluation.vector_sets import _digest
+from pyterrier_frechet.evaluation.vector_sets import array_digest
 from pyterrier_frechet.core.frechet import reduce_set
 from pyterrier_frechet.vectors.cache import EmbeddingCache
 from pyterrier_frechet.vectors.identity import file_digest
@@ -78,7 +78,7 @@ def main():
               f'{t_old:.3f} s; new/old = {t_new / t_old:.2f}  [{path}]')
     for size in (500, 2000, 5000):  # below 5d/3 rows (640) the reduction is a deflation, cheaper than the digest (~1 ms)
         x = rng.normal(size=(size, d))
-        t_digest, t_reduce = best(lambda: _digest(x), 5), best(lambda: reduce_set(x), 2)
+        t_digest, t_reduce = best(lambda: array_digest(x), 5), best(lambda: reduce_set(x), 2)
         print(f'2. relevant set {size} x {d}: digest {t_digest * 1e3:.1f} ms, reduction {t_reduce * 1e3:.1f} ms; a memo hit '
               f'costs {t_digest / t_reduce:.1%} of the reduction it saves')
     npy = Path(args.shared) / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy'

@@ -186,7 +186,7 @@ def _relevant_vectors(judgments: Judgments, encoder, key: tuple, docnos: np.ndar
     return judgments.once(('relevant vectors',) + key, lookup)
 
 
-def _digest(arr: np.ndarray) -> bytes:
+def array_digest(arr: np.ndarray) -> bytes:
     """A digest of the array's dtype, shape and bytes: equal only for the same values (a sum is equal for many)."""
     arr = np.ascontiguousarray(arr)
     h = hashlib.blake2b(f'{arr.dtype.str}{arr.shape}'.encode(), digest_size=16)
@@ -202,7 +202,7 @@ def relevant_input(measure, judgments: Judgments, sets: 'VectorSets'):
     if type(measure).reduce_relevant is VectorMeasure.reduce_relevant:
         return sets.relevant.vecs
     vecs = sets.relevant.vecs
-    digest = None if _remembers(sets.relevant_key[:-1]) else _digest(vecs)
+    digest = None if _remembers(sets.relevant_key[:-1]) else array_digest(vecs)
     key = ('reduced', type(measure), sets.relevant_key, digest)
     return judgments.once(key, lambda: measure.reduce_relevant(vecs))
 

@@ -1,0 +1,63 @@
+"""benchmarks/calibrate_worlds.py, the harness behind pt_docs Calibration: its leave-out values are the FDs of the
+query sets with one query removed (recomputed here from the vectors with numpy), and a whole trial with every
+interval and test runs through (the harness reaches into the package, so a renamed package function breaks it here,
+not in a two-hour calibration run). Also the class of that breakage: benchmarks/ and examples/ import no private
+names of the package."""
+import ast
+from pathlib import Path
+
+import numpy as np
+import scipy.linalg
+
+from benchmarks import calibrate_worlds as cw
+from benchmarks.worlds import make_world
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fd_numpy(x: np.ndarray, y: np.ndarray) -> float:
+    """FD of two row sets written out: means, unbiased covariances (the paper's), sqrtm by scipy."""
+    mu, nu = x.mean(0), y.mean(0)
+    a, b = np.cov(x.T), np.cov(y.T)
+    root = scipy.linalg.sqrtm(a @ b).real
+    return float(np.sum((mu - nu) ** 2) + np.trace(a + b - 2 * root))
+
+
+def test_leave_one_out_is_fd_without_that_query():
+    world = make_world('independent', d=4, seed=3)
+    sample = world.draw(12, np.random.default_rng(5))
+    rel, rets, shift = cw._stats(sample, 'fd')
+    system = world.systems[0]
+    loo = cw.leave_one_out(rel, rets[system], shift, len(sample.qids))
+    vecs, qids, _ = sample.retrieved[system]
+    rel_vecs, rel_qids = np.asarray(sample.relevant, float), np.asarray(sample.relevant_qid)
+    for i, q in enumerate(sample.qids):
+        keep_rel, keep_ret = rel_qids != q, np.asarray(qids) != q
+        assert np.isclose(loo[i], fd_numpy(rel_vecs[keep_rel], np.asarray(vecs, float)[keep_ret]), rtol=1e-9)
+
+
+def test_a_trial_with_every_interval_and_test_runs(tmp_path):
+    world = make_world('independent', d=4, seed=0)
+    cov, tests, context = cw.run(world, 15, n_trials=2, n_reference=4, n_samples=30, n_permutations=20, seed=0,
+                                 verbose=False)
+    methods = set(cov.method)
+    assert {'jackknife', 'jackknife_log', 'percentile', 'shifted'} <= methods
+    assert {'jackknife z', 'bootstrap', 'bootstrap normal', 'randomisation'} <= set(tests.test)
+    assert cov.coverage.between(0, 1).all() and (cov.trials == 2).all()
+    assert 'τ(FD, nDCG)' in set(cov.statistic)
+    assert sorted(context.index) == sorted(world.systems)
+
+
+def _private_package_imports(path: Path):
+    tree = ast.parse(path.read_text(encoding='utf-8'))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or '').startswith('pyterrier_frechet'):
+            for alias in node.names:
+                if alias.name.startswith('_'):
+                    yield f'{path.relative_to(ROOT)}:{node.lineno} {node.module}.{alias.name}'
+
+
+def test_benchmarks_and_examples_import_no_private_package_names():
+    found = [hit for folder in ('benchmarks', 'examples') for path in sorted((ROOT / folder).rglob('*.py'))
+             for hit in _private_package_imports(path)]
+    assert not found, f'private names change without notice; make them public or use the public API: {found}'
