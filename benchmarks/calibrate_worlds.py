@@ -70,14 +70,12 @@ def _fd(rel, ret, weights, shift):
 
 def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto') -> np.ndarray:
     """FD with each query (or each group of queries) left out, as the package's bootstrap computes it for its
-    jackknife: the plan of :func:`~pyterrier_frechet.analyses.bootstrap.jackknife_plan` (``'auto'``: every query
+    jackknife: the plan of :func:`~pyterrier_frechet.core.weighted.jackknife_plan` (``'auto'``: every query
     alone up to 500 queries, 200 seeded groups above), the grouping of the same seed for every system (paired
     leave-out values), the totals minus each group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
-    from pyterrier_frechet.analyses.bootstrap import jackknife_plan
-    from pyterrier_frechet.core.weighted import group_seed, jackknife_groups, leave_out_fds
+    from pyterrier_frechet.core.weighted import jackknife_plan, leave_out_fds
     units = np.ones(n, dtype=bool)
-    plan = jackknife_plan(jackknife, n, seed)
-    groups, n_groups = jackknife_groups(units, plan.groups, group_seed(plan.seed))
+    groups, n_groups = jackknife_plan(jackknife, n, seed).assign(units)
     return leave_out_fds(rel, ret, units, groups, n_groups, shift)
 
 
@@ -331,7 +329,7 @@ def main(argv=None):
     n = min(args.queries, world.max_queries) if world.max_queries else args.queries
     t0 = time.time()
     jackknife = int(args.jackknife) if args.jackknife.isdigit() else args.jackknife
-    from pyterrier_frechet.analyses.bootstrap import jackknife_plan
+    from pyterrier_frechet.core.weighted import jackknife_plan
 
     def write(cov, tests, context):
         for frame in (cov, tests):

@@ -71,7 +71,9 @@ def _longest_path(graph) -> int:
 def test_no_import_cycles_function_level_imports_included():
     graph = _graph()
     depth = _longest_path(graph)  # raises naming the cycle if there is one
-    assert 3 <= depth <= 12
+    # the longest chain: __main__ -> cli -> demo -> plots -> cost -> correlation -> evaluate -> provider -> answers
+    # -> measures.base -> measures.resampling -> core.weighted -> core.frechet -> core.threads (14)
+    assert 3 <= depth <= 14
 
 
 def test_layers_import_only_downwards():

@@ -301,14 +301,14 @@ def test_measures_without_a_leave_out_warn_that_their_rows_are_constant(toy):
 
 def _pair_stats(m, qrels, run):
     """(rel, ret, shift, queries, sets) of one vector measure, selected as every entry point selects them."""
-    from pyterrier_frechet.analyses import bootstrap as bs
     from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
     from pyterrier_frechet.evaluation.selection import Judgments
     from pyterrier_frechet.evaluation.vector_sets import select_vector_sets
+    from pyterrier_frechet.evaluation.vector_statistics import pair_query_stats
     judgments = Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels'))
     queries = judgments.query_names.tolist()
     sets = select_vector_sets([m], judgments, prepare_run(to_ir_measures(run), 'run'))[m]
-    rel, ret, shift = bs.pair_query_stats(sets, len(queries))
+    rel, ret, shift = pair_query_stats(sets, len(queries))
     return rel, ret, shift, queries, sets
 
 

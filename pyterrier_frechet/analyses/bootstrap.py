@@ -16,7 +16,7 @@ recompute through ir_measures), kept as the reference the fast path is tested an
 """
 import functools
 import logging
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import ir_measures
 import numpy as np
@@ -24,15 +24,15 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
-from ..core.weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, per_query_weighted,
-                             weighted_fds as _weighted_fds_numpy)
+from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
 from ..measures.base import column_label, resampled_names, resampling
-from ..measures.resampling import HISTOGRAM_COUNTS, PER_QUERY_VALUES, VECTOR_STATS
+from ..evaluation.vector_statistics import VectorStatistics, vector_statistics
+from ..measures.resampling import HISTOGRAM_COUNTS, PER_QUERY_VALUES, VECTOR_STATS, Engine, numpy_engine
 from ..vectors.sources import using_encoder
 
 logger = logging.getLogger(__name__)
@@ -80,22 +80,6 @@ def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List
     return [[queries[i] for i in row] for row in draws]
 
 
-def query_stats(side, n_queries: int, shift: np.ndarray) -> QueryStats:
-    """:class:`~pyterrier_frechet.core.weighted.QueryStats` of one side of a measure's
-    :class:`~pyterrier_frechet.evaluation.vector_sets.VectorSets` (the vectors ``evaluate`` computes with, after the
-    ``missing=`` policy), over the query universe of its :class:`~pyterrier_frechet.evaluation.selection.Judgments`
-    (``n_queries`` queries in sorted order: a row's query code is its position)."""
-    return QueryStats(side.qcodes, side.vecs, n_queries, shift)
-
-
-def pair_query_stats(sets: VectorSets, n_queries: int):
-    """(relevant, retrieved) :class:`QueryStats` and the shift (the mean relevant vector) of one measure's sets,
-    per-query weighted for ``weighting='query'``."""
-    shift = sets.relevant.vecs.mean(axis=0, dtype=np.float64)
-    rel, ret = query_stats(sets.relevant, n_queries, shift), query_stats(sets.retrieved, n_queries, shift)
-    return rel, ret, shift
-
-
 def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
                  ret_weights: Sequence[np.ndarray], shift: np.ndarray, pbar=None, backend: str = 'numpy',
                  device: Optional[str] = None) -> np.ndarray:
@@ -108,64 +92,16 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     return _weighted_fds_numpy(rel, rel_weights, ret_parts, ret_weights, shift, pbar=pbar)
 
 
-def _jackknife_weights(units: np.ndarray) -> np.ndarray:
-    """One row per unit query (a boolean mask over the universe): weight 1 everywhere but 0 on that unit and on
-    every query that is no unit (the jackknife leaves one unit out at a time; non-units carry no documents)."""
-    rows = np.flatnonzero(units)
-    weights = np.tile(units.astype(np.float64), (len(rows), 1))
-    weights[np.arange(len(rows)), rows] = 0.0
-    return weights
-
-
-class JackknifePlan(NamedTuple):
-    """How the bootstrap's jackknife leaves queries out: each unit query alone (``groups`` None) or in ``groups``
-    seeded groups (the delete-a-group jackknife)."""
-    groups: Optional[int]
-    seed: int
-
-    def describe(self, n_units: int) -> str:
-        if self.groups is None or self.groups >= n_units:
-            return f'leave-one-out ({n_units} queries)'
-        return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
-
-
-def jackknife_plan(jackknife, n_units: int, seed: int) -> JackknifePlan:
-    """The plan for ``jackknife`` (``'auto'``: leave-one-out up to :data:`~pyterrier_frechet.core.weighted.EXACT_MAX_UNITS`
-    unit queries, above that :data:`~pyterrier_frechet.core.weighted.DEFAULT_GROUPS` groups; ``'exact'``; or a number
-    of groups G ≥ 2)."""
-    if jackknife == 'auto':
-        return JackknifePlan(None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, seed)
-    if jackknife == 'exact':
-        return JackknifePlan(None, seed)
-    if isinstance(jackknife, (int, np.integer)) and not isinstance(jackknife, bool) and jackknife >= 2:
-        return JackknifePlan(int(jackknife), seed)
-    raise ValueError(f"jackknife must be 'auto', 'exact' or a number of groups >= 2, got {jackknife!r}")
-
-
-class Engine(NamedTuple):
-    """The backend's batched routines a resampling may call (``--backend``/``backend=``)."""
-    name: str
-    weighted_fds: Callable  # (rel, rel_weights, ret_parts, ret_weights, shift, pbar) -> FD per row of the weights
-    fd_batch: Optional[Callable]  # list of (relevant, retrieved) Gaussians -> their FDs; None: one at a time
-
-
 def engine(backend: str = 'numpy', device: Optional[str] = None) -> Engine:
     """The numpy routines, or the torch ones on ``device`` (:mod:`.torch_backend`)."""
-    fd_batch = None
-    if backend == 'torch':
-        from .torch_backend import fd_pairs_torch
-        fd_batch = functools.partial(fd_pairs_torch, device=device)
-    return Engine(backend, functools.partial(weighted_fds, backend=backend, device=device), fd_batch)
+    if backend != 'torch':
+        return numpy_engine()
+    from .torch_backend import fd_pairs_torch
+    return Engine(backend, functools.partial(weighted_fds, backend=backend, device=device),
+                  functools.partial(fd_pairs_torch, device=device))
 
 
 # --- the per-query statistics a resampling re-weights, from the selection evaluate() makes -----------------------
-
-class VectorStatistics(NamedTuple):
-    rel: QueryStats
-    ret: QueryStats
-    shift: np.ndarray
-    units: np.ndarray  # queries with relevant vectors
-
 
 class HistogramStatistics(NamedTuple):
     histograms: QueryHistograms
@@ -200,11 +136,7 @@ class RunInputs:
 
 
 def _vector_statistics(measure, inputs: RunInputs) -> VectorStatistics:
-    sets = inputs.vector_sets[measure]
-    rel, ret, shift = pair_query_stats(sets, len(inputs.queries))
-    if measure.query_weighted():
-        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    return VectorStatistics(rel, ret, shift, np.asarray(pd.Index(inputs.queries).isin(sets.queries)))
+    return vector_statistics(measure, inputs.vector_sets[measure], inputs.queries)
 
 
 def _histogram_statistics(measure, inputs: RunInputs) -> HistogramStatistics:
@@ -233,8 +165,8 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
     if jackknife is None:
         return values, None, ''
     n_units = int(np.sum(stats.units))
-    plan = jackknife_plan(jackknife, n_units, seed) if res.grouped_jackknife else JackknifePlan(None, seed)
-    groups, n_groups = jackknife_groups(stats.units, plan.groups, group_seed(plan.seed))
+    plan = res.jackknife_plan(jackknife, n_units, seed)
+    groups, n_groups = plan.assign(stats.units)
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)

@@ -29,16 +29,16 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.weighted import QueryStats, per_query_weighted
+from ..core.intervals import check_fpc, finite_population_correction, interval
+from ..core.weighted import QueryStats, jackknife_plan, leave_out_fds, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import select_vector_sets
+from ..evaluation.vector_statistics import pair_query_stats, query_stats
 from ..measures.base import column_label, higher_is_better, registered_measures, resampling
 from ..vectors.sources import using_encoder
-from ..core.intervals import check_fpc, finite_population_correction, interval
-from .bootstrap import (_jackknife_weights, bootstrap, check_bootstrappable, draw_counts, pair_query_stats,
-                        population_text, query_stats, weighted_fds)
+from .bootstrap import bootstrap, check_bootstrappable, draw_counts, population_text, weighted_fds
 
 
 def randomised(measure) -> bool:
@@ -233,11 +233,12 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     boot = (weighted_fds(rel, counts, [ret_a, ret_b], [counts, np.zeros_like(counts)], shift)
             - weighted_fds(rel, counts, [ret_a, ret_b], [np.zeros_like(counts), counts], shift))
     boot = boot[np.isfinite(boot)]
-    # the CI: the jackknife interval of ΔFD over the queries with relevant documents (measured coverage, README)
-    weights = _jackknife_weights(rel.n > 0)
-    none = np.zeros_like(weights)
-    jack = (weighted_fds(rel, weights, [ret_a, ret_b], [weights, none], shift)
-            - weighted_fds(rel, weights, [ret_a, ret_b], [none, weights], shift))
+    # the CI: the jackknife interval of ΔFD over the queries with relevant documents (measured coverage, pt_docs
+    # Calibration), leave-outs by downdating with compare's plan (each query alone up to 500, 200 groups above)
+    units = rel.n > 0
+    groups, n_groups = jackknife_plan('auto', int(units.sum()), seed).assign(units)
+    jack = (leave_out_fds(rel, ret_a, units, groups, n_groups, shift)
+            - leave_out_fds(rel, ret_b, units, groups, n_groups, shift))
     low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc)
     p_rand = _randomisation_p(ps, diff, n_permutations, seed)
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))

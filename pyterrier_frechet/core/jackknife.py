@@ -8,10 +8,8 @@ from typing import Dict, List
 
 import numpy as np
 
-from .conditional import conditional_leave_out
 from .frechet import frechet_distance
-from .weighted import (DEFAULT_GROUPS, EXACT_MAX_UNITS, QueryStats, group_seed, jackknife_groups, leave_out_fds,
-                       per_query_weighted)
+from .weighted import QueryStats, leave_out_fds
 
 
 def leave_one_out_fds(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
@@ -96,28 +94,3 @@ def centred_pseudo_values(full: float, leave_out: np.ndarray, groups: np.ndarray
     rows = np.full(len(groups), np.nan)
     rows[units] = float(full) + np.sqrt((n_groups - 1) * (n - 1)) * deviation
     return rows
-
-
-def leave_out_rows(value: float, relevant: np.ndarray, rel_codes: np.ndarray, retrieved: np.ndarray,
-                   ret_codes: np.ndarray, n_queries: int, units: np.ndarray, conditional: bool = False,
-                   query_weighted: bool = False, seed: int = 0) -> np.ndarray:
-    """:func:`centred_pseudo_values` of FD (``conditional``: CFD; ``query_weighted``: FD(weighting='query')) over
-    ``n_queries`` queries (``rel_codes``/``ret_codes``: each vector's query, 0 … n_queries−1; ``units``: a mask of
-    the queries to leave out), from leave-outs by downdating (:func:`~.weighted.leave_out_fds`,
-    :func:`~.conditional.conditional_leave_out`): each unit alone up to :data:`~.weighted.EXACT_MAX_UNITS` units,
-    else :data:`~.weighted.DEFAULT_GROUPS` groups seeded by ``seed`` (:func:`~.weighted.group_seed`), as the
-    bootstrap's jackknife with the same seed. NaN for queries that are no unit; ValueError where a leave-out is
-    undefined."""
-    units = np.asarray(units, dtype=bool)
-    shift = np.asarray(relevant, dtype=np.float64).mean(axis=0)
-    rel = QueryStats(rel_codes, relevant, n_queries, shift)
-    ret = QueryStats(ret_codes, retrieved, n_queries, shift)
-    if query_weighted:
-        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    n_units = int(units.sum())
-    groups, n_groups = jackknife_groups(units, None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, group_seed(seed))
-    if conditional:
-        leave_out = conditional_leave_out(rel, ret, units, groups, n_groups)
-    else:
-        leave_out = leave_out_fds(rel, ret, units, groups, n_groups, shift)
-    return centred_pseudo_values(value, leave_out, groups)

@@ -304,6 +304,36 @@ def jackknife_groups(units: np.ndarray, n_groups: Optional[int] = None, seed: in
     return groups, int(n_groups)
 
 
+class JackknifePlan(NamedTuple):
+    """How the jackknife leaves queries out: each unit query alone (``groups`` None) or in ``groups`` seeded groups
+    (the delete-a-group jackknife). The bootstrap, the paired tests and pt.Experiment's rows all take their groups
+    from a plan, so the same call seed groups alike everywhere."""
+    groups: Optional[int]
+    seed: int
+
+    def describe(self, n_units: int) -> str:
+        if self.groups is None or self.groups >= n_units:
+            return f'leave-one-out ({n_units} queries)'
+        return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
+
+    def assign(self, units: np.ndarray):
+        """The group of each query (−1: no unit) and the number of groups (:func:`jackknife_groups`, seeded by
+        :func:`group_seed`)."""
+        return jackknife_groups(units, self.groups, group_seed(self.seed))
+
+
+def jackknife_plan(jackknife, n_units: int, seed: int) -> JackknifePlan:
+    """The plan for ``jackknife`` (``'auto'``: leave-one-out up to :data:`EXACT_MAX_UNITS` unit queries, above that
+    :data:`DEFAULT_GROUPS` groups; ``'exact'``; or a number of groups G ≥ 2)."""
+    if jackknife == 'auto':
+        return JackknifePlan(None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, seed)
+    if jackknife == 'exact':
+        return JackknifePlan(None, seed)
+    if isinstance(jackknife, (int, np.integer)) and not isinstance(jackknife, bool) and jackknife >= 2:
+        return JackknifePlan(int(jackknife), seed)
+    raise ValueError(f"jackknife must be 'auto', 'exact' or a number of groups >= 2, got {jackknife!r}")
+
+
 def _singletons(groups: np.ndarray) -> bool:
     g = groups[groups >= 0]
     return len(np.unique(g)) == len(g)

@@ -3,9 +3,12 @@
 ir_measures and ``pt.Experiment`` take per-query values, average them for the table, and (``baseline=``) run a
 paired t-test on them. A set measure (FD: one number per query set) repeated on every row gives the right mean but a
 test on constant differences — p = 0.0 for any non-zero difference, never evidence. Instead, a measure with a
-leave-out path (FD with either weighting, CFD: :meth:`~..measures.base.SetMeasure.has_rows`) reports for
-unit query q (a query with a relevant document) the centred pseudo-value r_q = θ̂ + c·(θ̄₋ − θ₋q)
-(:func:`~..core.jackknife.centred_pseudo_values`):
+resampling of vector statistics (FD with either weighting, CFD, any vector measure declaring such a
+:class:`~..measures.resampling.Resampling`: :meth:`~..measures.base.SetMeasure.has_rows`) reports for unit query q
+(a query with a relevant document) the centred pseudo-value r_q = θ̂ + c·(θ̄₋ − θ₋q)
+(:func:`~..core.jackknife.centred_pseudo_values`), θ₋q from the measure's own
+:meth:`~..measures.resampling.Resampling.leave_out` on the statistics the bootstrap re-weights
+(:mod:`.vector_statistics`) — one leave-out computation for the bootstrap, ``compare`` and these rows:
 
 - the mean over the rows is the measure's value θ̂, exactly as ``pf.evaluate`` and ``eval`` print it;
 - a paired t-test of two systems' rows (what ``pt.Experiment(baseline=...)`` runs) has the jackknife t statistic
@@ -24,23 +27,40 @@ from typing import Dict, Optional
 import numpy as np
 import pandas as pd
 
+from ..measures.resampling import numpy_engine
+
 
 def experiment_rows(measure, sets, value: float, names) -> Optional[Dict[str, float]]:
-    """The rows of the unit queries (centred pseudo-values, from the measure's
-    :meth:`~..measures.base.VectorMeasure.experiment_rows` on its two sets, :class:`~.vector_sets.VectorSets` with
-    query codes over ``names``), or None — with a warning saying why — where they cannot be formed (fewer than 2
-    units, or a leave-out that leaves a side with fewer than 2 vectors)."""
+    """The rows of the unit queries (centred pseudo-values, :func:`leave_out_rows`) of ``measure`` on its two sets
+    (:class:`~.vector_sets.VectorSets` with query codes over ``names``, the sorted query universe), or None — with a
+    warning saying why — where they cannot be formed (fewer than 2 units, or a leave-out that leaves a side with
+    fewer than 2 vectors)."""
+    from .vector_statistics import vector_statistics  # the numeric cores load on first use (import stays light)
     if not np.isfinite(value):
         return None
     names = pd.Index(names)
-    units = names.isin(sets.queries)
+    stats = vector_statistics(measure, sets, names)
     try:
-        rows = measure.experiment_rows(value, sets.relevant.vecs, sets.relevant.qcodes, sets.retrieved.vecs,
-                                       sets.retrieved.qcodes, len(names), units)
+        rows = leave_out_rows(measure, stats, value)
     except ValueError as ex:
         warn_constant_rows(measure, str(ex))
         return None
-    return dict(zip(names[units].tolist(), rows[units].tolist()))
+    return dict(zip(names[stats.units].tolist(), rows[stats.units].tolist()))
+
+
+def leave_out_rows(measure, stats, value: float, seed: int = 0) -> np.ndarray:
+    """:func:`~..core.jackknife.centred_pseudo_values` of ``value`` from the measure's resampling's leave-outs
+    (its :meth:`~..measures.resampling.Resampling.jackknife_plan` ``'auto'`` with ``seed``: each unit alone up to
+    500 units, 200 seeded groups above, as the bootstrap's and ``compare``'s jackknife with the same seed), per query
+    of the universe (NaN for queries that are no unit); ``stats``: the measure's
+    :class:`~.vector_statistics.VectorStatistics`. ValueError: fewer than 2 units, or a leave-out undefined."""
+    from ..core.jackknife import centred_pseudo_values
+    n_units = int(np.sum(stats.units))
+    if n_units < 2:
+        raise ValueError(f'the jackknife needs at least 2 queries with documents, got {n_units}')
+    res = measure.resampling()
+    groups, n_groups = res.jackknife_plan('auto', n_units, seed).assign(stats.units)
+    return centred_pseudo_values(value, res.leave_out(measure, stats, groups, n_groups, numpy_engine()), groups)
 
 
 def warn_constant_rows(measure, why: str) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 from ir_measures import measures
 from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
 
-from .resampling import HISTOGRAM, PER_QUERY, Resampling
+from .resampling import HISTOGRAM, PER_QUERY, VECTOR_STATS, Resampling
 
 #: ``INPUT`` values.
 VECTORS = 'vectors'
@@ -65,8 +65,6 @@ class SetMeasure(measures.Measure):
     INPUT: str = ''
     #: How the bootstrap and the jackknife re-weight it (see the module docstring); None: they refuse it.
     RESAMPLING: Optional[Resampling] = None
-    #: Whether its per-query rows under ir_measures are centred jackknife pseudo-values (:meth:`has_rows`).
-    ROWS: bool = False
 
     def __call__(self, cutoff=None, **kwargs):
         """``M(10)`` is ``M@10``; keywords set the other parameters, e.g. ``FD(10, rel=2)``."""
@@ -98,9 +96,10 @@ class SetMeasure(measures.Measure):
     def has_rows(self) -> bool:
         """Whether the per-query rows ir_measures and pt.Experiment get are centred jackknife pseudo-values (their
         mean is the value, their paired t-test the jackknife test: :mod:`pyterrier_frechet.evaluation.experiment_rows`)
-        rather than the value repeated: a set-valued measure whose every balancing draw declares ``ROWS`` (and
-        implements :meth:`VectorMeasure.experiment_rows`)."""
-        return self.is_set_valued() and all(m.ROWS for m in self.balancing_draws())
+        rather than the value repeated: a set-valued measure each of whose balancing draws has a resampling of
+        vector statistics (its leave-outs make the rows)."""
+        return self.is_set_valued() and all(getattr(m.resampling(), 'statistics', None) == VECTOR_STATS
+                                            for m in self.balancing_draws())
 
     def _param_repr(self, v):
         # encoders print as their own repr (e.g. VectorStore('...') or TextLookup(...) >> Embedder('...')), which
@@ -148,13 +147,6 @@ class VectorMeasure(SetMeasure):
         """The value for the relevant and retrieved vectors (n×d float64 each, or in their source precision if
         :attr:`SOURCE_PRECISION`); ``relevant`` may also be what :meth:`reduce_relevant` made of the relevant vectors."""
         raise NotImplementedError(f'{type(self).__name__} does not define statistic()')
-
-    def experiment_rows(self, value: float, relevant, rel_codes, retrieved, ret_codes, n_queries: int,
-                        units) -> np.ndarray:
-        """Per-query rows for ir_measures whose mean is ``value`` and whose paired t-test is the jackknife test
-        (:func:`pyterrier_frechet.core.jackknife.leave_out_rows`), for a measure with a leave-out path
-        (:meth:`has_rows`); NaN where a query is no unit."""
-        raise NotImplementedError(f'{self} has no leave-one-query-out path')
 
     def reduce_relevant(self, relevant: np.ndarray):
         """The part of :meth:`statistic`'s work that depends on the relevant vectors alone (not on the measure's

@@ -7,7 +7,7 @@ As in ir_measures, a measure is its parameters, a docstring and a citation. Each
 value from its inputs through a pure numpy core (:mod:`pyterrier_frechet.core`), imported when first used. Selecting
 the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from ir_measures.measures.base import ParamInfo
 
@@ -111,7 +111,6 @@ class _FD(VectorMeasure):
                   'the retrieved documents of a query set (lower is better).')
     HIGHER_IS_BETTER = False
     RESAMPLING = GAUSSIAN
-    ROWS = True
     SOURCE_PRECISION = True  # reduce_set promotes float32 vectors to float64 a chunk of rows at a time
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
@@ -155,11 +154,6 @@ class _FD(VectorMeasure):
         from ..core.jackknife import jackknife_pseudo_values
         return jackknife_pseudo_values(relevant, rel_qids, retrieved, ret_qids, queries)
 
-    def experiment_rows(self, value, relevant, rel_codes, retrieved, ret_codes, n_queries, units):
-        from ..core.jackknife import leave_out_rows
-        return leave_out_rows(value, relevant, rel_codes, retrieved, ret_codes, n_queries, units,
-                              query_weighted=self.query_weighted())
-
 
 FD = register_measure(_FD())
 
@@ -187,7 +181,6 @@ class _CFD(VectorMeasure):
                   '(lower is better).')
     HIGHER_IS_BETTER = False
     RESAMPLING = CONDITIONAL
-    ROWS = True
 
     def needs_query_ids(self) -> bool:
         return True
@@ -195,10 +188,6 @@ class _CFD(VectorMeasure):
     def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
         from ..core.conditional import conditional_frechet_distance
         return conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids)
-
-    def experiment_rows(self, value, relevant, rel_codes, retrieved, ret_codes, n_queries, units):
-        from ..core.jackknife import leave_out_rows
-        return leave_out_rows(value, relevant, rel_codes, retrieved, ret_codes, n_queries, units, conditional=True)
 
 
 CFD = register_measure(_CFD())

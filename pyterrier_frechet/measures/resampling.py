@@ -14,7 +14,13 @@ follows from such weights, exactly, without gathering a vector or rebuilding a f
 - :attr:`Resampling.interval`, :attr:`Resampling.estimand` — the interval it is printed with by default (chosen by
   measured coverage, pt_docs "Calibration") and what that interval is for;
 - :attr:`Resampling.paired_test` — the p-value ``compare`` and ``report`` read for a pair of systems by default;
-- :attr:`Resampling.grouped_jackknife`, :attr:`Resampling.randomisation`, :attr:`Resampling.backends`.
+- :attr:`Resampling.grouped_jackknife` (:meth:`Resampling.jackknife_plan`), :attr:`Resampling.randomisation`,
+  :attr:`Resampling.backends`.
+
+A resampling of :data:`VECTOR_STATS` also gives the measure its per-query rows under ir_measures and
+``pt.Experiment`` (centred jackknife pseudo-values from :meth:`Resampling.leave_out`:
+:mod:`pyterrier_frechet.evaluation.experiment_rows`), so a new vector measure with such a resampling gets a valid
+``baseline=`` test with nothing more declared.
 
 ``bootstrap``, ``compare``, ``agreement`` and ``report`` ask :func:`~pyterrier_frechet.measures.base.resampling`
 and branch on none of these names. The resamplings of FD and CFD (:data:`~.definitions.GAUSSIAN`,
@@ -24,7 +30,7 @@ per-query measure, e.g. nDCG). A measure without one (``RESAMPLING = None``) is 
 message listing the registered measures that have one. The cores are imported inside the methods, so importing the
 package stays cheap.
 """
-from typing import Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -39,6 +45,20 @@ VECTOR_STATS = 'vector_stats'
 HISTOGRAM_COUNTS = 'histogram_counts'
 #: ``PER_QUERY_VALUES``: ``values`` (the measure per query, in universe order), ``units`` (every query).
 PER_QUERY_VALUES = 'per_query_values'
+
+
+class Engine(NamedTuple):
+    """The batched routines a resampling may call: numpy (:func:`numpy_engine`) or the bootstrap's ``backend=``
+    (:func:`pyterrier_frechet.analyses.bootstrap.engine`)."""
+    name: str
+    weighted_fds: Callable  # (rel, rel_weights, ret_parts, ret_weights, shift, pbar) -> FD per row of the weights
+    fd_batch: Optional[Callable]  # list of (relevant, retrieved) Gaussians -> their FDs; None: one at a time
+
+
+def numpy_engine() -> Engine:
+    """The numpy routines (:func:`pyterrier_frechet.core.weighted.weighted_fds`; FDs one at a time)."""
+    from ..core.weighted import weighted_fds
+    return Engine('numpy', weighted_fds, None)
 
 
 class Resampling:
@@ -77,6 +97,12 @@ class Resampling:
         member = groups >= 0
         weights[groups[member], np.flatnonzero(member)] = 0.0
         return self.samples(measure, stats, weights, engine, pbar)
+
+    def jackknife_plan(self, jackknife, n_units: int, seed: int):
+        """How its leave-outs group the unit queries: :func:`~pyterrier_frechet.core.weighted.jackknife_plan` of
+        ``jackknife`` where :attr:`grouped_jackknife`, else each unit alone."""
+        from ..core.weighted import JackknifePlan, jackknife_plan
+        return jackknife_plan(jackknife, n_units, seed) if self.grouped_jackknife else JackknifePlan(None, seed)
 
     def __repr__(self):
         return f'{type(self).__name__}({self.name!r})'
