@@ -238,3 +238,64 @@ print('matplotlib.pyplot' in sys.modules, before == (logging.getLogger().handler
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ['False', 'True', "['pdf',", "'png']"]
     assert (tmp_path / 'fig.png').stat().st_size > 1000
+
+
+# --- tests mirror the tree ---------------------------------------------------------------------------------------
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _has_logic(source: str) -> bool:
+    """False for a module that only re-exports names or holds constants and data: its top level is imports,
+    assignments, its docstring, and at most an ``if __name__ == '__main__':`` guard. Anything else (a function, a
+    class, a call, a loop) is logic, and gets a namesake test file."""
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):  # the docstring
+            continue
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name)
+                and node.test.left.id == '__name__'):
+            continue
+        return True
+    return False
+
+
+def _namesakes(modules):
+    """module path -> the test file names that mirror it: ``pkg/x/jackknife.py`` -> ``test_jackknife.py`` (or
+    ``test_x_jackknife.py``); a package's ``__init__.py`` -> ``test_<package>.py``. Where two modules share a basename
+    (``evaluation/answers.py``, ``measures/answers.py``) the first in path order keeps ``test_answers.py`` and the
+    others are ``test_<folder>_<module>.py`` (``test_measures_answers.py``)."""
+    seen, out = set(), {}
+    for path in sorted(modules):
+        stem = path.parent.name if path.name == '__init__.py' else path.stem
+        names = [f'test_{path.parent.name}_{stem}.py']
+        if stem not in seen:
+            names.insert(0, f'test_{stem}.py')
+        seen.add(stem)
+        out[path] = names
+    return out
+
+
+def test_the_logic_rule_tells_re_exports_and_data_from_code():
+    assert not _has_logic('"""doc."""\nfrom .a import b  # noqa\nimport sys\n__all__ = ["b"]\nX: int = 3\nT = {"a": (1, 2)}\n')
+    assert not _has_logic('import sys\nfrom .cli import main\nif __name__ == "__main__":\n    sys.exit(main())\n')
+    assert _has_logic('def f():\n    return 1\n') and _has_logic('class A:\n    pass\n') and _has_logic('register()\n')
+    assert _has_logic('import os\nif os.name == "nt":\n    X = 1\n')
+    names = _namesakes([Path('p/x/answers.py'), Path('p/y/answers.py'), Path('p/y/__init__.py'), Path('p/__init__.py')])
+    assert names == {Path('p/__init__.py'): ['test_p.py', 'test_p_p.py'],
+                     Path('p/x/answers.py'): ['test_answers.py', 'test_x_answers.py'],
+                     Path('p/y/__init__.py'): ['test_y.py', 'test_y_y.py'],
+                     Path('p/y/answers.py'): ['test_y_answers.py']}
+
+
+def test_every_module_with_logic_has_a_namesake_test_file():
+    """Tests mirror the tree (docs/tests.md): a module with logic has a test file named after it, which holds the
+    tests of that module; a new module gets its file when it is written."""
+    modules = [p for p in PACKAGE.rglob('*.py') if 'pt_docs' not in p.relative_to(PACKAGE).parts]
+    assert len(modules) > 40
+    with_logic = {p: names for p, names in _namesakes(modules).items() if _has_logic(p.read_text())}
+    assert len(with_logic) > 40
+    missing = sorted(f'{p.relative_to(PACKAGE.parent)} -> tests/{names[0]}' for p, names in with_logic.items()
+                     if not any((TESTS / n).exists() for n in names))
+    assert missing == [], 'modules with logic and no namesake test file:\n' + '\n'.join(missing)
