@@ -96,6 +96,15 @@ def vec(toy):
     return lambda *docnos: np.stack([vectors[d] for d in docnos])
 
 
+@pytest.fixture
+def two_queries(toy):
+    """Qrels and a run over q1 and q2 only (both have relevant documents), PyTerrier column names."""
+    vectors, qrels, run = toy
+    qrels = qrels[qrels.qid.isin(['q1', 'q2'])].reset_index(drop=True)
+    run = run[run.qid.isin(['q1', 'q2'])].reset_index(drop=True)
+    return vectors, qrels, run
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv('PYTERRIER_FRECHET_CACHE', str(tmp_path / 'cache'))
