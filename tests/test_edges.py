@@ -43,7 +43,6 @@ def test_pyterrier_frames_beside_ir_measures_own_measures(two_queries):
 
 # --- 2. "did you mean" ---
 
-
 @pytest.mark.parametrize('metric,expected', [
     ('nDGC@3', "--metrics: unknown metric 'nDGC@3': did you mean 'nDCG@3'?"),
     ('ndcg_cut_3', "--metrics: unknown metric 'ndcg_cut_3': did you mean 'nDCG@3'?"),
