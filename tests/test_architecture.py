@@ -1,12 +1,10 @@
-"""The package's shape: layers, no import cycles, cheap import, measures that say what they are (a new measure
-added through the documented path is tests/test_add_a_measure.py)."""
+"""The package's shape: layers, no import cycles, cheap import, tests that mirror the tree (a new measure added
+through the documented path is tests/test_add_a_measure.py; what each measure declares, tests/test_definitions.py)."""
 import ast
 import subprocess
 import sys
 from pathlib import Path
 
-import ir_measures
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -137,30 +135,6 @@ def test_no_module_compares_measure_names():
     assert offenders == []
 
 
-def test_measures_declare_their_capabilities():
-    from pyterrier_frechet.measures import higher_is_better, is_set_measure, is_vector_measure, resampling
-    from pyterrier_frechet.measures.definitions import CONDITIONAL, GAUSSIAN
-    from pyterrier_frechet.measures.resampling import HISTOGRAM, PER_QUERY
-    assert resampling(pf.FD @ 10) is GAUSSIAN and resampling(pf.FD(jackknife=True) @ 10) is None
-    assert resampling(pf.CFD @ 10) is CONDITIONAL and resampling(pf.FD(per_query=1, draws=2) @ 10) is None
-    assert resampling(pf.DO @ 10) is resampling(pf.HSA @ 10) is HISTOGRAM
-    assert all(resampling(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
-    assert resampling(ir_measures.nDCG @ 10) is PER_QUERY and not is_set_measure(ir_measures.nDCG @ 10)
-    assert [(r.interval, r.paired_test, r.randomisation) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM)] == \
-        [('jackknife_log', 'jackknife', True), ('jackknife_log', 'jackknife', False), ('percentile', 'normal', False)]
-    assert is_vector_measure(pf.KID @ 10) and not is_vector_measure(pf.DO @ 10) and is_set_measure(pf.DO @ 10)
-    assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()
-    assert [higher_is_better(m) for m in (pf.FD, pf.KID, pf.KNNPrecision, pf.DO, pf.HSA, ir_measures.nDCG)] == \
-        [False, False, True, False, True, True]
-
-
-def test_unknown_measure_parameter_is_a_value_error_naming_the_parameters():
-    with pytest.raises(ValueError, match=r"FD has no parameter\(s\) \['bogus'\]; its parameters are \[.*'cutoff'"):
-        pf.FD(bogus=1)
-    with pytest.raises(ValueError, match="no parameter"):
-        ir_measures.parse_measure('FD(bogus=1)@10')
-
-
 # --- the defects issue 14 listed, each with a test -------------------------------------------------------------
 
 def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsys):  # noqa: F811
@@ -179,20 +153,6 @@ def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsy
     assert set(pd.read_csv(tmp_path / 'rep' / 'bootstrap.csv').measure) == {'nDCG@3'}
 
 
-def test_a_histogram_measure_without_statistic_is_refused_not_computed_as_hsa():
-    from pyterrier_frechet.core.histogram import histograms
-    from pyterrier_frechet.measures.base import HISTOGRAM_PARAMS, HistogramMeasure
-
-    class _Third(HistogramMeasure):
-        __name__ = 'ThirdHistogramToy'
-        NAME = __name__
-        SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
-    with pytest.raises(NotImplementedError, match='_Third does not define statistic'):
-        _Third().statistic(histograms([0.9, 0.8], [0.1, 0.2], bins=4))
-    assert pf.HSA.statistic(histograms([0.9, 0.8, 0.1], [0.1, 0.2, 0.9], bins=2)) == pytest.approx(
-        (np.log(2 / 1) - np.log(1 / 2)) / (0.75 - 0.25))  # slope of log(h_R/h_NR) over the two bin centres
-
-
 def test_sparsify_with_missing_drop_labels_columns_like_every_other_command(files, capsys):  # noqa: F811
     data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'), '--quiet']
     assert main(['sparsify', *data, '--metrics', 'FD@3', 'nDCG@3', '--missing', 'drop', '--per-query', '1', '--seeds', '0',
@@ -208,20 +168,6 @@ def test_bootstrap_module_is_not_shadowed_by_the_function():
     assert isinstance(module, types.ModuleType) and module.bootstrap is pf.bootstrap and callable(pf.bootstrap)
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module('pyterrier_frechet.bootstrap')
-
-
-def test_encoder_keys_are_stable_identities(tmp_path):
-    from pyterrier_frechet.vectors.sources import encoder_key
-    for folder, scale in (('a', 1), ('b', 2), ('c', 1)):
-        (tmp_path / folder).mkdir()
-        np.save(tmp_path / folder / 'vec.npy', scale * np.eye(3, dtype=np.float32))
-        (tmp_path / folder / 'vec.ids.txt').write_text('x\ny\nz\n')
-    a1, a2, b, c = (pf.VectorStore(str(tmp_path / f / 'vec')) for f in ('a', 'a', 'b', 'c'))
-    assert encoder_key(a1) == encoder_key(a2) != encoder_key(b)  # two objects, one identity; other vectors, another
-    assert encoder_key(c) == encoder_key(a1)  # the identity is the files' content (issue 25), not their folder
-    assert repr(a1) != repr(b)  # so FD(encoder=a1) and FD(encoder=b) are two columns
-    measures = [pf.FD(encoder=a1) @ 3, pf.FD(encoder=b) @ 3]
-    assert len(set(measures)) == 2
 
 
 def test_library_configures_no_logging_and_plots_choose_no_backend(tmp_path):

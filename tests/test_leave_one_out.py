@@ -173,18 +173,6 @@ def test_experiment_baseline_test_of_cfd_is_its_jackknife_test(jk_data):
     assert table.loc['b', f'{m} p-value'] == pytest.approx(2 * scipy.stats.t.sf(abs(t), 7), rel=1e-6)
 
 
-def test_measures_without_a_leave_out_warn_that_their_rows_are_constant(toy):
-    vectors, qrels, run = toy
-    m = pf.KID(encoder=DictEncoder(vectors)) @ 3
-    with pytest.warns(UserWarning, match=r'rows repeat its value .* meaningless; compare systems with pf.compare'):
-        rows = list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
-    assert len({r.value for r in rows}) == 1
-    with warnings.catch_warnings():
-        warnings.simplefilter('error')  # calc_aggregate forms no rows and does not warn
-        agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
-    assert agg == pytest.approx(rows[0].value, rel=1e-12)
-
-
 def _pair_stats(m, qrels, run):
     """(rel, ret, shift, queries, sets) of one vector measure, selected as every entry point selects them."""
     from pyterrier_frechet.analyses import bootstrap as bs
