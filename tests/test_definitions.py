@@ -34,3 +34,11 @@ def test_measures_declare_their_capabilities():
     assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()
     assert [higher_is_better(m) for m in (pf.FD, pf.KID, pf.KNNPrecision, pf.DO, pf.HSA, ir_measures.nDCG)] == \
         [False, False, True, False, True, True]
+
+
+def test_declarations():
+    assert ir_measures.parse_measure('DO(bins=20)@100') == pf.DO(100, bins=20)
+    assert repr(pf.HSA(norm='rank')) == "HSA(norm='rank')"
+    assert pf.DO.HIGHER_IS_BETTER is False and pf.HSA.HIGHER_IS_BETTER is True
+    from pyterrier_frechet.analyses.correlation import higher_is_better
+    assert not higher_is_better('DO@100') and higher_is_better('HSA@100')
