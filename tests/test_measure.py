@@ -57,14 +57,6 @@ def test_balanced_qrels(toy, vec):
     assert any(v2 == pytest.approx(reference_fd(vec('d0', 'd3', 'd11', d), vec(*TOP_3)), rel=1e-9) for d in ('d10', 'd12'))
 
 
-def test_encoder_called_once_for_several_measures(toy):
-    vectors, qrels, run = toy
-    enc = DictEncoder(vectors)
-    ms = [FD(encoder=enc) @ 1, FD(encoder=enc) @ 3, FD(encoder=enc, urr=True) @ 3]
-    ir_measures.calc_aggregate(ms, pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))
-    assert enc.calls == 1
-
-
 def test_pt_experiment_shows_the_set_value(toy, vec):
     vectors, qrels, run = toy
     other = run.assign(score=-run.score)  # reversed rankings: a worse system
