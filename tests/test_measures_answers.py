@@ -42,7 +42,7 @@ def test_answer_cfd_with_several_answers_for_a_query_is_the_conditional_distance
     assert AnswerCFD.statistic(REF, REF_Q, ANS, ANS_Q) == pytest.approx(_cfd_reference(REF, REF_Q, ANS, ANS_Q), rel=1e-9)
 
 
-def test_declarations():
+def test_answer_measures_declare_their_parameters():
     assert ir_measures.parse_measure("AnswerFD(ref='gold',weighting='query')") == AnswerFD(ref='gold', weighting='query')
     assert AnswerFD.HIGHER_IS_BETTER is False and AnswerCFD.HIGHER_IS_BETTER is False
     assert AnswerFD['ref'] == 'relevant' and AnswerFD['rel'] == 1 and AnswerFD['missing'] == 'error'
