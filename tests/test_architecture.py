@@ -243,5 +243,5 @@ def test_every_module_with_logic_has_a_namesake_test_file():
     with_logic = {p: names for p, names in _namesakes(modules).items() if _has_logic(p.read_text())}
     assert len(with_logic) > 40
     missing = sorted(f'{p.relative_to(PACKAGE.parent)} -> tests/{names[0]}' for p, names in with_logic.items()
-                     if not any((TESTS / n).exists() for n in names))
-    assert missing == [], 'modules with logic and no namesake test file:\n' + '\n'.join(missing)
+                     if not any((TESTS / n).exists() and 'def test_' in (TESTS / n).read_text() for n in names))
+    assert missing == [], 'modules with logic and no namesake test file (holding tests):\n' + '\n'.join(missing)
