@@ -96,6 +96,45 @@ def vec(toy):
     return lambda *docnos: np.stack([vectors[d] for d in docnos])
 
 
+@pytest.fixture
+def two_queries(toy):
+    """Qrels and a run over q1 and q2 only (both have relevant documents), PyTerrier column names."""
+    vectors, qrels, run = toy
+    qrels = qrels[qrels.qid.isin(['q1', 'q2'])].reset_index(drop=True)
+    run = run[run.qid.isin(['q1', 'q2'])].reset_index(drop=True)
+    return vectors, qrels, run
+
+
+@pytest.fixture(scope='module')
+def tiny(tmp_path_factory):
+    """Tiny random SPLADE, ColBERT and dense checkpoints (pipelines/tiny.py), and ColBERT's encoder and projection
+    loaded from the checkpoint file itself (test_late_interaction.py's hand-written reference)."""
+    from safetensors.torch import load_file
+    from pyterrier_frechet.pipelines.tiny import tiny_colbert, tiny_encoder, tiny_masked_lm
+    from transformers import BertConfig, BertModel
+    root = tmp_path_factory.mktemp('pipeline-models')
+    colbert = tiny_colbert(root / 'tiny-colbert')
+    # the reference rebuilds the encoder from the checkpoint file itself, not through the package
+    tensors = load_file(f'{colbert}/model.safetensors')
+    bert = BertModel(BertConfig.from_pretrained(colbert), add_pooling_layer=False).eval()
+    bert.load_state_dict({k[len('bert.'):]: v for k, v in tensors.items() if k.startswith('bert.')})
+    return {'splade': tiny_masked_lm(root / 'tiny-splade'), 'colbert': colbert, 'dense': tiny_encoder(root / 'tiny-dense'),
+            'linear': tensors['linear.weight'], 'bert': bert}
+
+
+@pytest.fixture(scope='module')
+def collection():
+    """40 documents of random words from the tiny models' vocabulary, 3 topics and their qrels."""
+    from pyterrier_frechet.data.bundled import Collection
+    from pyterrier_frechet.pipelines.tiny import WORDS
+    rng = np.random.default_rng(0)
+    texts = {f'd{i}': ' '.join(rng.choice(WORDS, size=rng.integers(3, 9))) + (' .' if i % 3 == 0 else '') for i in range(40)}
+    topics = pd.DataFrame({'qid': ['1', '2', '3'], 'query': ['shock wing', 'heat plate flow', 'mach number cone']})
+    qrels = pd.DataFrame([('1', 'd1', 2), ('1', 'd5', 1), ('2', 'd7', 1), ('2', 'd9', 2), ('3', 'd11', 1), ('3', 'd30', 1), ('3', 'd2', 0)],
+                         columns=['qid', 'docno', 'label'])
+    return Collection('toy', topics, qrels, texts)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_cache(tmp_path, monkeypatch):
     monkeypatch.setenv('PYTERRIER_FRECHET_CACHE', str(tmp_path / 'cache'))

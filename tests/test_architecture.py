@@ -1,12 +1,10 @@
-"""The package's shape: layers, no import cycles, cheap import, measures that say what they are (a new measure
-added through the documented path is tests/test_add_a_measure.py)."""
+"""The package's shape: layers, no import cycles, cheap import, tests that mirror the tree (a new measure added
+through the documented path is tests/test_add_a_measure.py; what each measure declares, tests/test_definitions.py)."""
 import ast
 import subprocess
 import sys
 from pathlib import Path
 
-import ir_measures
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -139,30 +137,6 @@ def test_no_module_compares_measure_names():
     assert offenders == []
 
 
-def test_measures_declare_their_capabilities():
-    from pyterrier_frechet.measures import higher_is_better, is_set_measure, is_vector_measure, resampling
-    from pyterrier_frechet.measures.definitions import CONDITIONAL, GAUSSIAN
-    from pyterrier_frechet.measures.resampling import HISTOGRAM, PER_QUERY
-    assert resampling(pf.FD @ 10) is GAUSSIAN and resampling(pf.FD(jackknife=True) @ 10) is None
-    assert resampling(pf.CFD @ 10) is CONDITIONAL and resampling(pf.FD(per_query=1, draws=2) @ 10) is None
-    assert resampling(pf.DO @ 10) is resampling(pf.HSA @ 10) is HISTOGRAM
-    assert all(resampling(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
-    assert resampling(ir_measures.nDCG @ 10) is PER_QUERY and not is_set_measure(ir_measures.nDCG @ 10)
-    assert [(r.interval, r.paired_test, r.randomisation) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM)] == \
-        [('jackknife_log', 'jackknife', True), ('jackknife_log', 'jackknife', False), ('percentile', 'normal', False)]
-    assert is_vector_measure(pf.KID @ 10) and not is_vector_measure(pf.DO @ 10) and is_set_measure(pf.DO @ 10)
-    assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()
-    assert [higher_is_better(m) for m in (pf.FD, pf.KID, pf.KNNPrecision, pf.DO, pf.HSA, ir_measures.nDCG)] == \
-        [False, False, True, False, True, True]
-
-
-def test_unknown_measure_parameter_is_a_value_error_naming_the_parameters():
-    with pytest.raises(ValueError, match=r"FD has no parameter\(s\) \['bogus'\]; its parameters are \[.*'cutoff'"):
-        pf.FD(bogus=1)
-    with pytest.raises(ValueError, match="no parameter"):
-        ir_measures.parse_measure('FD(bogus=1)@10')
-
-
 # --- the defects issue 14 listed, each with a test -------------------------------------------------------------
 
 def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsys):  # noqa: F811
@@ -179,20 +153,6 @@ def test_report_accepts_measures_without_a_bootstrap_path(files, tmp_path, capsy
     results = pd.read_csv(tmp_path / 'rep' / 'results.csv').set_index('name')
     assert results['FD(jackknife=True)@3'].to_dict() == pytest.approx(evaluated['FD(jackknife=True)@3'].to_dict(), rel=1e-12)
     assert set(pd.read_csv(tmp_path / 'rep' / 'bootstrap.csv').measure) == {'nDCG@3'}
-
-
-def test_a_histogram_measure_without_statistic_is_refused_not_computed_as_hsa():
-    from pyterrier_frechet.core.histogram import histograms
-    from pyterrier_frechet.measures.base import HISTOGRAM_PARAMS, HistogramMeasure
-
-    class _Third(HistogramMeasure):
-        __name__ = 'ThirdHistogramToy'
-        NAME = __name__
-        SUPPORTED_PARAMS = dict(HISTOGRAM_PARAMS)
-    with pytest.raises(NotImplementedError, match='_Third does not define statistic'):
-        _Third().statistic(histograms([0.9, 0.8], [0.1, 0.2], bins=4))
-    assert pf.HSA.statistic(histograms([0.9, 0.8, 0.1], [0.1, 0.2, 0.9], bins=2)) == pytest.approx(
-        (np.log(2 / 1) - np.log(1 / 2)) / (0.75 - 0.25))  # slope of log(h_R/h_NR) over the two bin centres
 
 
 def test_sparsify_with_missing_drop_labels_columns_like_every_other_command(files, capsys):  # noqa: F811
@@ -212,20 +172,6 @@ def test_bootstrap_module_is_not_shadowed_by_the_function():
         importlib.import_module('pyterrier_frechet.bootstrap')
 
 
-def test_encoder_keys_are_stable_identities(tmp_path):
-    from pyterrier_frechet.vectors.sources import encoder_key
-    for folder, scale in (('a', 1), ('b', 2), ('c', 1)):
-        (tmp_path / folder).mkdir()
-        np.save(tmp_path / folder / 'vec.npy', scale * np.eye(3, dtype=np.float32))
-        (tmp_path / folder / 'vec.ids.txt').write_text('x\ny\nz\n')
-    a1, a2, b, c = (pf.VectorStore(str(tmp_path / f / 'vec')) for f in ('a', 'a', 'b', 'c'))
-    assert encoder_key(a1) == encoder_key(a2) != encoder_key(b)  # two objects, one identity; other vectors, another
-    assert encoder_key(c) == encoder_key(a1)  # the identity is the files' content (issue 25), not their folder
-    assert repr(a1) != repr(b)  # so FD(encoder=a1) and FD(encoder=b) are two columns
-    measures = [pf.FD(encoder=a1) @ 3, pf.FD(encoder=b) @ 3]
-    assert len(set(measures)) == 2
-
-
 def test_library_configures_no_logging_and_plots_choose_no_backend(tmp_path):
     code = f'''
 import logging, sys
@@ -240,3 +186,64 @@ print('matplotlib.pyplot' in sys.modules, before == (logging.getLogger().handler
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ['False', 'True', "['pdf',", "'png']"]
     assert (tmp_path / 'fig.png').stat().st_size > 1000
+
+
+# --- tests mirror the tree ---------------------------------------------------------------------------------------
+
+TESTS = Path(__file__).resolve().parent
+
+
+def _has_logic(source: str) -> bool:
+    """False for a module that only re-exports names or holds constants and data: its top level is imports,
+    assignments, its docstring, and at most an ``if __name__ == '__main__':`` guard. Anything else (a function, a
+    class, a call, a loop) is logic, and gets a namesake test file."""
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):  # the docstring
+            continue
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name)
+                and node.test.left.id == '__name__'):
+            continue
+        return True
+    return False
+
+
+def _namesakes(modules):
+    """module path -> the test file names that mirror it: ``pkg/x/jackknife.py`` -> ``test_jackknife.py`` (or
+    ``test_x_jackknife.py``); a package's ``__init__.py`` -> ``test_<package>.py``. Where two modules share a basename
+    (``evaluation/answers.py``, ``measures/answers.py``) the first in path order keeps ``test_answers.py`` and the
+    others are ``test_<folder>_<module>.py`` (``test_measures_answers.py``)."""
+    seen, out = set(), {}
+    for path in sorted(modules):
+        stem = path.parent.name if path.name == '__init__.py' else path.stem
+        names = [f'test_{path.parent.name}_{stem}.py']
+        if stem not in seen:
+            names.insert(0, f'test_{stem}.py')
+        seen.add(stem)
+        out[path] = names
+    return out
+
+
+def test_the_logic_rule_tells_re_exports_and_data_from_code():
+    assert not _has_logic('"""doc."""\nfrom .a import b  # noqa\nimport sys\n__all__ = ["b"]\nX: int = 3\nT = {"a": (1, 2)}\n')
+    assert not _has_logic('import sys\nfrom .cli import main\nif __name__ == "__main__":\n    sys.exit(main())\n')
+    assert _has_logic('def f():\n    return 1\n') and _has_logic('class A:\n    pass\n') and _has_logic('register()\n')
+    assert _has_logic('import os\nif os.name == "nt":\n    X = 1\n')
+    names = _namesakes([Path('p/x/answers.py'), Path('p/y/answers.py'), Path('p/y/__init__.py'), Path('p/__init__.py')])
+    assert names == {Path('p/__init__.py'): ['test_p.py', 'test_p_p.py'],
+                     Path('p/x/answers.py'): ['test_answers.py', 'test_x_answers.py'],
+                     Path('p/y/__init__.py'): ['test_y.py', 'test_y_y.py'],
+                     Path('p/y/answers.py'): ['test_y_answers.py']}
+
+
+def test_every_module_with_logic_has_a_namesake_test_file():
+    """Tests mirror the tree (docs/tests.md): a module with logic has a test file named after it, which holds the
+    tests of that module; a new module gets its file when it is written."""
+    modules = [p for p in PACKAGE.rglob('*.py') if 'pt_docs' not in p.relative_to(PACKAGE).parts]
+    assert len(modules) > 40
+    with_logic = {p: names for p, names in _namesakes(modules).items() if _has_logic(p.read_text())}
+    assert len(with_logic) > 40
+    missing = sorted(f'{p.relative_to(PACKAGE.parent)} -> tests/{names[0]}' for p, names in with_logic.items()
+                     if not any((TESTS / n).exists() and 'def test_' in (TESTS / n).read_text() for n in names))
+    assert missing == [], 'modules with logic and no namesake test file (holding tests):\n' + '\n'.join(missing)

@@ -1,5 +1,5 @@
 """Issue 25's reproductions in the vectors layer, each a test: S2, S4, C5, C6, C7, K4, K5 (X1, S5, U2, K3 are in
-test_cache_storage.py; S3, S6, U3 in test_identity.py)."""
+test_cache.py; S3, S6, U3 in test_identity.py)."""
 import hashlib
 import json
 

@@ -1,7 +1,6 @@
 """CFD: the conditional Fréchet distance given the query (issue 16, item 3), and the shuffle check."""
 import ir_measures
 import numpy as np
-import pandas as pd
 import pyterrier as pt
 import pytest
 import scipy.linalg
@@ -76,19 +75,6 @@ def test_cfd_in_ir_measures_and_the_shuffle_check(toy):
     assert row.loc[str(m), 'rotated'] > row.loc[str(m), 'value'] + 5  # q1's documents sit far from q2's topic
     assert row.loc['nDCG@5', 'rotated'] < row.loc['nDCG@5', 'value']
     assert row.loc[str(fd), 'rotated'] == pytest.approx(row.loc[str(fd), 'value'], rel=1e-12)  # same pooled sets
-
-
-def test_shuffle_subcommand_equals_the_function(files, capsys):  # noqa: F811
-    from pyterrier_frechet.cli import main
-    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs')]
-    assert main(['shuffle', *data, '--metrics', 'FD@3', 'CFD@3', 'nDCG@3', '--format', 'csv', '--quiet']) == 0
-    table = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
-    runs = {n: pt.io.read_results(str(files / 'runs' / f'run.toy.{n}.txt')) for n in ('fwd', 'mid', 'rev')}
-    expected = pf.shuffle_check(runs, pt.io.read_qrels(str(files / 'qrels.txt')),
-                                [pf.FD(encoder=pf.VectorStore(str(files / 'vecs'))) @ 3,
-                                 pf.CFD(encoder=pf.VectorStore(str(files / 'vecs'))) @ 3, ir_measures.nDCG @ 3])
-    np.testing.assert_allclose(table[['value', 'rotated']].to_numpy(float), expected[['value', 'rotated']].to_numpy(float),
-                               rtol=1e-6)
 
 
 def test_reweighted_cfd_equals_the_hand_computation_on_renamed_copies():

@@ -1,5 +1,4 @@
 """Embedder, its cache and TextLookup, on tiny random models built from a config (no download)."""
-import gzip
 import json
 import os
 import re
@@ -178,27 +177,6 @@ def test_query_encoder(models):
     assert out.docno.tolist() == ['a', 'b', 'c']
     with pytest.raises(pt.validate.InputValidationError):
         emb.query_encoder()(pd.DataFrame({'qid': ['1']}))
-
-
-def test_text_lookup(tmp_path):
-    recs = [{'docid': '1', 'title': 'wing', 'text': 'lift'}, {'docid': '2', 'title': 'shock', 'text': None}]
-    path = tmp_path / 'c.jsonl.gz'
-    with gzip.open(path, 'wt') as f:
-        f.write('\n'.join(json.dumps(r) for r in recs) + '\n')
-    lookup = pf.TextLookup.from_jsonl(str(path), text_fields=('title', 'text'))
-    out = lookup(pd.DataFrame({'docno': ['2', '1']}))
-    assert out.text.tolist() == ['shock', 'wing lift'] and repr(lookup) == "TextLookup('c.jsonl.gz')"
-    assert len(lookup(pd.DataFrame({'docno': []}))) == 0
-    with pytest.raises(ValueError, match='no text for 1 of 2'):
-        lookup(pd.DataFrame({'docno': ['1', '9']}))
-    (tmp_path / 'bad.jsonl').write_text('{"docid": "1", "text": "a"}\nnot json\n')
-    with pytest.raises(ValueError, match='bad.jsonl:2 is not valid JSON'):
-        pf.TextLookup.from_jsonl(str(tmp_path / 'bad.jsonl'))
-    (tmp_path / 'bad.jsonl').write_text('{"docid": "1"}\n')  # no text field at all: refused, naming the fields it has
-    with pytest.raises(ValueError, match=r"bad.jsonl:1 has none of the text field\(s\) \['text'\].*its fields are \['docid'\]"):
-        pf.TextLookup.from_jsonl(str(tmp_path / 'bad.jsonl'))
-    with pytest.raises(ValueError, match='does not exist'):
-        pf.TextLookup.from_jsonl(str(tmp_path / 'none.jsonl'))
 
 
 _WRITER = textwrap.dedent('''

@@ -303,20 +303,3 @@ def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, caps
                  '--test', 'bootstrap']) == 0
     with pytest.warns(UserWarning, match='n_samples=100'):
         assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--format', 'csv']) == 0
-
-
-def test_text_lookup_reads_gzip_by_content_drops_a_bom_and_names_bad_bytes(tmp_path):
-    """The JSONL twin of the run/qrels reader: a gzip file without .gz, a BOM, and a non-UTF-8 byte or a truncated
-    gzip stream as a ValueError naming the file."""
-    import gzip
-    import pyterrier_frechet as pf
-    body = '\ufeff{"docno": "d1", "text": "shock wave"}\n{"docno": "d2", "text": "caf\u00e9"}\n'
-    (tmp_path / 'plain.jsonl').write_bytes(gzip.compress(body.encode('utf-8')))  # gzip, no .gz name
-    lookup = pf.TextLookup.from_jsonl(str(tmp_path / 'plain.jsonl'))
-    assert lookup.texts == {'d1': 'shock wave', 'd2': 'café'}
-    (tmp_path / 'latin1.jsonl').write_bytes('{"docno": "d1", "text": "ok"}\n{"docno": "d2", "text": "caf\u00e9"}\n'.encode('latin-1'))
-    with pytest.raises(ValueError, match=r'latin1.jsonl:2: byte 0xe9 is not UTF-8'):
-        pf.TextLookup.from_jsonl(str(tmp_path / 'latin1.jsonl'))
-    (tmp_path / 'cut.jsonl.gz').write_bytes(gzip.compress(body[1:].encode('utf-8') * 50)[:-20])
-    with pytest.raises(ValueError, match='cut.jsonl.gz: cannot be read'):
-        pf.TextLookup.from_jsonl(str(tmp_path / 'cut.jsonl.gz'))

@@ -1,9 +1,6 @@
-"""Leave-one-query-out statistics by downdating (issue 26 item 1) and FD(jackknife=True)'s contract with
-ir_measures (issue 25 item 5, S1, S7, U6).
-
-References are independent: a plain numpy loop that gathers every other query's vectors again, and the units ×
-queries weight-matrix path the bootstrap used before (``weighted_fds`` / ``conditional_fds`` with one row of 0/1
-weights per left-out query), written here.
+"""Leave-one-query-out statistics end to end: FD(jackknife=True)'s contract with ir_measures and pt.Experiment
+(issue 25 item 5, S1, S7, U6), the bootstrap's jackknife, and DL19 through every path. The downdating itself against a
+plain numpy loop and the weight-matrix path is tests/test_weighted.py; the pseudo-values, tests/test_jackknife.py.
 """
 import warnings
 
@@ -18,120 +15,9 @@ from ir_measures import RR, P, nDCG
 import pyterrier_frechet as pf
 from conftest import SHARED, DictEncoder, needs_shared, reference_fd_eigh
 from pyterrier_frechet.core.conditional import conditional_fds, conditional_frechet_distance, conditional_leave_out
-from pyterrier_frechet.core.jackknife import jackknife_pseudo_values, leave_one_out_fds
-from pyterrier_frechet.core.weighted import (QueryStats, jackknife_groups, leave_out_fds, per_query_weighted,
-                                             weighted_fds)
-
-
-def _weights(units, groups, n_groups):
-    """The old path's weights: one row per group, the units weighing 1 and the group 0."""
-    w = np.tile(np.asarray(units, dtype=np.float64), (n_groups, 1))
-    for g in range(n_groups):
-        w[g, groups == g] = 0.0
-    return w
-
-
-def _synthetic(seed=0, n_queries=15, d=6):
-    rng = np.random.default_rng(seed)
-    rel_q = np.repeat(np.arange(n_queries), rng.integers(1, 7, n_queries))
-    ret_q = np.repeat(np.arange(n_queries), 5)
-    rel = rng.normal(size=(len(rel_q), d)) @ rng.normal(size=(d, d))
-    ret = rng.normal(size=(len(ret_q), d)) + 0.4
-    return rel, rel_q, ret, ret_q
-
-
-def _loop_weighted_fd(x, qx, y, qy, keep):
-    """FD(weighting='query') of the queries in ``keep`` from first principles: each query weighs 1 per side."""
-    def stats(a, qa):
-        a, qa = a[np.isin(qa, keep)], qa[np.isin(qa, keep)]
-        _, inv, cnt = np.unique(qa, return_inverse=True, return_counts=True)
-        w = 1.0 / cnt[inv]
-        mu = w @ a / w.sum()
-        return mu, np.cov(a, rowvar=False, aweights=w)
-    (m1, s1), (m2, s2) = stats(x, qx), stats(y, qy)
-    w, v = np.linalg.eigh(s1)
-    root = (v * np.sqrt(np.clip(w, 0, None))) @ v.T
-    lam = np.linalg.eigvalsh(root @ s2 @ root)
-    return float((m1 - m2) @ (m1 - m2) + np.trace(s1) + np.trace(s2) - 2 * np.sqrt(np.clip(lam, 0, None)).sum())
-
-
-@pytest.mark.parametrize('streamed', [False, True])
-def test_leave_one_out_equals_a_plain_numpy_loop(streamed):
-    rel, rel_q, ret, ret_q = _synthetic()
-    n = 15
-    shift = rel.mean(axis=0)
-    max_bytes = 0 if streamed else None
-    r, t = QueryStats(rel_q, rel, n, shift, max_bytes), QueryStats(ret_q, ret, n, shift, max_bytes)
-    assert r.streamed == streamed
-    units = np.ones(n, dtype=bool)
-    groups, g = jackknife_groups(units)
-    fd = leave_out_fds(r, t, units, groups, g, shift)
-    loop = [reference_fd_eigh(rel[rel_q != q], ret[ret_q != q]) for q in range(n)]
-    np.testing.assert_allclose(fd, loop, rtol=1e-10)
-    fdq = leave_out_fds(per_query_weighted(r), per_query_weighted(t), units, groups, g, shift)
-    loop_q = [_loop_weighted_fd(rel, rel_q, ret, ret_q, np.setdiff1d(np.arange(n), [q])) for q in range(n)]
-    np.testing.assert_allclose(fdq, loop_q, rtol=1e-10)
-    cfd = conditional_leave_out(r, t, units, groups, g)
-    loop_c = [conditional_frechet_distance(rel[rel_q != q], rel_q[rel_q != q], ret[ret_q != q], ret_q[ret_q != q])
-              for q in range(n)]
-    np.testing.assert_allclose(cfd, loop_c, rtol=1e-10)
-
-
-@pytest.mark.parametrize('streamed', [False, True])
-@pytest.mark.parametrize('n_groups', [None, 4])
-def test_downdating_equals_the_weight_matrix_path_with_non_units(streamed, n_groups):
-    rel, rel_q, ret, ret_q = _synthetic(seed=3)
-    n = 15
-    shift = rel.mean(axis=0)
-    keep = rel_q != 4  # query 4 has no relevant vector (no unit), but retrieved ones, which no leave-out counts
-    rel, rel_q = rel[keep], rel_q[keep]
-    max_bytes = 0 if streamed else None
-    r, t = QueryStats(rel_q, rel, n, shift, max_bytes), QueryStats(ret_q, ret, n, shift, max_bytes)
-    units = np.bincount(rel_q, minlength=n) > 0
-    groups, g = jackknife_groups(units, n_groups, seed=7)
-    assert g == (14 if n_groups is None else 4)
-    sizes = np.bincount(groups[groups >= 0])
-    assert sizes.max() - sizes.min() <= 1 and (groups[~units] == -1).all()
-    w = _weights(units, groups, g)
-    for a, b in ((r, t), (per_query_weighted(r), per_query_weighted(t))):
-        np.testing.assert_allclose(leave_out_fds(a, b, units, groups, g, shift), weighted_fds(a, w, [b], [w], shift),
-                                   rtol=1e-10)
-    np.testing.assert_allclose(conditional_leave_out(r, t, units, groups, g), conditional_fds(r, t, w), rtol=1e-10)
-
-
-def test_group_assignment_is_seeded_and_refuses_one_group():
-    units = np.ones(50, dtype=bool)
-    a, _ = jackknife_groups(units, 10, seed=1)
-    b, _ = jackknife_groups(units, 10, seed=1)
-    c, _ = jackknife_groups(units, 10, seed=2)
-    assert (a == b).all() and (a != c).any()
-    with pytest.raises(ValueError, match='at least 2 groups'):
-        jackknife_groups(units, 1)
-
-
-def test_torch_batches_the_leave_out_fds_to_the_numpy_values():
-    pytest.importorskip('torch')
-    from pyterrier_frechet.analyses.torch_backend import fd_pairs_torch
-    rel, rel_q, ret, ret_q = _synthetic(seed=5, n_queries=70)
-    shift = rel.mean(axis=0)
-    r, t = QueryStats(rel_q, rel, 70, shift, 0), QueryStats(ret_q, ret, 70, shift, 0)
-    units = np.ones(70, dtype=bool)
-    groups, g = jackknife_groups(units)
-    ref = leave_out_fds(r, t, units, groups, g, shift)
-    got = leave_out_fds(r, t, units, groups, g, shift, fd_batch=lambda pairs: fd_pairs_torch(pairs, device='cpu'))
-    np.testing.assert_allclose(got, ref, rtol=1e-9)
-
-
-def test_pseudo_values_refuse_what_would_be_nan():
-    rel, rel_q, ret, ret_q = _synthetic()
-    qs = lambda a: np.array([f'q{i}' for i in a])  # noqa: E731
-    with pytest.raises(ValueError, match='at least 2 queries'):  # one unit
-        jackknife_pseudo_values(rel[rel_q == 0], qs(rel_q[rel_q == 0]), ret[ret_q == 0], qs(ret_q[ret_q == 0]), ['q0'])
-    # two units, one holding all but one relevant vector: leaving it out leaves 1
-    r = np.concatenate([rel[:1], rel[rel_q == 1]])
-    rq = np.array(['a'] + ['b'] * int((rel_q == 1).sum()))
-    with pytest.raises(ValueError, match="leaving out 1 of 2 queries .*'b'.*fewer than 2 vectors"):
-        jackknife_pseudo_values(r, rq, ret[:10], np.array(['a'] * 5 + ['b'] * 5), ['a', 'b'])
+from pyterrier_frechet.core.jackknife import leave_one_out_fds
+from pyterrier_frechet.core.weighted import jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
+from test_weighted import _weights
 
 
 # --- FD(jackknife=True) beside other measures (issue 25 S1) -----------------------------------------------------
@@ -287,18 +173,6 @@ def test_experiment_baseline_test_of_cfd_is_its_jackknife_test(jk_data):
     assert table.loc['b', f'{m} p-value'] == pytest.approx(2 * scipy.stats.t.sf(abs(t), 7), rel=1e-6)
 
 
-def test_measures_without_a_leave_out_warn_that_their_rows_are_constant(toy):
-    vectors, qrels, run = toy
-    m = pf.KID(encoder=DictEncoder(vectors)) @ 3
-    with pytest.warns(UserWarning, match=r'rows repeat its value .* meaningless; compare systems with pf.compare'):
-        rows = list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
-    assert len({r.value for r in rows}) == 1
-    with warnings.catch_warnings():
-        warnings.simplefilter('error')  # calc_aggregate forms no rows and does not warn
-        agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
-    assert agg == pytest.approx(rows[0].value, rel=1e-12)
-
-
 def _pair_stats(m, qrels, run):
     """(rel, ret, shift, queries, sets) of one vector measure, selected as every entry point selects them."""
     from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -416,24 +290,6 @@ def test_bootstrap_grouped_jackknife_is_the_weight_matrix_path_over_seeded_group
     assert row.interval == 'jackknife_log (delete-a-group jackknife, G=3)'
     exact = pf.bootstrap({'a': runs['a']}, qrels, [m], n_samples=10, seed=4, verbose=False).summary.iloc[0]
     assert exact.jackknife == 'leave-one-out (6 queries)' and exact.interval == 'jackknife_log'  # 'auto' below 500
-
-
-def test_centred_pseudo_values_of_groups_give_the_delete_a_group_t():
-    # 12 units in G = 4 equal groups (3 each), two systems: the rows' mean is the full value and their paired t
-    # statistic is Δθ̂ / SE_G with SE_G² = (G−1)/G Σ_g (Δθ₋g − mean)², the delete-a-group jackknife's
-    from pyterrier_frechet.core.jackknife import centred_pseudo_values
-    rng = np.random.default_rng(5)
-    groups = np.array([0, 1, 2, 3] * 3 + [-1])  # the last query is no unit
-    loo_a, loo_b = rng.normal(1.0, 0.1, 4), rng.normal(1.2, 0.1, 4)
-    rows_a, rows_b = centred_pseudo_values(0.9, loo_a, groups), centred_pseudo_values(1.1, loo_b, groups)
-    assert np.isnan(rows_a[-1]) and np.nanmean(rows_a) == pytest.approx(0.9, rel=1e-14)
-    d = (rows_a - rows_b)[:-1]
-    t_rows = d.mean() / (d.std(ddof=1) / np.sqrt(len(d)))
-    delta = loo_a - loo_b
-    se = np.sqrt(3 / 4 * np.sum((delta - delta.mean()) ** 2))
-    assert t_rows == pytest.approx((0.9 - 1.1) / se, rel=1e-12)
-    with pytest.raises(ValueError, match='leave-outs are undefined'):
-        centred_pseudo_values(0.9, np.array([1.0, np.nan, 1.0, 1.0]), groups)
 
 
 def test_experiment_p_is_the_jackknife_t_test():

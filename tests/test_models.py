@@ -85,7 +85,7 @@ def cranfield():
 def test_splade_tiny_retrieves_cranfield(splade_tiny, cranfield, tmp_path_factory):
     """The trained SPLADE, through pyterrier-splade and PISA: nDCG@10 ≥ 0.30 on Cranfield (BM25: 0.36); a random
     stand-in scores about 0.003. Slow: encodes all 1,400 abstracts (pipelines.splade's plumbing is in the fast set,
-    tests/test_pipelines.py, with a tiny random model)."""
+    tests/test_retrieval.py, with a tiny random model)."""
     run = pipelines.splade(cranfield, tmp_path_factory.mktemp('splade'), splade_tiny)(cranfield.topics)
     scores = pf.evaluate({'splade-tiny': run}, cranfield.qrels, [nDCG @ 10, RR @ 10]).iloc[0]
     assert scores['nDCG@10'] >= 0.30 and scores['RR@10'] >= 0.45

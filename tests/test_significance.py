@@ -122,25 +122,6 @@ def test_compare_against_a_baseline_names_the_better_system(toy):
         compare_systems(runs, qrels, [ndcg], baseline='nope')
 
 
-def test_discriminative_power_counts_the_pairs_a_measure_separates():
-    """Constructed samples with known p-values: A − B ≥ 0 in every sample (p = 2·1/(B+1) = 0.02), A − C and B − C
-    balanced around 0 (p = 1): one of three pairs separated at 0.05; the ASL curve lists the pairs by p."""
-    from pyterrier_frechet.analyses.bootstrap import BootstrapResult
-    from pyterrier_frechet.analyses.discrimination import discriminative_power
-    b = 99
-    base = np.linspace(-1, 1, b)  # symmetric: 50 samples ≤ 0 and 50 ≥ 0 (the middle one is 0)
-    samples = {'A': {'M': base + 5.0}, 'B': {'M': base + 5.0 - np.abs(base) - 0.1}, 'C': {'M': np.full(b, 5.0)}}
-    # A − B = |base| + 0.1 > 0 everywhere; A − C = base; B − C = base − |base| − 0.1 < 0 everywhere
-    boot = BootstrapResult(pd.DataFrame(), samples, ['q1'])
-    power = discriminative_power(boot, alpha=0.05)
-    row = power.summary.iloc[0]
-    assert (row.measure, row.pairs, row.separated) == ('M', 3, 2) and row.share == pytest.approx(2 / 3)
-    assert power.asl['p'].tolist() == pytest.approx([0.02, 0.02, 1.0])
-    assert power.asl.iloc[-1][['a', 'b']].tolist() == ['A', 'C']
-    with pytest.raises(ValueError, match='smallest bootstrap p-value'):
-        discriminative_power(BootstrapResult(pd.DataFrame(), {k: {'M': v['M'][:9]} for k, v in samples.items()}, ['q1']))
-
-
 def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count():
     """Closed forms (math.erfc, independent of scipy): p = erfc(|z|/√2) with z = Δ̂/sd(Δ*) for the normal test, and
     z = Δ̂/SE_J for the jackknife one — for a per-query mean, SE_J = s/√n, the paired z-test."""
@@ -163,4 +144,3 @@ def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count()
     for m in (1, 7, 36, 55, 171):
         b = samples_for_holm(0.05, m, at_least=1)
         assert 2 / (b + 1) < 0.05 / m <= 2 / b + 1e-15  # and b − 1 does not
-

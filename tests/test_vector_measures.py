@@ -11,7 +11,7 @@ import pyterrier_frechet as pf
 from pyterrier_frechet.core.extrapolation import fd_infinity
 from conftest import DictEncoder
 from test_measure import REL_1, TOP_3, URR_3, calc
-from test_small_sample import _kid_loops
+from test_kid import _kid_loops
 
 
 def _brute_pr(rel, ret, k):

@@ -1,0 +1,54 @@
+"""Discriminative power and the agreement table (analyses/discrimination.py): constructed samples with known
+p-values, and `agreement` against tau_intervals and discriminative_power on one bootstrap."""
+import numpy as np
+import pandas as pd
+import pytest
+
+import pyterrier_frechet as pf
+from pyterrier_frechet.cli import main
+from test_analyses import _data
+from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
+
+
+def test_discriminative_power_counts_the_pairs_a_measure_separates():
+    """Constructed samples with known p-values: A − B ≥ 0 in every sample (p = 2·1/(B+1) = 0.02), A − C and B − C
+    balanced around 0 (p = 1): one of three pairs separated at 0.05; the ASL curve lists the pairs by p."""
+    from pyterrier_frechet.analyses.bootstrap import BootstrapResult
+    from pyterrier_frechet.analyses.discrimination import discriminative_power
+    b = 99
+    base = np.linspace(-1, 1, b)  # symmetric: 50 samples ≤ 0 and 50 ≥ 0 (the middle one is 0)
+    samples = {'A': {'M': base + 5.0}, 'B': {'M': base + 5.0 - np.abs(base) - 0.1}, 'C': {'M': np.full(b, 5.0)}}
+    # A − B = |base| + 0.1 > 0 everywhere; A − C = base; B − C = base − |base| − 0.1 < 0 everywhere
+    boot = BootstrapResult(pd.DataFrame(), samples, ['q1'])
+    power = discriminative_power(boot, alpha=0.05)
+    row = power.summary.iloc[0]
+    assert (row.measure, row.pairs, row.separated) == ('M', 3, 2) and row.share == pytest.approx(2 / 3)
+    assert power.asl['p'].tolist() == pytest.approx([0.02, 0.02, 1.0])
+    assert power.asl.iloc[-1][['a', 'b']].tolist() == ['A', 'C']
+    with pytest.raises(ValueError, match='smallest bootstrap p-value'):
+        discriminative_power(BootstrapResult(pd.DataFrame(), {k: {'M': v['M'][:9]} for k, v in samples.items()}, ['q1']))
+
+
+def test_cli_agreement_prints_tau_tau_ap_and_discriminative_power(files, tmp_path):
+    """The `agreement` table: τ and τ_AP against the reference (the first per-query measure) equal tau_intervals' and
+    the separated pairs equal discriminative_power's, from the same bootstrap; refusals before the work."""
+    from pyterrier_frechet.analyses.correlation import tau_intervals
+    from pyterrier_frechet.analyses.discrimination import discriminative_power
+    out = tmp_path / 'agreement.csv'
+    plots = tmp_path / 'plots'
+    plots.mkdir()
+    args = [*_data(files), '--metrics', 'nDCG@3', 'FD@3', 'CFD@3', '--samples', '120', '--seed', '4', '--quiet']
+    assert main(['agreement', *args, '--format', 'csv', '--output', str(out), '--plot-dir', str(plots)]) == 0
+    table = pd.read_csv(out).set_index('measure')
+    assert list(table.index) == ['nDCG@3', 'FD@3', 'CFD@3'] and np.isnan(table.loc['nDCG@3', 'kendall_tau'])
+    assert (plots / 'asl.png').exists() and (plots / 'asl.pdf').exists()
+    data = pf.cli.load_data(pf.cli.build_parser().parse_args(['agreement', *args]))
+    boot = pf.bootstrap(data.runs, data.qrels, data.measures, n_samples=120, seed=4, verbose=False, encoder=data.encoder)
+    taus = tau_intervals(boot, data.measures).set_index('a')
+    power = discriminative_power(boot).summary.set_index('measure')
+    for m in ('FD@3', 'CFD@3'):
+        assert table.loc[m, ['kendall_tau', 'tau_low', 'tau_high', 'tau_ap']].tolist() == pytest.approx(
+            taus.loc[m, ['kendall_tau', 'tau_low', 'tau_high', 'tau_ap']].tolist())
+    assert table['separated'].tolist() == power.loc[['nDCG@3', 'FD@3', 'CFD@3'], 'separated'].tolist()
+    assert main(['agreement', *args[:-7], '--metrics', 'FD@3', '--samples', '120']) == 2  # no reference measure
+    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20']) == 2  # p ≥ 2/21 > 0.05
