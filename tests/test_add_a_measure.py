@@ -118,6 +118,14 @@ def test_a_new_measure_with_its_own_resampling_works_everywhere(toys, toy, files
     assert ir_measures.parse_measure('MeanShiftToy@3') == shift @ 3
     assert table['MeanShiftToy@3'].iloc[0] == pytest.approx(expected, rel=1e-12)
     assert table['RelScoredToy@3'].iloc[0] == 5  # top 3: q1 d0, d1 (d2 is judged 0); q2 d10, d11, d12
+    # its resampling re-weights vector statistics, so its per-query rows are centred pseudo-values from its own
+    # leave-outs with nothing more declared: they average to the value and order the queries as the leave-outs do
+    assert shift.has_rows() and not scored.has_rows()
+    with pf.default_encoder(DictEncoder(vectors)):
+        rows = {m.query_id: m.value for m in ir_measures.iter_calc([shift @ 3], qrels, run)}
+    assert np.mean(list(rows.values())) == pytest.approx(expected, rel=1e-12)
+    without_q1, without_q2 = (_expected_mean_shift(vectors, qrels, run, counts=c) for c in ([0, 1, 0], [1, 0, 0]))
+    assert np.sign(rows['q1'] - rows['q2']) == np.sign(without_q2 - without_q1) != 0
 
     # the bootstrap re-weights it through its own resampling: each sample is the mean shift of the drawn queries'
     # documents, repeated as drawn (computed here by gathering them), the same draws for the histogram measure
