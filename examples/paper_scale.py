@@ -4,6 +4,7 @@ the public API, with the time and the peak memory of each step.
     python examples/paper_scale.py                      # all 6,980 queries, 1000 bootstrap samples
     python examples/paper_scale.py --queries 500 --samples 200    # a quick look
     python examples/paper_scale.py --qrels my.qrels --dim 768 --out ./vectors
+    python examples/paper_scale.py --report        # also `python -m pyterrier_frechet report` on defaults
 
 The qrels are the real ones (``../shared/data/msmarco-passage/qrels.msmarco-passage.dev-subset.txt`` beside the
 checkout by default, or ``--qrels``: any TREC qrels file). MS MARCO dev passages have no precomputed vectors here, so the runs and
@@ -17,7 +18,8 @@ the runs with ``pf.runs.read_run``.
 ``pf.bootstrap`` gives FD@10's value (the paper's FD), its interval (above 500 queries the delete-a-group jackknife
 of log FD, docs/scale.md) and RR@10's percentile interval from the same resamples. Memory: the float32 vectors once,
 the per-query sums, the resample counts and one chunk of resampled cross-products (docs/scale.md, "Where the memory
-went").
+went"). ``--report`` then writes the two runs as TREC files beside the vectors and runs the command line's
+``report`` on them with nothing but ``--qrels --runs --vectors --out`` (its default measures, samples and tests).
 """
 import argparse
 import logging
@@ -97,6 +99,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument('--dim', type=int, default=384, help='dimension of the synthetic vectors (default 384)')
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--out', default=None, help='folder for the VectorStore files (default: a temporary one)')
+    parser.add_argument('--report', action='store_true',
+                        help='also run `python -m pyterrier_frechet report` on defaults over the same runs and vectors')
     args = parser.parse_args(argv)
     if not Path(args.qrels).exists():
         raise SystemExit(f'{args.qrels} does not exist: pass --qrels PATH (a TREC qrels file)')
@@ -123,7 +127,26 @@ def main(argv=None) -> pd.DataFrame:
         print(table.to_string(index=False))
     print(f'pf.bootstrap ({args.samples} samples, {len(runs)} runs, {len(measures)} measures): {seconds:.1f} s; '
           f'peak RSS of the whole script {peak_gib():.2f} GiB', flush=True)
+    if args.report:
+        report_on_defaults(qrels, runs, out)
     return result.summary
+
+
+def report_on_defaults(qrels: pd.DataFrame, runs: dict, out: Path) -> None:
+    """The runs as TREC files and ``report`` with only --qrels --runs --vectors --out, timed."""
+    import pyterrier as pt
+    from pyterrier_frechet.cli import main as cli
+    (out / 'runs').mkdir(exist_ok=True)
+    for name, run in runs.items():
+        pt.io.write_results(run.assign(rank=run['rank']), str(out / 'runs' / f'{name}.txt'), format='trec', run_name=name)
+    with open(out / 'qrels.txt', 'w') as f:
+        for q, d, label in zip(qrels['qid'], qrels['docno'], qrels['label']):
+            f.write(f'{q} 0 {d} {label}\n')
+    t = time.perf_counter()
+    code = cli(['report', '--qrels', str(out / 'qrels.txt'), '--runs', str(out / 'runs'), '--vectors', str(out / 'vectors'),
+                '--out', str(out / 'report')])
+    print(f'report on defaults: exit {code} in {time.perf_counter() - t:.1f} s; peak RSS of the whole script '
+          f'{peak_gib():.2f} GiB; written to {out / "report"}', flush=True)
 
 
 if __name__ == '__main__':
