@@ -15,7 +15,8 @@ query weighting, per_query with one and three draws, the jackknife; CFD; FDInf; 
 with both normalisations, unjudged='nonrel' and other bins) and nDCG@10 on all 19 runs, and — with seed 0 and 200
 resamples — ``pf.bootstrap`` (values, printed estimates, default and jackknife_bc interval ends, resample means and
 standard deviations, leave-one-query-out values), ``pf.compare_systems`` and ``paired_test`` outputs on three runs.
-Recomputed on every run by the current code (the same command), all 930 values were bit-identical.
+Recomputed on every run by the current code (08f9f89 plus this branch) and by 9174ce5 (main just before the first
+issue-28 merge), all 930 values were bit-identical to the CSV.
 
 Here the point values are recomputed on three of the runs (fast), the resampling outputs on their three runs
 (slow: bootstraps of 384-d FD and CFD). A value differing beyond 1e-12 relative fails, naming every such entry.
