@@ -10,7 +10,6 @@ the plain loop that rebuilds the resampled qrels and runs). Every subcommand pri
 documents.
 """
 import re
-from pathlib import Path
 
 import ir_measures
 import numpy as np

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SHARED, needs_shared
+from conftest import needs_shared
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'benchmarks'))
