@@ -19,9 +19,6 @@ from .evaluation.provider import SetMeasureProvider, register as _register_provi
 
 _register_provider()
 
-#: Deprecated names of the provider (there is one provider for every measure of the package).
-FrechetProvider = HistogramProvider = SetMeasureProvider
-
 # public name -> (module, attribute or None for the module itself), imported on first access
 _LAZY = {
     'models': ('vectors.models', None),

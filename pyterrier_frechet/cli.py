@@ -586,8 +586,8 @@ POPULATION = _arg('--population', type=_positive_int, default=None, metavar='N',
                        'correction 1 - n/N. Leave it out (default) when the queries stand for a larger or unbounded query '
                        'population, as TREC topics do, or when the runs are random given the query (sampling, random '
                        'tie-breaks)')
-SPARSIFY = (_arg('--per-query', '--n', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
-                 help=HELP['per_query'] + '; one τ per N (default 1 5 10; --n is the old name)'),
+SPARSIFY = (_arg('--per-query', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
+                 help=HELP['per_query'] + '; one τ per N (default 1 5 10)'),
             _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
 #: --samples, --ci and --test of the subcommands that Holm-correct paired tests (compare, report).
 TESTED_SAMPLES = (

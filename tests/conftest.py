@@ -160,6 +160,33 @@ def _no_state_between_tests():
         pytest.fail(f'the test left the default encoder set ({leaked!r}): restore it (pf.default_encoder(...) as a context)')
 
 
+def write_trec_files(folder, qrels=None, runs=None, vectors=None, vector_dtype=np.float64, sort_by_score=True):
+    """Write the files the CLI reads into ``folder`` (returned): ``qrels.txt`` (``qid 0 docno label``), one
+    ``runs/run.NAME.txt`` per run of ``runs`` (name -> frame of qid, docno, score; ``qid Q0 docno rank score tag``,
+    queries in qid order, each by score descending when ``sort_by_score``, else in the frame's order) and the
+    VectorStore pair ``vecs.npy`` / ``vecs.ids.txt`` of ``vectors`` (docno -> vector, rows in sorted docno order,
+    as ``vector_dtype``)."""
+    folder = Path(folder)
+    if qrels is not None:
+        with open(folder / 'qrels.txt', 'w') as f:
+            for r in qrels.itertuples():
+                f.write(f'{r.qid} 0 {r.docno} {r.label}\n')
+    if runs is not None:
+        (folder / 'runs').mkdir(exist_ok=True)
+        for name, run in runs.items():
+            with open(folder / 'runs' / f'run.{name}.txt', 'w') as f:
+                for q, group in run.groupby('qid'):
+                    if sort_by_score:
+                        group = group.sort_values('score', ascending=False)
+                    for rank, row in enumerate(group.itertuples()):
+                        f.write(f'{q} Q0 {row.docno} {rank + 1} {float(row.score)!r} tag\n')
+    if vectors is not None:
+        ids = sorted(vectors)
+        np.save(folder / 'vecs.npy', np.stack([vectors[i] for i in ids]).astype(vector_dtype))
+        (folder / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
+    return folder
+
+
 def needs_shared():
     return pytest.mark.skipif(not SHARED.exists() and not os.environ.get('CI'),
                               reason='needs ../shared (real data); CI has it')

@@ -45,7 +45,7 @@ def test_cli_bootstrap_correlate_sparsify(files, tmp_path, capsys):
     assert corr.iloc[0].kendall_tau == pytest.approx(scipy.stats.kendalltau(-results['FD@3'], results['nDCG@3']).statistic)
     assert main(['correlate', '--table', str(tmp_path / 'none.csv')]) == 2
 
-    assert main(['sparsify', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--n', '1', '2', '--seeds', '0', '1',
+    assert main(['sparsify', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--per-query', '1', '2', '--seeds', '0', '1',
                  '--format', 'csv', '--plot-dir', str(tmp_path / 'figs')]) == 0
     sparse = pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out))
     assert set(sparse.per_query) == {1, 2} and set(sparse.measure) == {'FD@3', 'nDCG@3'} and (sparse.seeds == 2).all()

@@ -160,7 +160,6 @@ def test_sparsify_with_missing_drop_labels_columns_like_every_other_command(file
     assert main(['sparsify', *data, '--metrics', 'FD@3', 'nDCG@3', '--missing', 'drop', '--per-query', '1', '--seeds', '0',
                  '--format', 'csv']) == 0
     assert set(pd.read_csv(pd.io.common.StringIO(capsys.readouterr().out)).measure) == {'FD@3', 'nDCG@3'}
-    assert main(['sparsify', *data, '--metrics', 'FD@3', '--n', '1', '--seeds', '0', '--format', 'csv']) == 0  # the old name
 
 
 def test_bootstrap_module_is_not_shadowed_by_the_function():

@@ -10,30 +10,15 @@ import pytest
 
 import pyterrier_frechet as pf
 from pyterrier_frechet.cli import main
-from conftest import SHARED, DictEncoder, needs_shared, reference_fd
-
-
-def _write_run(path, run):
-    with open(path, 'w') as f:
-        for q, group in run.groupby('qid'):
-            for rank, row in enumerate(group.sort_values('score', ascending=False).itertuples()):
-                f.write(f'{q} Q0 {row.docno} {rank + 1} {row.score} tag\n')
+from conftest import SHARED, DictEncoder, needs_shared, reference_fd, write_trec_files
 
 
 @pytest.fixture
 def files(toy, tmp_path):
     vectors, qrels, run = toy
-    (tmp_path / 'runs').mkdir()
-    _write_run(tmp_path / 'runs' / 'run.toy.fwd.txt', run)
-    _write_run(tmp_path / 'runs' / 'run.toy.rev.txt', run.assign(score=-run.score))
-    _write_run(tmp_path / 'runs' / 'run.toy.mid.txt', run.assign(score=np.where(run.docno.str[1:].astype(int) % 2 == 0, run.score, -run.score)))
-    with open(tmp_path / 'qrels.txt', 'w') as f:
-        for r in qrels.itertuples():
-            f.write(f'{r.qid} 0 {r.docno} {r.label}\n')
-    ids = sorted(vectors)
-    np.save(tmp_path / 'vecs.npy', np.stack([vectors[i] for i in ids]).astype(np.float32))
-    (tmp_path / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
-    return tmp_path
+    runs = {'toy.fwd': run, 'toy.rev': run.assign(score=-run.score),
+            'toy.mid': run.assign(score=np.where(run.docno.str[1:].astype(int) % 2 == 0, run.score, -run.score))}
+    return write_trec_files(tmp_path, qrels, runs, vectors, vector_dtype=np.float32)
 
 
 def _eval(files, *extra, metrics=('FD@3', 'nDCG@3')):

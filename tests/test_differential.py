@@ -10,7 +10,6 @@ the plain loop that rebuilds the resampled qrels and runs). Every subcommand pri
 documents.
 """
 import re
-from pathlib import Path
 
 import ir_measures
 import numpy as np
@@ -21,6 +20,7 @@ import scipy.stats
 import pyterrier_frechet as pf
 from pyterrier_frechet.cli import main
 from pyterrier_frechet.vectors.sources import using_encoder
+from conftest import write_trec_files
 
 D = 4
 N_QUERIES = 10
@@ -59,19 +59,7 @@ def _data(seed=7):
 @pytest.fixture(scope='module')
 def data(tmp_path_factory):
     qrels, runs, vectors = _data()
-    folder = tmp_path_factory.mktemp('differential')
-    (folder / 'runs').mkdir()
-    for name, run in runs.items():
-        with open(folder / 'runs' / f'run.{name}.txt', 'w') as f:
-            for q, group in run.groupby('qid', sort=False):
-                for rank, row in enumerate(group.itertuples()):
-                    f.write(f'{q} Q0 {row.docno} {rank + 1} {row.score!r} tag\n')
-    with open(folder / 'qrels.txt', 'w') as f:
-        for r in qrels.itertuples():
-            f.write(f'{r.qid} 0 {r.docno} {r.label}\n')
-    ids = sorted(vectors)
-    np.save(folder / 'vecs.npy', np.stack([vectors[i] for i in ids]).astype(np.float64))
-    (folder / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
+    folder = write_trec_files(tmp_path_factory.mktemp('differential'), qrels, runs, vectors, sort_by_score=False)
     store = pf.VectorStore(str(folder / 'vecs'))
     measures = _measures(store)
     with using_encoder(store):

@@ -19,8 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pyterrier_frechet.cli import main
-from test_cli import _write_run
-from conftest import toy as _toy_fixture
+from conftest import toy as _toy_fixture, write_trec_files
 
 THOROUGH = os.environ.get('HYPOTHESIS_PROFILE') == 'thorough'
 EXAMPLES = 2000 if THOROUGH else 60
@@ -29,13 +28,8 @@ TOY = _toy_fixture.__wrapped__()
 
 def _clean(folder: Path) -> None:
     vectors, qrels, run = TOY
-    (folder / 'runs').mkdir()
-    _write_run(folder / 'runs' / 'run.toy.fwd.txt', run)
-    _write_run(folder / 'runs' / 'run.toy.rev.txt', run.assign(score=-run.score))
-    (folder / 'qrels.txt').write_text(''.join(f'{r.qid} 0 {r.docno} {r.label}\n' for r in qrels.itertuples()))
-    ids = sorted(vectors)
-    np.save(folder / 'vecs.npy', np.stack([vectors[i] for i in ids]).astype(np.float32))
-    (folder / 'vecs.ids.txt').write_text('\n'.join(ids) + '\n')
+    write_trec_files(folder, qrels, {'toy.fwd': run, 'toy.rev': run.assign(score=-run.score)}, vectors,
+                     vector_dtype=np.float32)
 
 
 def _clean_files():

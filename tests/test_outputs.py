@@ -25,7 +25,7 @@ def _data(files):
 
 
 def _report(files, out, *extra):
-    return main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--samples', '120', '--n', '1', '--seeds', '0',
+    return main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--samples', '120', '--per-query', '1', '--seeds', '0',
                  '--baseline', 'fwd', '--out', str(out), *extra])
 
 
@@ -209,7 +209,7 @@ def test_agreement_plot_dir_new_is_made_and_a_foreign_plot_dir_refused_first(fil
 def test_bootstrap_and_sparsify_share_one_plot_dir(files, tmp_path, capsys):
     figs = tmp_path / 'figs'
     assert main(['bootstrap', *_data(files), '--metrics', 'FD@3', '--samples', '50', '--plot-dir', str(figs)]) == 0
-    assert main(['sparsify', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--n', '1', '--seeds', '0',
+    assert main(['sparsify', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--per-query', '1', '--seeds', '0',
                  '--plot-dir', str(figs)]) == 0
     assert sorted(read_marker(figs)) == ['bootstrap_FD_3.pdf', 'bootstrap_FD_3.png', 'sparsification.pdf',
                                          'sparsification.png']
@@ -258,7 +258,7 @@ def test_run_names_reach_csv_inert_and_markdown_escaped(files, tmp_path, capsys)
     rows = [line for line in text.splitlines() if line.startswith('|')]
     assert len({line.count('|') - line.count('\\|') for line in rows}) == 1  # every row has the same cells
     out = tmp_path / 'report'
-    assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--samples', '200', '--n', '1', '--seeds', '0',
+    assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--samples', '200', '--per-query', '1', '--seeds', '0',
                  '--baseline', '=HYPERLINK(1,2)', '--out', str(out)]) == 0
     assert "'=HYPERLINK(1,2)" in set(pd.read_csv(out / 'results.csv')['name'])
     assert set(pd.read_csv(out / 'comparisons.csv')['a']) >= {"'=HYPERLINK(1,2)"}

@@ -11,7 +11,7 @@ from test_cli import files  # noqa: F401  (the toy files fixture, used by name)
 def test_cli_report(files, tmp_path, capsys):
     out = tmp_path / 'report'
     assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', 'HSA(bins=3)', 'KID@3', 'KNNRecall(k=2)@3',
-                 '--samples', '120', '--n', '1', '--seeds', '0', '--baseline', 'fwd', '--out', str(out)]) == 0
+                 '--samples', '120', '--per-query', '1', '--seeds', '0', '--baseline', 'fwd', '--out', str(out)]) == 0
     text = (out / 'report.md').read_text()
     for section in ('## Results', '## Correlations across systems', '## Bootstrap over queries', '## Discriminative power',
                     '## Paired comparisons', '## Sparsified judgments'):

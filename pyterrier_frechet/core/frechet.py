@@ -430,7 +430,7 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     Use this when only the statistics are at hand (e.g. accumulated in one pass over a large set, or
     re-weighted per bootstrap sample). The covariances must be real symmetric positive semi-definite d×d
     matrices: a complex input (with non-zero imaginary parts), an asymmetric matrix or one with an eigenvalue
-    negative beyond round-off raises ``ValueError`` (it used to give 0.0 or drop the imaginary parts). The
+    negative beyond round-off raises ``ValueError`` (never a silent 0.0 or dropped imaginary parts). The
     trace term:
 
     - if Σ₁ (or else Σ₂, the roles being symmetric) is positive definite: with the Cholesky factor

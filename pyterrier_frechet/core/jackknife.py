@@ -36,7 +36,7 @@ def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieve
     """Per-query jackknife pseudo-values of FD: n·FD − (n−1)·FD₋q, FD₋q leaving out query q's relevant and retrieved
     documents. The units are the queries of ``queries`` that contribute a document to either set (n of them); a
     query with none is no unit and gets no value — counting it would scale the bias correction by the wrong n,
-    so adding judged queries without relevant documents would move the estimate (issue 15 S6). Their mean is the
+    so adding judged queries without relevant documents would move the estimate. Their mean is the
     jackknife bias-corrected FD, and a paired t-test on two systems' pseudo-values is Tukey's jackknife test of the
     FD difference (the units are the same for every system when ``queries`` are those with relevant documents).
 

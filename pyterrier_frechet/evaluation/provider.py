@@ -51,7 +51,7 @@ def outcome_value(outcome):
 def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, float]:
     """Per-unit values (FD's jackknife pseudo-values p_q over its n units, the queries with relevant documents) as
     one row for every one of the M qrels queries, so that ir_measures never fills a row in (it fills 0 for a
-    (measure, qrels query) no provider yielded, once any other provider's measure shares the call — issue 25 S1)
+    (measure, qrels query) no provider yielded, once any other provider's measure shares the call)
     and every row set a caller aggregates gives the same numbers:
 
     - a unit q gets p̄ + c·(p_q − p̄), a query that is no unit gets p̄, with p̄ the mean of the pseudo-values (the
@@ -148,7 +148,7 @@ def _beside_other_measures() -> bool:
 
 
 def refuse_batched_experiment(measures) -> None:
-    """Raise if called from ``pt.Experiment(..., batch_size=N)`` (issue 15 S7).
+    """Raise if called from ``pt.Experiment(..., batch_size=N)``.
 
     With ``batch_size`` PyTerrier evaluates each batch of N topics on its own, against the qrels of that batch
     only, and averages what comes back: a set measure would become the mean of per-batch values (FD 5.02 for

@@ -350,7 +350,7 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
         try:
             if not measure.is_set_valued():
                 # per-query values (the jackknife) are over the queries the sets are made of: those with
-                # relevant documents. Qrels queries without any add no unit (they used to inflate n: S6).
+                # relevant documents. Qrels queries without any add no unit (counting them would inflate n).
                 units = list(sets.queries)
                 if universe is not None:
                     units = [q for q in units if q in set(universe)]

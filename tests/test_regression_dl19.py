@@ -1,0 +1,93 @@
+"""Every measure on TREC DL 2019 passage (rel=2, the 19 real runs, precomputed MiniLM vectors) equals, to 1e-12
+relative, the values the package gave before issue 28's changes (one selection engine, measures that carry their
+resampling, evaluation-owned memos, the CLI skeleton).
+
+``tests/data/dl19_every_measure.csv`` (``measure, run, value``) was produced by the pre-change commit
+c3b02c443fbff701af0742706fb4dfadef256d59 (main before the merges of h-select, 909dfdc, and h-resample, 9bf78ec)
+with this checkout's ``benchmarks/regression_table.py``, which uses only API present in both::
+
+    git worktree add --detach /work/wt-before c3b02c443fbff701af0742706fb4dfadef256d59
+    cp benchmarks/regression_table.py /work/wt-before/benchmarks/
+    cd /work/wt-before && python benchmarks/regression_table.py --out tests/data/dl19_every_measure.csv
+
+It holds ``pf.evaluate`` of every registered measure over rankings (FD with and without a cutoff, @1, URR,
+query weighting, per_query with one and three draws, the jackknife; CFD; FDInf; KID; the k-NN measures; DO and HSA
+with both normalisations, unjudged='nonrel' and other bins) and nDCG@10 on all 19 runs, and — with seed 0 and 200
+resamples — ``pf.bootstrap`` (values, printed estimates, default and jackknife_bc interval ends, resample means and
+standard deviations, leave-one-query-out values), ``pf.compare_systems`` and ``paired_test`` outputs on three runs.
+Recomputed on every run by the current code (08f9f89 plus this branch) and by 9174ce5 (main just before the first
+issue-28 merge), all 930 values were bit-identical to the CSV.
+
+Here the point values are recomputed on three of the runs (fast), the resampling outputs on their three runs
+(slow: bootstraps of 384-d FD and CFD). A value differing beyond 1e-12 relative fails, naming every such entry.
+"""
+import csv
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import needs_shared
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'benchmarks'))
+import regression_table as table  # noqa: E402
+
+pytestmark = [needs_shared(), pytest.mark.shared]
+
+CSV = Path(__file__).parent / 'data' / 'dl19_every_measure.csv'
+RTOL = 1e-12
+#: The runs recomputed by the fast test: one with many passages without a vector (missing='drop' on both sides),
+#: a top-500 and a gzipped top-1000 run (FD without a cutoff over 43,000 retrieved vectors).
+POINT_RUNS = ['bm25.rank1-7b', 'colbertv2', 'repllama']
+
+
+@pytest.fixture(scope='module')
+def before():
+    with open(CSV, newline='') as f:
+        return {(r['measure'], r['run']): float(r['value']) for r in csv.DictReader(f)}
+
+
+def _compare(rows, before):
+    """Every row against the CSV: (number compared, largest relative difference, the entries beyond RTOL)."""
+    worst, bad = 0.0, []
+    for measure, run, value in rows:
+        old = before[(measure, run)]  # KeyError: an output the old table does not have
+        if math.isnan(old) or math.isnan(value):
+            if not (math.isnan(old) and math.isnan(value)):
+                bad.append((measure, run, old, value))
+            continue
+        rel = abs(value - old) / max(abs(old), abs(value)) if value != old else 0.0
+        worst = max(worst, rel)
+        if rel > RTOL:
+            bad.append((measure, run, old, value, rel))
+    return len(rows), worst, bad
+
+
+def test_the_table_covers_every_measure_of_the_package_on_all_19_runs(before):
+    runs = set(table.run_paths())
+    assert len(runs) == 19
+    for measure in table.EVALUATE:
+        assert {run for m, run in before if m == measure} == runs, measure
+    in_table = {m.split('(')[0].split('@')[0] for m, _ in before}
+    assert set(table.package_measure_names()) <= in_table
+    assert {'FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA'} <= set(table.package_measure_names())
+
+
+def test_every_measure_equals_the_values_before_issue_28(before):
+    qrels, runs, store = table.load(POINT_RUNS)
+    rows = table.evaluate_rows(runs, qrels, store)
+    n, worst, bad = _compare(rows, before)
+    assert n == len(POINT_RUNS) * (len(table.EVALUATE) + 2)
+    assert not bad, f'{len(bad)} of {n} values differ beyond {RTOL} (max relative difference {worst:.3g}): {bad}'
+
+
+@pytest.mark.slow
+def test_bootstrap_compare_and_jackknife_equal_the_values_before_issue_28(before):
+    qrels, runs, store = table.load(table.RESAMPLED_RUNS)
+    rows = table.resample_rows(runs, qrels, store)
+    n, worst, bad = _compare(rows, before)
+    assert n == sum(1 for m, _ in before if m.split(':')[0] in
+                    ('bootstrap[default]', 'bootstrap[jackknife_bc]', 'jackknife', 'compare', 'paired_test'))
+    assert not bad, f'{len(bad)} of {n} values differ beyond {RTOL} (max relative difference {worst:.3g}): {bad}'
