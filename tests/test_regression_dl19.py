@@ -19,7 +19,8 @@ Recomputed on every run by the current code (08f9f89 plus this branch) and by 91
 issue-28 merge), all 930 values were bit-identical to the CSV.
 
 Here the point values are recomputed on three of the runs (fast), the resampling outputs on their three runs
-(slow: bootstraps of 384-d FD and CFD). A value differing beyond 1e-12 relative fails, naming every such entry.
+(slow: bootstraps of 384-d FD and CFD). A value differing beyond 1e-12 relative (beyond its own tolerance in
+:data:`LOOSER`, with the reason) fails, naming every such entry.
 """
 import csv
 import math
@@ -38,6 +39,12 @@ pytestmark = [needs_shared(), pytest.mark.shared]
 
 CSV = Path(__file__).parent / 'data' / 'dl19_every_measure.csv'
 RTOL = 1e-12
+#: Entries held to a looser tolerance, each with its reason. ``paired_test``'s jackknife interval of ΔFD now takes its
+#: leave-outs by downdating the totals (as the bootstrap and compare do; before, explicit units × queries weights: an
+#: O(Q²) matrix), which equals the re-weighted FDs to round-off (≤ 3.2e-10 relative on DL19,
+#: tests/test_leave_one_out.py); the interval ends come from differences of two systems' leave-outs, whose relative
+#: round-off is larger (measured 1.2e-8 on bm25|tasb). The test's p-values and ΔFD itself stay at 1e-12.
+LOOSER = {"paired_test:FD(rel=2,missing='drop')@10:ci_low": 1e-7, "paired_test:FD(rel=2,missing='drop')@10:ci_high": 1e-7}
 #: The runs recomputed by the fast test: one with many passages without a vector (missing='drop' on both sides),
 #: a top-500 and a gzipped top-1000 run (FD without a cutoff over 43,000 retrieved vectors).
 POINT_RUNS = ['bm25.rank1-7b', 'colbertv2', 'repllama']
@@ -60,7 +67,7 @@ def _compare(rows, before):
             continue
         rel = abs(value - old) / max(abs(old), abs(value)) if value != old else 0.0
         worst = max(worst, rel)
-        if rel > RTOL:
+        if rel > LOOSER.get(measure, RTOL):
             bad.append((measure, run, old, value, rel))
     return len(rows), worst, bad
 
