@@ -30,8 +30,8 @@ from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
-from ..measures.base import column_label, resampled_names, resampling
 from ..evaluation.vector_statistics import VectorStatistics, vector_statistics
+from ..measures.base import column_label, resampled_names, resampling
 from ..measures.resampling import HISTOGRAM_COUNTS, PER_QUERY_VALUES, VECTOR_STATS, Engine, numpy_engine
 from ..vectors.sources import using_encoder
 
