@@ -155,7 +155,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
               + _interval_notes(summary) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
               'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
               '"Calibration"). The intervals assume independent queries; queries that share topics make them too '
-              'narrow.' + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
+              'narrow, and so did heavy-tailed embeddings below d = 384 in the calibration worlds.' + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
               + ('' if population is None else
                  f' **Finite population** (`population={population}`): the {len(boot.queries)} queries are taken as a '
                  f'draw without replacement from {population} queries that are themselves the population of interest, '
