@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.intervals import check_fpc, finite_population_correction, interval
+from ..core.intervals import check_fpc, finite_population_correction, interval, jackknife_se
 from ..core.weighted import QueryStats, jackknife_plan, leave_out_fds, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -140,7 +140,7 @@ def _jackknife_two_sided(diff: float, jackknife: np.ndarray, fpc: float, tail) -
     n = len(jack)
     if n < 2 or not np.isfinite(diff):
         return float('nan')
-    se = float(np.sqrt(fpc * (n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
+    se = jackknife_se(jack, fpc)
     if se <= 1e-15 * max(abs(diff), 1.0):
         return 1.0 if diff == 0 else 0.0
     return float(min(1.0, 2 * tail(abs(diff) / se, n)))

@@ -97,6 +97,14 @@ def check_fpc(fpc: float) -> float:
     return fpc
 
 
+def jackknife_se(values, fpc: float = 1.0) -> float:
+    """The jackknife standard error over n leave-out values (one per query, or per group of the delete-a-group
+    jackknife): ``SE_J = √(fpc · (n−1)/n · Σ(θ₍ᵢ₎ − θ̄₍·₎)²)``; ``values`` already finite, n ≥ 2."""
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    return float(np.sqrt(fpc) * np.sqrt((n - 1) / n * np.sum((values - values.mean()) ** 2)))
+
+
 def interval(method: str, estimate: float, samples, ci: float = 0.95,
              jackknife: Optional[np.ndarray] = None, fpc: float = 1.0) -> Tuple[float, float]:
     """The ``method`` interval (one of :data:`METHODS`) at level ``ci``; (NaN, NaN) when it is undefined (no
@@ -130,9 +138,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         jack = _finite(jackknife)
         if len(jack) < 2 or estimate <= 0 or np.any(jack <= 0):
             return float('nan'), float('nan')
-        logs = np.log(jack)
-        n = len(logs)
-        se = scale * float(np.sqrt((n - 1) / n * np.sum((logs - logs.mean()) ** 2)))
+        se = jackknife_se(np.log(jack), fpc)
         import scipy.stats
         z = float(scipy.stats.norm.ppf(1 - alpha))
         low, high = estimate * np.exp(-z * se), estimate * np.exp(z * se)
@@ -142,8 +148,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         jack = _finite(jackknife)
         if len(jack) < 2:
             return float('nan'), float('nan')
-        n = len(jack)
-        se = scale * float(np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2)))
+        se = jackknife_se(jack, fpc)
         centre = estimate if method == 'jackknife' else jackknife_corrected(estimate, jack)
         import scipy.stats
         z = float(scipy.stats.norm.ppf(1 - alpha))
