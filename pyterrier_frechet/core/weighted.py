@@ -221,13 +221,12 @@ def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift:
     # A query drawn w times contributes w copies of each of its documents, each of weight doc_weight (1, or 1/n_q):
     # per query the weight u = w·doc_weight scales its sums; V₁ = Σ u n, V₂ = Σ w n doc_weight² (aweights' V₂).
     # (u is w itself for unit document weights: no samples × queries copy, 400 MB at 100,000 queries.)
-    def doc_weighted(part, w):
-        return w if part.unit_doc_weights else w * part.doc_weight
+    u_parts = [w if part.unit_doc_weights else w * part.doc_weight for part, w in zip(parts, weights)]  # u, per part
     counts = sum(w @ part.n for part, w in zip(parts, weights))
-    v1 = sum(doc_weighted(part, w) @ part.n for part, w in zip(parts, weights))
+    v1 = sum(u @ part.n for part, u in zip(parts, u_parts))
     v2 = sum(w @ (part.n * part.doc_weight ** 2) for part, w in zip(parts, weights))
-    sums = sum(doc_weighted(part, w) @ part.s for part, w in zip(parts, weights))
-    crosses = sum(part.weighted_cross(doc_weighted(part, w)) for part, w in zip(parts, weights))  # one product per chunk
+    sums = sum(u @ part.s for part, u in zip(parts, u_parts))
+    crosses = sum(part.weighted_cross(u) for part, u in zip(parts, u_parts))  # one product per chunk
     for n, a, b, total, cross in zip(counts, v1, v2, sums, crosses):
         if n < 2 or a <= 0 or a - b / a <= 0:
             yield None

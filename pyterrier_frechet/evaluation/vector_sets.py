@@ -353,7 +353,8 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                 # relevant documents. Qrels queries without any add no unit (counting them would inflate n).
                 units = list(sets.queries)
                 if universe is not None:
-                    units = [q for q in units if q in set(universe)]
+                    allowed = set(universe)
+                    units = [q for q in units if q in allowed]
                 value = measure.per_query_values(rel.vecs, rel.qids, ret.vecs, ret.qids, units)
             elif measure.needs_query_ids():
                 value = measure.query_statistic(rel.vecs, rel.qids, ret.vecs, ret.qids)
