@@ -143,7 +143,7 @@ def test_bootstrap_and_compare_carry_the_correction_and_name_it(twelve):
     assert row.p_normal == pytest.approx(2 * scipy.stats.norm.sf(abs(row['diff']) / (np.sqrt(0.4) * diffs.std(ddof=1))))
 
 
-def test_a_population_smaller_than_the_queries_or_with_the_count_test_is_refused_before_work(twelve, monkeypatch):
+def test_a_population_smaller_than_the_queries_or_with_the_count_test_is_refused_before_work(twelve, monkeypatch, tmp_path):
     from pyterrier_frechet.analyses import bootstrap as bootstrap_module
     from pyterrier_frechet.analyses.significance import compare_systems
     vectors, qrels, runs = twelve
@@ -155,6 +155,9 @@ def test_a_population_smaller_than_the_queries_or_with_the_count_test_is_refused
         pf.bootstrap(runs, qrels, [fd], n_samples=10, verbose=False, population=20, interval='bca')
     with pytest.raises(ValueError, match='--test jackknife'):
         compare_systems(runs, qrels, [fd], n_samples=2000, verbose=False, population=20, test='bootstrap')
+    with pytest.raises(ValueError, match='--test jackknife'):
+        pf.write_report(runs, qrels, [fd], tmp_path / 'report', verbose=False, population=20, test='bootstrap')
+    assert not (tmp_path / 'report').exists()
 
 
 def test_cli_population_flag(twelve, tmp_path, capsys):

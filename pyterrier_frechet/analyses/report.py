@@ -60,10 +60,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     plots.check_available('write_report (the report\'s figures)')
     measures = parse_measures(measures)
     check_labels_distinct(measures)
-    check_test(test)
-    if population is not None and test == 'bootstrap':
-        raise ValueError("population= (--population) corrects the jackknife and normal tests; the count test "
-                         "(test='bootstrap', --test bootstrap) has no finite-population form: choose --test jackknife")
+    check_test(test, population)
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
     m = n_comparisons(len(runs), baseline is not None)

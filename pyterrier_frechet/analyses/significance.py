@@ -274,9 +274,13 @@ def default_samples(test: str, alpha: float, n_comparisons: int) -> int:
     return 1000 if test != 'bootstrap' else samples_for_holm(alpha, n_comparisons)
 
 
-def check_test(test: str) -> None:
+def check_test(test: str, population: Optional[int] = None) -> None:
+    """Refuse an unknown ``test``, and the count test with a finite ``population`` (it has no corrected form)."""
     if test not in TESTS:
         raise ValueError(f'test must be one of {TESTS}, got {test!r}')
+    if population is not None and test == 'bootstrap':
+        raise ValueError("population= (--population) corrects the jackknife and normal tests; the count test "
+                         "(test='bootstrap', --test bootstrap) has no finite-population form: choose --test jackknife")
 
 
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
@@ -311,12 +315,9 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     jackknife and normal p-values carry the finite-population correction 1 − n/N; the count test
     (``test='bootstrap'``) has no such form and refuses it.
     """
-    check_test(test)
     if population is None and boot is not None:
         population = boot.population
-    if population is not None and test == 'bootstrap':
-        raise ValueError("population= (--population) corrects the jackknife and normal tests; the count test "
-                         "(test='bootstrap', --test bootstrap) has no finite-population form: choose --test jackknife")
+    check_test(test, population)
     m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
         n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
