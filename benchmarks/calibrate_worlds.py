@@ -79,6 +79,23 @@ def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto') -> n
     return leave_out_fds(rel, ret, units, groups, n_groups, shift)
 
 
+def topic_clusters(qids) -> np.ndarray:
+    """The query groups a user of the ``topics`` world would name: the topic of each query (qid ``t{topic}_q{i}``),
+    as integer codes; in the other worlds each query is its own group."""
+    labels = [q.split('_q', 1)[0] if q.startswith('t') and '_q' in q else q for q in qids]
+    return pd.factorize(pd.Index(labels))[0].astype(np.int64)
+
+
+def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray):
+    """FD with each query group left out (the package's cluster jackknife plan) and the t reference's degrees of
+    freedom (G − 1)."""
+    from pyterrier_frechet.core.weighted import jackknife_plan, leave_out_fds
+    units = np.ones(len(clusters), dtype=bool)
+    plan = jackknife_plan('auto', len(clusters), 0, clusters)
+    groups, n_groups = plan.assign(units)
+    return leave_out_fds(rel, ret, units, groups, n_groups, shift), plan.df(n_groups)
+
+
 def ndcg_per_query(sample, system: str, k: int) -> np.ndarray:
     """nDCG@k per drawn query (linear gain, log2(rank + 1) discount, trec_eval's), from the world's labels."""
     _vecs, qids, ranks = sample.retrieved[system]
@@ -146,9 +163,11 @@ def compared_pairs(world) -> List[tuple]:
 
 def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
         statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True, jackknife='auto',
-        checkpoint=None):
+        checkpoint=None, query_groups: bool = False):
     """Coverage, tests and context frames; ``checkpoint(cov, tests, context)`` is called after every trial with the
-    frames over the trials done so far (so a run stopped early keeps what it measured, with its trial count)."""
+    frames over the trials done so far (so a run stopped early keeps what it measured, with its trial count).
+    ``query_groups``: also the cluster jackknife over the world's topics (:func:`topic_clusters`; the package's
+    ``query_groups=``), its intervals and tests recorded as methods ``… groups`` on the same trials."""
     systems = list(world.systems)
     ref = reference(world, n, n_reference, seed, statistic)
     e_fd = ref.groupby('system')['fd'].mean()
@@ -208,6 +227,11 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         counts = _draw_counts(rng, n_samples, n) if n_samples else None
         est = {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in systems}
         loo = {s: leave_one_out(rel, rets[s], shift, n, seed, jackknife) for s in systems}
+        if query_groups:
+            clusters = topic_clusters(sample.qids)
+            grouped = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
+            df = next(iter(grouped.values()))[1]
+            gloo = {s: v[0] for s, v in grouped.items()}
         boot = {s: _fd(rel, rets[s], counts, shift) for s in systems} if n_samples else {}
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
@@ -220,6 +244,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
                 if s in pop_fd:
                     record(('FD', method, 'population FD', s), low, high, pop_fd[s])
+                if query_groups and method in ('jackknife', 'jackknife_log'):
+                    low, high = interval(method, est[s], np.array([]), ci, jackknife=gloo[s], df=df)
+                    record(('FD', f'{method} groups', 'E[FD_n]', s), low, high, e_fd[s])
                 if fpc is not None and method in ('jackknife', 'jackknife_log', 'shifted'):
                     low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], fpc=fpc)
                     record(('FD', f'{method} fpc', 'E[FD_n]', s), low, high, e_fd[s])
@@ -227,6 +254,12 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             se = ndcg[s].std(ddof=1) / np.sqrt(n)
             tq = scipy.stats.t.ppf(1 - (1 - ci) / 2, n - 1)
             record(('nDCG', 't', 'population mean', s), m - tq * se, m + tq * se, pop_ndcg[s])
+            if query_groups:   # the cluster jackknife of the mean (cluster-robust standard error), t on G − 1
+                G = int(clusters.max()) + 1
+                sums, sizes = np.bincount(clusters, ndcg[s], G), np.bincount(clusters, minlength=G)
+                jk = (ndcg[s].sum() - sums) / (n - sizes)
+                low, high = interval('jackknife', m, np.array([]), ci, jackknife=jk, df=df)
+                record(('nDCG', 't groups', 'population mean', s), low, high, pop_ndcg[s])
             if fpc is not None:
                 record(('nDCG', 't fpc', 'population mean', s), m - tq * se * np.sqrt(fpc), m + tq * se * np.sqrt(fpc),
                        pop_ndcg[s])
@@ -254,6 +287,12 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             z = abs(delta) / se if se > 0 else np.inf
             reject.setdefault(('FD', 'jackknife z', kind, f'{a}-{b}'), []).append(2 * scipy.stats.norm.sf(z) < alpha)
             reject.setdefault(('FD', 'jackknife t', kind, f'{a}-{b}'), []).append(2 * scipy.stats.t.sf(z, n - 1) < alpha)
+            if query_groups:
+                gd = gloo[a] - gloo[b]
+                low, high = interval('jackknife', delta, np.array([]), ci, jackknife=gd, df=df)
+                record(('ΔFD', 'jackknife groups', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                reject.setdefault(('FD', 'jackknife groups', kind, f'{a}-{b}'), []).append(
+                    jackknife_p(delta, gd, df=df) < alpha)
             if n_samples:
                 diffs = boot[a] - boot[b]
                 reject.setdefault(('FD', 'bootstrap', kind, f'{a}-{b}'), []).append(bootstrap_p(diffs) < alpha)
@@ -316,6 +355,8 @@ def main(argv=None):
     parser.add_argument('--jackknife', default='auto',
                         help="the package's jackknife plan: auto (leave-one-out up to 500 queries, 200 groups above), "
                              'exact, or a number of groups')
+    parser.add_argument('--query-groups', action='store_true',
+                        help="also the cluster jackknife over the world's topics (methods '… groups')")
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
     from benchmarks.worlds import make_world
@@ -343,7 +384,7 @@ def main(argv=None):
         context.to_csv(f'{args.out}.context.csv')
 
     cov, tests, context = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
-                              args.statistic, jackknife=jackknife, checkpoint=write)
+                              args.statistic, jackknife=jackknife, checkpoint=write, query_groups=args.query_groups)
     elapsed = time.time() - t0
     write(cov, tests, context)
     summary = cov.groupby(['statistic', 'method', 'estimand'])['coverage'].agg(['min', 'mean', 'max'])

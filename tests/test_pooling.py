@@ -9,7 +9,8 @@ import scipy.stats
 from ir_measures import nDCG, P
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.analyses.pooling import depth_pool, pooled_qrels, read_groups
+from pyterrier_frechet.analyses.pooling import depth_pool, pooled_qrels
+from pyterrier_frechet.data.listings import read_run_groups
 
 
 def _run(rows):
@@ -132,10 +133,10 @@ def test_bad_input(systems, tmp_path):
         pf.simulate_pools(runs, qrels, [nDCG @ 10], groups, types, depth=0)
     path = tmp_path / 'groups.tsv'
     path.write_text('# comment\na\tg1\tlex\nb g2 sem  # trailing comment\n')
-    assert read_groups(str(path)) == ({'a': 'g1', 'b': 'g2'}, {'a': 'lex', 'b': 'sem'})
+    assert read_run_groups(str(path)) == ({'a': 'g1', 'b': 'g2'}, {'a': 'lex', 'b': 'sem'})
     path.write_text('a\tg1\n')
-    with pytest.raises(ValueError, match='expected run, group and type'):
-        read_groups(str(path))
+    with pytest.raises(ValueError, match=r'expected 3 fields \(run, group, type\)'):
+        read_run_groups(str(path))
     path.write_text('a g1 x\na g2 y\n')
     with pytest.raises(ValueError, match='listed twice'):
-        read_groups(str(path))
+        read_run_groups(str(path))

@@ -49,6 +49,45 @@ class BootstrapResult(NamedTuple):
     # the finite query population the evaluated queries were drawn from without replacement (None: infinite);
     # every interval's variance carries the correction 1 − n/N (core.intervals, ``fpc``)
     population: Optional[int] = None
+    # the query groups resampled and left out whole (qid → group; None: independent queries)
+    query_groups: Optional[pd.Series] = None
+
+
+def query_clusters(query_groups, queries: Sequence[str]) -> np.ndarray:
+    """The group code (0…G−1) of every query of ``queries`` from ``query_groups``: a mapping or Series qid → group,
+    or a frame with columns ``qid`` and ``group``. Every query must have a group (a query may be a group of its
+    own); queries the groups list beyond ``queries`` are ignored. ValueError naming the missing queries."""
+    if isinstance(query_groups, pd.DataFrame):
+        missing = {'qid', 'group'} - set(query_groups.columns)
+        if missing:
+            raise ValueError(f'query_groups: a frame of query groups needs columns qid and group, missing {sorted(missing)}')
+        if query_groups['qid'].astype(str).duplicated().any():
+            dup = query_groups.loc[query_groups['qid'].astype(str).duplicated(), 'qid'].astype(str).unique()[:5].tolist()
+            raise ValueError(f'query_groups: queries listed twice, e.g. {dup}; give each query one group')
+        query_groups = dict(zip(query_groups['qid'].astype(str), query_groups['group']))
+    elif isinstance(query_groups, pd.Series):
+        query_groups = dict(zip(query_groups.index.astype(str), query_groups.to_numpy()))
+    elif isinstance(query_groups, dict):
+        query_groups = {str(q): g for q, g in query_groups.items()}
+    else:
+        raise ValueError(f'query_groups must be a dict or Series qid → group, or a frame with columns qid and group; '
+                         f'got {type(query_groups).__name__}')
+    absent = [q for q in queries if q not in query_groups or pd.isna(query_groups[q])]
+    if absent:
+        raise ValueError(f'query_groups gives no group for {len(absent)} of the {len(queries)} judged queries, e.g. '
+                         f'{absent[:5]}; give every judged query a group (a query may be a group of its own)')
+    labels = pd.Index([str(query_groups[q]) for q in queries])
+    codes, uniques = pd.factorize(labels)
+    if len(uniques) < 2:
+        raise ValueError(f'query_groups puts all {len(queries)} judged queries in one group; the cluster jackknife and '
+                         'bootstrap need at least 2 groups (and are only calibrated with many: pt_docs "Calibration")')
+    return codes.astype(np.int64)
+
+
+def check_query_groups(query_groups, qrels: pd.DataFrame) -> None:
+    """:func:`query_clusters` of the qrels' judged queries, for a refusal before any work (None passes)."""
+    if query_groups is not None:
+        query_clusters(query_groups, Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels')).query_names.tolist())
 
 
 def draw_counts(n_queries: int, n_samples: int, seed: int, dtype=np.int64) -> np.ndarray:
@@ -71,6 +110,15 @@ def draw_counts(n_queries: int, n_samples: int, seed: int, dtype=np.int64) -> np
             counts = counts.astype(np.min_scalar_type(int(got.max())))
         counts[start:start + rows] = got
     return counts
+
+
+def resample_counts(n_queries: int, n_samples: int, seed: int, clusters: Optional[np.ndarray] = None) -> np.ndarray:
+    """How often each query is drawn in each sample (compact unsigned integers, :func:`draw_counts`): the queries
+    drawn with replacement, or — ``clusters``, a group code 0…G−1 per query — the G groups drawn with replacement,
+    each query counted as often as its group (the cluster bootstrap)."""
+    if clusters is None:
+        return draw_counts(n_queries, n_samples, seed, dtype=None)
+    return draw_counts(int(clusters.max()) + 1, n_samples, seed, dtype=None)[:, clusters]
 
 
 def draw_queries(queries: Sequence[str], n_samples: int, seed: int) -> List[List[str]]:
@@ -155,22 +203,29 @@ STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_sta
               PER_QUERY_VALUES: _per_query_statistics}
 
 
-def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0):
-    """The measure per bootstrap sample (row of ``counts``) and, with ``jackknife`` (see :func:`jackknife_plan`), per
-    left-out unit query (or group of them), with the text saying which."""
+def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0,
+               clusters: Optional[np.ndarray] = None):
+    """The measure per bootstrap sample (row of ``counts``) and, with ``jackknife`` (see :func:`jackknife_plan`;
+    ``clusters``: the cluster jackknife over those query groups), per left-out unit query (or group of them), with the
+    text saying which and the degrees of freedom of the t reference (None: normal)."""
     res = resampling(measure)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
                  disable=not verbose or len(counts) < 200) as pbar:
         values = res.samples(measure, stats, counts, eng, pbar)
     if jackknife is None:
-        return values, None, ''
+        return values, None, '', None
     n_units = int(np.sum(stats.units))
-    plan = res.jackknife_plan(jackknife, n_units, seed)
+    plan = res.jackknife_plan(jackknife, n_units, seed, clusters)
     groups, n_groups = plan.assign(stats.units)
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
-    return values, jack, plan.describe(n_units)
+    return values, jack, plan.describe(n_units), plan.df(n_groups)
+
+
+def cluster_text(jackknife_text: str) -> str:
+    """'cluster jackknife over G=9 query groups, t reference' from a cluster plan's description."""
+    return f'cluster jackknife over {jackknife_text.split("(")[1].split(" query groups")[0]} query groups, t reference'
 
 
 def population_text(population: Optional[int], n_queries: int) -> str:
@@ -181,7 +236,7 @@ def population_text(population: Optional[int], n_queries: int) -> str:
 
 
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
-                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '') -> dict:
+                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', df: Optional[float] = None) -> dict:
     valid = samples[np.isfinite(samples)]
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
@@ -191,20 +246,23 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         low = high = np.nan
         estimate = np.nan if method == 'jackknife_bc' else value
     else:
-        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=fpc)
+        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=fpc, df=df)
         estimate = intervals.printed_estimate(method, value, samples, jackknife)
         if method == 'jackknife_log' and not np.isfinite(low) and len(jackknife) > 1:
             # a leave-out (or the value) is 0 — e.g. a query whose sets are identical once the others are left out —
             # so the log scale is undefined: the plain jackknife interval, for the same estimand, and it says so
             logger.warning('%s, %s: a leave-one-out value is not positive, so the log-scale interval is undefined; '
                            'the plain jackknife interval is printed instead', system, measure)
-            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc)
+            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc, df=df)
             method = 'jackknife (log scale undefined: a leave-out value is 0)'
             estimand = ''
     estimand = estimand or ESTIMAND_LABELS.get(method.split(' ')[0], '')
     if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
         # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
         method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
+    if jackknife_text.startswith('cluster') and method.split(' ')[0] in intervals.NEEDS_JACKKNIFE:
+        # 'jackknife_log (cluster jackknife over G=9 query groups, t reference)'
+        method = f'{method} ({cluster_text(jackknife_text)})'
     if fpc_text:
         # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'
         method = f'{method} ({fpc_text})'
@@ -256,7 +314,7 @@ def bootstrappable(measures) -> list:
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
               encoder=None, interval: Optional[str] = None, jackknife='auto',
-              population: Optional[int] = None) -> BootstrapResult:
+              population: Optional[int] = None, query_groups=None) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -298,14 +356,20 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             the query: randomness inside a run (sampling, random tie-breaks) is not reduced by drawing more of the
             N queries, and the corrected intervals are too narrow for it. The interval text names N (pt_docs
             "Calibration").
+        query_groups: the queries are not independent — several queries share a topic, a session or an information
+            need — and these are the groups (a dict or Series qid → group, or a frame with columns qid and group;
+            every judged query needs one, a query may be a group of its own). Each bootstrap sample then draws G
+            groups with replacement (the cluster bootstrap) and the jackknife leaves each group out (the cluster
+            jackknife, ``jackknife='auto'`` only), with a Student t reference on G − 1 degrees of freedom. Leaving
+            topic-sharing queries ungrouped made the intervals too narrow (pt_docs "Calibration", world ``topics``).
     """
     with using_encoder(encoder):
         return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
-                          population)
+                          population, query_groups)
 
 
 def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None,
-               jackknife='auto', population: Optional[int] = None) -> BootstrapResult:
+               jackknife='auto', population: Optional[int] = None, query_groups=None) -> BootstrapResult:
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     if interval is not None and interval not in intervals.METHODS:
@@ -315,7 +379,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     if backend == 'torch':
         from ..vectors.devices import check_torch_device
         check_torch_device(device)
-    jackknife_plan(jackknife, 0, seed)  # a bad value is refused before any work
+    # a bad value is refused before any work
+    jackknife_plan(jackknife, 0, seed, None if query_groups is None else np.zeros(0, dtype=np.int64))
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     check_labels_distinct(measures)
@@ -334,8 +399,9 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         raise ValueError('interval=bca (--interval bca) has no finite-population form; leave out population= '
                          '(--population) or choose another interval')
     fpc_text = population_text(population, len(queries))
+    clusters = None if query_groups is None else query_clusters(query_groups, queries)
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
-    counts = draw_counts(len(queries), n_samples, seed, dtype=None)
+    counts = resample_counts(len(queries), n_samples, seed, clusters)
     rows, samples, jackknives = [], {}, {}
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
@@ -348,14 +414,16 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             res = resampling(m)
             method = interval or res.interval
             stats = STATISTICS[res.statistics](m, inputs)
-            values, jack, jack_text = _resampled(m, stats, counts, eng, verbose,
-                                                 jackknife if method in intervals.NEEDS_JACKKNIFE else None, seed)
+            values, jack, jack_text, df = _resampled(m, stats, counts, eng, verbose,
+                                                     jackknife if method in intervals.NEEDS_JACKKNIFE else None, seed,
+                                                     clusters)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text))
-    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population)
+                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df))
+    groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
+    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups)
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

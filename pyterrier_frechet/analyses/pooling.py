@@ -140,24 +140,3 @@ def simulate_pools(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures,
                     max=('kendall_tau', 'max'), n_systems=('n_systems', 'mean'), repeats=('kendall_tau', 'count'))
                .reset_index())
     return PoolSimResult(taus, summary, pd.DataFrame(pool_rows), actual.reset_index())
-
-
-def read_groups(path: str) -> tuple:
-    """Read a run-grouping file: one run per line, ``run<TAB>group<TAB>type`` (``#`` starts a comment).
-    Returns ``(groups, types)`` dicts keyed by run name."""
-    groups, types = {}, {}
-    with open(path, 'rt') as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.split('#', 1)[0].strip()
-            if not line:
-                continue
-            parts = line.split('\t') if '\t' in line else line.split()
-            if len(parts) != 3:
-                raise ValueError(f'{path}:{lineno}: expected run, group and type, got {parts}')
-            run, group, kind = parts
-            if run in groups:
-                raise ValueError(f'{path}:{lineno}: run {run!r} listed twice')
-            groups[run], types[run] = group, kind
-    if not groups:
-        raise ValueError(f'{path}: no run listed')
-    return groups, types

@@ -12,7 +12,7 @@ from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measure
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
-from .bootstrap import ESTIMANDS, bootstrap, bootstrappable
+from .bootstrap import ESTIMANDS, bootstrap, bootstrappable, check_query_groups
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
@@ -31,7 +31,8 @@ def _table(df: pd.DataFrame, out: Path, name: str) -> str:
 def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
                  n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
                  seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
-                 verbose: bool = True, test: str = DEFAULT_TEST, population: Optional[int] = None) -> Path:
+                 verbose: bool = True, test: str = DEFAULT_TEST, population: Optional[int] = None,
+                 query_groups=None) -> Path:
     """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
     paired comparisons and sparsified judgments for ``runs`` on ``qrels``; and the paper table
     (:class:`~pyterrier_frechet.analyses.table.PaperTable` of the same results) as ``table.md``, ``table.tex`` and
@@ -55,12 +56,15 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     smallest count that resolves Holm's first step over the comparisons asked). ``population``: the N queries the
     qrels' queries were drawn from without replacement, when those N are the population of interest
     (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): the intervals and the jackknife/normal tests carry the
-    finite-population correction 1 − n/N, and the bootstrap section's caption says so.
+    finite-population correction 1 − n/N, and the bootstrap section's caption says so. ``query_groups``: queries
+    that are not independent, in these groups (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): every
+    section resamples and leaves out whole groups, and the captions say so.
     """
     plots.check_available('write_report (the report\'s figures)')
     measures = parse_measures(measures)
     check_labels_distinct(measures)
     check_test(test, population)
+    check_query_groups(query_groups, qrels)  # refused before any work: a query without a group, or one group
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
     m = n_comparisons(len(runs), baseline is not None)
@@ -79,7 +83,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     with folder.staging() as work:
         with using_encoder(encoder):
             _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-                   test, chosen, population)
+                   test, chosen, population, query_groups)
         folder.commit(work, replace=True)
     return folder.path / 'report.md'
 
@@ -94,6 +98,19 @@ def not_resampled_note(measures) -> str:
             f'{", ".join(m.NAME for m in registered_measures() if m.resampling() is not None)} and per-query measures)')
 
 
+def _dependence_note(boot) -> str:
+    """What the intervals assume about the queries: independent, or the query groups given."""
+    if boot.query_groups is None:
+        return ('The intervals assume independent queries; queries that share topics make them too narrow (name the '
+                'groups: `query_groups=`, `--query-groups`), and so did heavy-tailed embeddings below d = 384 in the '
+                'calibration worlds.')
+    n_groups = int(boot.query_groups.max()) + 1
+    return (f'**Query groups**: the {len(boot.queries)} queries were resampled and left out in the {n_groups} groups '
+            'given (`query_groups`: the cluster bootstrap and the cluster jackknife, with a Student t reference on '
+            f'G − 1 = {n_groups - 1} degrees of freedom), for queries that share topics; every section below uses the '
+            'same groups.')
+
+
 def _interval_notes(summary: pd.DataFrame) -> str:
     """Which measures each interval method serves and what it is an interval for."""
     return ' '.join(f'{", ".join(summary.loc[summary.interval == method, "measure"].unique())}: `{method}` intervals, '
@@ -101,15 +118,15 @@ def _interval_notes(summary: pd.DataFrame) -> str:
 
 
 def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-           test: str = DEFAULT_TEST, chosen: bool = False, population: Optional[int] = None) -> None:
+           test: str = DEFAULT_TEST, chosen: bool = False, population: Optional[int] = None, query_groups=None) -> None:
     sections = 3 + (len(runs) >= 2) + 2 * (len(runs) >= 3)  # results, bootstrap, writing; comparisons; power, sparsify
     with pt.tqdm(total=sections, desc='report', unit='section', disable=not verbose) as progress:
         _sections(out, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose, test,
-                  chosen, progress, population)
+                  chosen, progress, population, query_groups)
 
 
 def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-              test, chosen, progress, population: Optional[int] = None) -> None:
+              test, chosen, progress, population: Optional[int] = None, query_groups=None) -> None:
     (out / 'figures').mkdir()
     labels = [column_label(m) for m in measures]
     set_labels = [column_label(m) for m in measures if is_set_measure(m)]
@@ -142,7 +159,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
 
     boot_measures = bootstrappable(measures)
     boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose,
-                     population=population)
+                     population=population, query_groups=query_groups)
     progress.update()
     summary = boot.summary
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
@@ -151,8 +168,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
               f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
               + _interval_notes(summary) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
               'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
-              '"Calibration"). The intervals assume independent queries; queries that share topics make them too '
-              'narrow, and so did heavy-tailed embeddings below d = 384 in the calibration worlds.' + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
+              '"Calibration"). ' + _dependence_note(boot) + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
               + ('' if population is None else
                  f' **Finite population** (`population={population}`): the {len(boot.queries)} queries are taken as a '
                  f'draw without replacement from {population} queries that are themselves the population of interest, '

@@ -38,7 +38,8 @@ from ..evaluation.vector_sets import select_vector_sets
 from ..evaluation.vector_statistics import pair_query_stats, query_stats
 from ..measures.base import column_label, higher_is_better, registered_measures, resampling
 from ..vectors.sources import using_encoder
-from .bootstrap import bootstrap, check_bootstrappable, draw_counts, population_text, weighted_fds
+from .bootstrap import (bootstrap, check_bootstrappable, cluster_text, population_text, query_clusters, resample_counts,
+                        weighted_fds)
 
 
 def randomised(measure) -> bool:
@@ -146,14 +147,18 @@ def _jackknife_two_sided(diff: float, jackknife: np.ndarray, fpc: float, tail) -
     return float(min(1.0, 2 * tail(abs(diff) / se, n)))
 
 
-def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0) -> float:
+def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Optional[float] = None) -> float:
     """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
     (the test that matches the jackknife interval of the difference): ``2 Φ(−|Δ̂| / SE_J)``,
     ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test. ``fpc``: the
     finite-population correction 1 − n/N when the queries are a draw without replacement from N
     (:func:`~pyterrier_frechet.core.intervals.finite_population_correction`); 1 for an infinite population. With
-    it the test asks whether the systems differ on average over query sets drawn from *those N queries*."""
-    from scipy.stats import norm
+    it the test asks whether the systems differ on average over query sets drawn from *those N queries*. ``df``: the
+    Student t reference of the cluster jackknife over G query groups (G − 1; :meth:`~..core.weighted.JackknifePlan.df`):
+    ``2 T_df(−|Δ̂| / SE_J)``."""
+    from scipy.stats import norm, t as student_t
+    if df is not None:
+        return _jackknife_two_sided(diff, jackknife, check_fpc(fpc), lambda z, n: student_t.sf(z, df))
     return _jackknife_two_sided(diff, jackknife, check_fpc(fpc), lambda z, n: norm.sf(z))
 
 
@@ -213,33 +218,38 @@ def check_test_resolution(n_samples: Optional[int], alpha: float, n_permutations
 
 def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
                 n_permutations: int = 1000, seed: int = 0, ci: float = 0.95,
-                population: Optional[int] = None) -> PairedResult:
+                population: Optional[int] = None, query_groups=None) -> PairedResult:
     """Paired bootstrap and randomisation test of FD_A − FD_B for one FD measure on the same queries.
 
     Vectors come from the measure's encoder (or the default one), with its ``missing=`` policy. ``population``: the
     N queries the qrels' n were drawn from without replacement (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`);
     the CI's variance carries 1 − n/N (the count and randomisation p-values have no such form and are unchanged).
+    ``query_groups``: queries that are not independent, in these groups (as the bootstrap's ``query_groups``): the
+    bootstrap draws groups, the CI is the cluster jackknife's with a t reference on G − 1 degrees of freedom; the
+    randomisation test still swaps per query (valid under its null for any dependence between queries).
     """
     ps = _pair_stats(run_a, run_b, qrels, measure)
     rel, ret_a, ret_b, shift, queries = ps
     fpc = finite_population_correction(len(queries), population)
+    clusters = None if query_groups is None else query_clusters(query_groups, queries)
     ones = np.ones((1, len(queries)))
     zeros = np.zeros((1, len(queries)))
     fd_a = float(weighted_fds(rel, ones, [ret_a, ret_b], [ones, zeros], shift)[0])
     fd_b = float(weighted_fds(rel, ones, [ret_a, ret_b], [zeros, ones], shift)[0])
     diff = fd_a - fd_b
 
-    counts = draw_counts(len(queries), n_samples, seed).astype(np.float64)
+    counts = resample_counts(len(queries), n_samples, seed, clusters).astype(np.float64)
     boot = (weighted_fds(rel, counts, [ret_a, ret_b], [counts, np.zeros_like(counts)], shift)
             - weighted_fds(rel, counts, [ret_a, ret_b], [np.zeros_like(counts), counts], shift))
     boot = boot[np.isfinite(boot)]
     # the CI: the jackknife interval of ΔFD over the queries with relevant documents (measured coverage, pt_docs
     # Calibration), leave-outs by downdating with compare's plan (each query alone up to 500, 200 groups above)
     units = rel.n > 0
-    groups, n_groups = jackknife_plan('auto', int(units.sum()), seed).assign(units)
+    plan = jackknife_plan('auto', int(units.sum()), seed, clusters)
+    groups, n_groups = plan.assign(units)
     jack = (leave_out_fds(rel, ret_a, units, groups, n_groups, shift)
             - leave_out_fds(rel, ret_b, units, groups, n_groups, shift))
-    low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc)
+    low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc, df=plan.df(n_groups))
     p_rand = _randomisation_p(ps, diff, n_permutations, seed)
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))
 
@@ -286,7 +296,7 @@ def check_test(test: str, population: Optional[int] = None) -> None:
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
                     n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
                     n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None,
-                    test: str = DEFAULT_TEST, population: Optional[int] = None) -> pd.DataFrame:
+                    test: str = DEFAULT_TEST, population: Optional[int] = None, query_groups=None) -> pd.DataFrame:
     """Paired comparisons of many systems, every pair (or each against ``baseline``), per measure, with Holm's
     correction over the comparisons of each measure.
 
@@ -313,10 +323,20 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     that name none. ``population``: the N queries the qrels' n were drawn from without replacement, when those N are
     the population the comparison is about (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): the CI and the
     jackknife and normal p-values carry the finite-population correction 1 − n/N; the count test
-    (``test='bootstrap'``) has no such form and refuses it.
+    (``test='bootstrap'``) has no such form and refuses it. ``query_groups``: queries that are not independent, in
+    these groups (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`'s ``query_groups``): the cluster bootstrap
+    and the cluster jackknife, whose interval and p-value take a t reference on G − 1 degrees of freedom (``boot``'s
+    groups when none are given).
     """
     if population is None and boot is not None:
         population = boot.population
+    if boot is not None and query_groups is not None:
+        given = query_clusters(query_groups, boot.queries)
+        if boot.query_groups is None or not np.array_equal(given, boot.query_groups.to_numpy()):
+            raise ValueError('query_groups differ from the groups boot was resampled with; pass boot=None, or the '
+                             'same query_groups to bootstrap() and compare_systems()')
+    if boot is not None:
+        query_groups = boot.query_groups
     check_test(test, population)
     m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
@@ -330,11 +350,11 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
                       f'resamples; fewer than {FEW_SAMPLES} make it move with the seed', stacklevel=2)
     with using_encoder(encoder):
         return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot, test,
-                        population)
+                        population, query_groups)
 
 
 def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot,
-             test: str = DEFAULT_TEST, population: Optional[int] = None) -> pd.DataFrame:
+             test: str = DEFAULT_TEST, population: Optional[int] = None, query_groups=None) -> pd.DataFrame:
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     names = list(runs)
@@ -346,7 +366,7 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if boot is None:
         boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose,
-                         population=population)
+                         population=population, query_groups=query_groups)
     fpc = finite_population_correction(len(boot.queries), population)
     fpc_text = population_text(population, len(boot.queries))
     values = boot.summary.set_index(['name', 'measure'])['value']
@@ -363,8 +383,12 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 # e.g. FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
                 # pt_docs "Calibration"; the population ΔFD is not, at d = 384)
                 method = 'jackknife'
-                low, high = interval(method, diff, diffs, ci, jackknife=jack[a][col] - jack[b][col], fpc=fpc)
-                p_jack = jackknife_p(diff, jack[a][col] - jack[b][col], fpc=fpc)
+                # the cluster jackknife (one leave-out per query group): a t reference on G − 1 degrees of freedom
+                df = None if boot.query_groups is None else float(len(jack[a][col]) - 1)
+                if df is not None:
+                    method = f'jackknife ({cluster_text(f"cluster (G={len(jack[a][col])} query groups)")})'
+                low, high = interval('jackknife', diff, diffs, ci, jackknife=jack[a][col] - jack[b][col], fpc=fpc, df=df)
+                p_jack = jackknife_p(diff, jack[a][col] - jack[b][col], fpc=fpc, df=df)
             else:
                 method = 'percentile'
                 low, high = interval(method, diff, diffs, ci, fpc=fpc)

@@ -105,12 +105,24 @@ def jackknife_se(values, fpc: float = 1.0) -> float:
     return float(np.sqrt(fpc) * np.sqrt((n - 1) / n * np.sum((values - values.mean()) ** 2)))
 
 
+def jackknife_quantile(alpha: float, df: Optional[float] = None) -> float:
+    """The upper ``alpha`` quantile of the jackknife intervals' and tests' reference: standard normal, or Student t
+    on ``df`` degrees of freedom (the cluster jackknife over G query groups: G − 1)."""
+    import scipy.stats
+    if df is None:
+        return float(scipy.stats.norm.ppf(1 - alpha))
+    if not df >= 1:
+        raise ValueError(f'the t reference needs at least 1 degree of freedom (2 query groups), got {df}')
+    return float(scipy.stats.t.ppf(1 - alpha, df))
+
+
 def interval(method: str, estimate: float, samples, ci: float = 0.95,
-             jackknife: Optional[np.ndarray] = None, fpc: float = 1.0) -> Tuple[float, float]:
+             jackknife: Optional[np.ndarray] = None, fpc: float = 1.0, df: Optional[float] = None) -> Tuple[float, float]:
     """The ``method`` interval (one of :data:`METHODS`) at level ``ci``; (NaN, NaN) when it is undefined (no
     finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread).
     ``fpc``: the finite-population correction 1 − n/N multiplying the interval's variance (module docstring;
-    :func:`finite_population_correction`); 1 (default) for an infinite query population."""
+    :func:`finite_population_correction`); 1 (default) for an infinite query population. ``df``: the jackknife
+    intervals' Student t reference (:func:`jackknife_quantile`; None: normal)."""
     if method not in METHODS:
         raise ValueError(f'interval method must be one of {METHODS}, got {method!r}')
     if not 0 < ci < 1:
@@ -139,8 +151,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         if len(jack) < 2 or estimate <= 0 or np.any(jack <= 0):
             return float('nan'), float('nan')
         se = jackknife_se(np.log(jack), fpc)
-        import scipy.stats
-        z = float(scipy.stats.norm.ppf(1 - alpha))
+        z = jackknife_quantile(alpha, df)
         low, high = estimate * np.exp(-z * se), estimate * np.exp(z * se)
     elif method in ('jackknife', 'jackknife_bc'):
         if jackknife is None:
@@ -150,8 +161,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
             return float('nan'), float('nan')
         se = jackknife_se(jack, fpc)
         centre = estimate if method == 'jackknife' else jackknife_corrected(estimate, jack)
-        import scipy.stats
-        z = float(scipy.stats.norm.ppf(1 - alpha))
+        z = jackknife_quantile(alpha, df)
         low, high = centre - z * se, centre + z * se
     else:
         levels = bca_levels(estimate, valid, jackknife, ci)

@@ -304,26 +304,64 @@ def jackknife_groups(units: np.ndarray, n_groups: Optional[int] = None, seed: in
 
 
 class JackknifePlan(NamedTuple):
-    """How the jackknife leaves queries out: each unit query alone (``groups`` None) or in ``groups`` seeded groups
-    (the delete-a-group jackknife). The bootstrap, the paired tests and pt.Experiment's rows all take their groups
-    from a plan, so the same call seed groups alike everywhere."""
+    """How the jackknife leaves queries out: each unit query alone (``groups`` None), in ``groups`` seeded groups
+    (the delete-a-group jackknife), or — ``clusters`` given — each user-named group of queries at once (the cluster
+    jackknife, for queries that are not independent: several queries of one topic, session or information need).
+    The bootstrap, the paired tests and pt.Experiment's rows all take their groups from a plan, so the same call
+    groups alike everywhere."""
     groups: Optional[int]
     seed: int
+    #: the cluster of every query of the universe (integer codes, −1: none), or None
+    clusters: Optional[np.ndarray] = None
 
     def describe(self, n_units: int) -> str:
+        if self.clusters is not None:
+            return f'cluster jackknife (G={self.n_clusters} query groups of {n_units} queries)'
         if self.groups is None or self.groups >= n_units:
             return f'leave-one-out ({n_units} queries)'
         return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
 
+    @property
+    def n_clusters(self) -> int:
+        return len(np.unique(self.clusters[self.clusters >= 0]))
+
+    def df(self, n_values: int) -> Optional[float]:
+        """Degrees of freedom of the Student t reference of intervals and tests from ``n_values`` leave-outs: G − 1
+        for the cluster jackknife (few groups: the normal reference would be too narrow), else None (normal)."""
+        return None if self.clusters is None else float(n_values - 1)
+
     def assign(self, units: np.ndarray):
         """The group of each query (−1: no unit) and the number of groups (:func:`jackknife_groups`, seeded by
-        :func:`group_seed`)."""
-        return jackknife_groups(units, self.groups, group_seed(self.seed))
+        :func:`group_seed`; with ``clusters``, the clusters that hold a unit query, numbered in order)."""
+        if self.clusters is None:
+            return jackknife_groups(units, self.groups, group_seed(self.seed))
+        return cluster_groups(units, self.clusters)
 
 
-def jackknife_plan(jackknife, n_units: int, seed: int) -> JackknifePlan:
+def cluster_groups(units: np.ndarray, clusters: np.ndarray):
+    """The cluster jackknife's groups: each unit query's cluster, renumbered 0…G−1 over the clusters that hold a
+    unit query (−1 for other queries), and G. A unit query without a cluster (−1) is a ValueError."""
+    units = np.asarray(units, dtype=bool)
+    clusters = np.asarray(clusters, dtype=np.int64)
+    if clusters.shape != units.shape:
+        raise ValueError(f'clusters has {clusters.shape} entries for {units.shape} queries')
+    if np.any(clusters[units] < 0):
+        raise ValueError(f'{int(np.sum(clusters[units] < 0))} queries with relevant documents have no query group')
+    groups = np.full(len(units), -1, dtype=np.int64)
+    present, codes = np.unique(clusters[units], return_inverse=True)
+    groups[units] = codes
+    return groups, int(len(present))
+
+
+def jackknife_plan(jackknife, n_units: int, seed: int, clusters: Optional[np.ndarray] = None) -> JackknifePlan:
     """The plan for ``jackknife`` (``'auto'``: leave-one-out up to :data:`EXACT_MAX_UNITS` unit queries, above that
-    :data:`DEFAULT_GROUPS` groups; ``'exact'``; or a number of groups G ≥ 2)."""
+    :data:`DEFAULT_GROUPS` groups; ``'exact'``; or a number of groups G ≥ 2). ``clusters`` (a cluster code per
+    query, as :meth:`JackknifePlan.assign` takes them): the cluster jackknife, with ``jackknife='auto'`` only."""
+    if clusters is not None:
+        if jackknife != 'auto':
+            raise ValueError(f'query groups name the jackknife\'s groups; jackknife={jackknife!r} names them too: '
+                             "leave jackknife at 'auto' (--jackknife) with query groups")
+        return JackknifePlan(None, seed, np.asarray(clusters, dtype=np.int64))
     if jackknife == 'auto':
         return JackknifePlan(None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, seed)
     if jackknife == 'exact':

@@ -98,11 +98,14 @@ class Resampling:
         weights[groups[member], np.flatnonzero(member)] = 0.0
         return self.samples(measure, stats, weights, engine, pbar)
 
-    def jackknife_plan(self, jackknife, n_units: int, seed: int):
+    def jackknife_plan(self, jackknife, n_units: int, seed: int, clusters: Optional[np.ndarray] = None):
         """How its leave-outs group the unit queries: :func:`~pyterrier_frechet.core.weighted.jackknife_plan` of
-        ``jackknife`` where :attr:`grouped_jackknife`, else each unit alone."""
+        ``jackknife`` where :attr:`grouped_jackknife`, else each unit alone; user-named query groups (``clusters``,
+        a code per query of the universe) for every resampling (they say the queries are not independent)."""
         from ..core.weighted import JackknifePlan, jackknife_plan
-        return jackknife_plan(jackknife, n_units, seed) if self.grouped_jackknife else JackknifePlan(None, seed)
+        if clusters is not None or self.grouped_jackknife:
+            return jackknife_plan(jackknife, n_units, seed, clusters)
+        return JackknifePlan(None, seed)
 
     def __repr__(self):
         return f'{type(self).__name__}({self.name!r})'
