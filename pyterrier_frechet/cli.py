@@ -341,8 +341,9 @@ def run_agreement(args, data: Data, plot_dir) -> Output:
     from .analyses.discrimination import agreement_table, discriminative_power
     if len(data.runs) < 3:
         raise CliError(f'agreement needs at least 3 runs, got {len(data.runs)}')
+    groups = _query_groups(args, data)
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder)
+                     verbose=not args.quiet, encoder=data.encoder, query_groups=groups)
     power = discriminative_power(boot, [column_label(m) for m in data.measures], args.alpha)
     table = agreement_table(boot, data.measures, args.ci, args.alpha, power=power)
     if plot_dir:  # made here if new (it was checked before the work)
@@ -354,7 +355,7 @@ def run_agreement(args, data: Data, plot_dir) -> Output:
                           f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
                           f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
                           f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < '
-                          f'{args.alpha}, uncorrected (Sakai 2006)'], boot.point)
+                          f'{args.alpha}, uncorrected (Sakai 2006)'] + _groups_notes(boot), boot.point)
 
 
 def _reference(table: pd.DataFrame) -> str:
@@ -731,7 +732,7 @@ COMMANDS = {
     'agreement': Command(
         'Kendall tau and tau_AP of each metric against the first per-query metric, with bootstrap intervals, and '
         'discriminative power (pairs of runs separated at alpha)', run_agreement,
-        (*SAMPLES, SEED, ALPHA, _plot_dir('the ASL curves (asl.png/.pdf) and asl.csv')),
+        (*SAMPLES, SEED, ALPHA, _plot_dir('the ASL curves (asl.png/.pdf) and asl.csv'), QUERY_GROUPS),
         check=check_agreement, plots=named_paths(['asl.csv', 'asl.png', 'asl.pdf'])),
     'calibrate': Command(
         'measured coverage of every interval method in a simulation with known truth', run_calibrate, (

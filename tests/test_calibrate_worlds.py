@@ -48,6 +48,31 @@ def test_a_trial_with_every_interval_and_test_runs(tmp_path):
     assert sorted(context.index) == sorted(world.systems)
 
 
+def test_cluster_leave_outs_are_fd_without_each_topic():
+    """--query-groups: the topics world's groups are its topics, and each leave-out is FD without that topic's queries."""
+    world = make_world('topics', d=4, seed=1)
+    sample = world.draw(14, np.random.default_rng(2))
+    clusters = cw.topic_clusters(sample.qids)
+    topics = [q.split('_q')[0] for q in sample.qids]
+    assert len(set(clusters)) == len(set(topics)) >= 2
+    assert all((clusters[i] == clusters[j]) == (topics[i] == topics[j]) for i in range(14) for j in range(14))
+    rel, rets, shift = cw._stats(sample, 'fd')
+    system = world.systems[0]
+    out, df = cw.cluster_leave_outs(rel, rets[system], shift, clusters)
+    assert df == len(set(topics)) - 1
+    vecs, qids, _ = sample.retrieved[system]
+    rel_vecs, rel_qids = np.asarray(sample.relevant, float), np.asarray(sample.relevant_qid)
+    for g in range(len(set(topics))):
+        gone = {q for q, c in zip(sample.qids, clusters) if c == g}
+        keep_rel = ~np.isin(rel_qids, list(gone))
+        keep_ret = ~np.isin(np.asarray(qids), list(gone))
+        assert np.isclose(out[g], fd_numpy(rel_vecs[keep_rel], np.asarray(vecs, float)[keep_ret]), rtol=1e-9)
+    cov, tests, _ = cw.run(world, 14, n_trials=2, n_reference=4, n_samples=0, n_permutations=0, seed=0, verbose=False,
+                           query_groups=True)
+    assert {'jackknife_log groups', 'jackknife groups', 't groups'} <= set(cov.method)
+    assert 'jackknife groups' in set(tests.test)
+
+
 def _private_package_imports(path: Path):
     tree = ast.parse(path.read_text(encoding='utf-8'))
     for node in ast.walk(tree):

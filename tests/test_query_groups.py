@@ -179,6 +179,8 @@ def test_cli_query_groups_equal_the_api_and_reach_the_report(grouped, tmp_path, 
     assert main(['bootstrap', *data, '--query-groups', str(folder / 'partial.tsv')]) == 2
     err = capsys.readouterr().err
     assert '--query-groups' in err and 'partial.tsv' in err and "['q5']" in err
+    assert main(['agreement', *data, '--samples', '200', '--query-groups', str(folder / 'groups.tsv')]) == 0
+    assert 'resampled in 4 groups (cluster bootstrap)' in capsys.readouterr().out      # markdown: notes follow the table
     assert main(['report', *data, '--out', str(tmp_path / 'report'), '--samples', '200', '--per-query', '1',
                  '--seeds', '0', '--query-groups', str(folder / 'groups.tsv')]) == 0
     text = (tmp_path / 'report' / 'report.md').read_text()
