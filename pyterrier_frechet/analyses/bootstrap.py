@@ -236,7 +236,8 @@ def population_text(population: Optional[int], n_queries: int) -> str:
 
 
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
-                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', df: Optional[float] = None) -> dict:
+                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', df: Optional[float] = None,
+                 groups_text: str = '') -> dict:
     valid = samples[np.isfinite(samples)]
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
@@ -263,6 +264,9 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
     if jackknife_text.startswith('cluster') and method.split(' ')[0] in intervals.NEEDS_JACKKNIFE:
         # 'jackknife_log (cluster jackknife over G=9 query groups, t reference)'
         method = f'{method} ({cluster_text(jackknife_text)})'
+    elif groups_text:
+        # a bootstrap interval over query groups: 'percentile (cluster bootstrap over G=9 query groups)'
+        method = f'{method} ({groups_text})'
     if fpc_text:
         # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'
         method = f'{method} ({fpc_text})'
@@ -400,6 +404,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                          '(--population) or choose another interval')
     fpc_text = population_text(population, len(queries))
     clusters = None if query_groups is None else query_clusters(query_groups, queries)
+    groups_text = '' if clusters is None else f'cluster bootstrap over G={int(clusters.max()) + 1} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
     counts = resample_counts(len(queries), n_samples, seed, clusters)
     rows, samples, jackknives = [], {}, {}
@@ -421,7 +426,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df))
+                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df,
+                                     groups_text))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups)
 

@@ -261,16 +261,18 @@ class PaperTable:
         for method, labels in methods.items():
             key = method.split(' ')[0]
             names = ', '.join(labels)
+            # query groups: 'jackknife_log (cluster jackknife over G=9 query groups, t reference)' says it in the caption
+            grouped = f' ({method.split("(", 1)[1]}' if '(cluster ' in method else ''
             if key == 'none':
                 parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
             elif key == 'jackknife_log':
                 parts.append(f'[low, high] of {names}: {self.ci:.0%} log-scale jackknife interval over queries for '
                              f'E[FD̂ₙ], the expected value at {self.n_queries or "this number of"} queries (not the '
-                             'population FD), centred on the value on the log scale.')
+                             f'population FD), centred on the value on the log scale{grouped}.')
             else:
                 what = ESTIMAND_LABELS.get(key, key)
                 made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else '')
-                parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}.')
+                parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}{grouped}.')
         undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
         if len(undefined):
             parts.append(f'[–]: undefined there ({len(undefined)} cell{"s" if len(undefined) != 1 else ""}; e.g. a '
