@@ -220,12 +220,12 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
-    return values, jack, plan.describe(n_units), plan.df(n_groups)
+    return values, jack, plan.describe(n_units, n_groups), plan.df(n_groups)
 
 
-def cluster_text(jackknife_text: str) -> str:
-    """'cluster jackknife over G=9 query groups, t reference' from a cluster plan's description."""
-    return f'cluster jackknife over {jackknife_text.split("(")[1].split(" query groups")[0]} query groups, t reference'
+def cluster_text(n_groups: int) -> str:
+    """How an interval's name says it is the cluster jackknife's: 'cluster jackknife over G=9 query groups, t reference'."""
+    return f'cluster jackknife over G={n_groups} query groups, t reference'
 
 
 def population_text(population: Optional[int], n_queries: int) -> str:
@@ -263,7 +263,7 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
     if jackknife_text.startswith('cluster') and method.split(' ')[0] in intervals.NEEDS_JACKKNIFE:
         # 'jackknife_log (cluster jackknife over G=9 query groups, t reference)'
-        method = f'{method} ({cluster_text(jackknife_text)})'
+        method = f'{method} ({cluster_text(len(jackknife))})'
     elif groups_text:
         # a bootstrap interval over query groups: 'percentile (cluster bootstrap over G=9 query groups)'
         method = f'{method} ({groups_text})'

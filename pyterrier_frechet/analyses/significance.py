@@ -383,12 +383,13 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 # e.g. FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
                 # pt_docs "Calibration"; the population ΔFD is not, at d = 384)
                 method = 'jackknife'
+                jd = jack[a][col] - jack[b][col]
                 # the cluster jackknife (one leave-out per query group): a t reference on G − 1 degrees of freedom
-                df = None if boot.query_groups is None else float(len(jack[a][col]) - 1)
+                df = None if boot.query_groups is None else float(np.isfinite(jd).sum() - 1)
                 if df is not None:
-                    method = f'jackknife ({cluster_text(f"cluster (G={len(jack[a][col])} query groups)")})'
-                low, high = interval('jackknife', diff, diffs, ci, jackknife=jack[a][col] - jack[b][col], fpc=fpc, df=df)
-                p_jack = jackknife_p(diff, jack[a][col] - jack[b][col], fpc=fpc, df=df)
+                    method = f'jackknife ({cluster_text(int(df) + 1)})'
+                low, high = interval('jackknife', diff, diffs, ci, jackknife=jd, fpc=fpc, df=df)
+                p_jack = jackknife_p(diff, jd, fpc=fpc, df=df)
             else:
                 method = 'percentile'
                 low, high = interval(method, diff, diffs, ci, fpc=fpc)

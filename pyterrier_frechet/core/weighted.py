@@ -314,16 +314,15 @@ class JackknifePlan(NamedTuple):
     #: the cluster of every query of the universe (integer codes, −1: none), or None
     clusters: Optional[np.ndarray] = None
 
-    def describe(self, n_units: int) -> str:
+    def describe(self, n_units: int, n_groups: Optional[int] = None) -> str:
+        """What the plan leaves out, for ``n_units`` unit queries (and, for the cluster jackknife, the ``n_groups``
+        groups :meth:`assign` made of them; default: every cluster)."""
         if self.clusters is not None:
-            return f'cluster jackknife (G={self.n_clusters} query groups of {n_units} queries)'
+            g = len(np.unique(self.clusters[self.clusters >= 0])) if n_groups is None else n_groups
+            return f'cluster jackknife (G={g} query groups of {n_units} queries)'
         if self.groups is None or self.groups >= n_units:
             return f'leave-one-out ({n_units} queries)'
         return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
-
-    @property
-    def n_clusters(self) -> int:
-        return len(np.unique(self.clusters[self.clusters >= 0]))
 
     def df(self, n_values: int) -> Optional[float]:
         """Degrees of freedom of the Student t reference of intervals and tests from ``n_values`` leave-outs: G − 1
