@@ -19,6 +19,13 @@ def test_query_groups_file_tabs_blanks_and_comments(tmp_path):
     ('101 a\n101 b\n', r"groups.tsv:2: qid '101' listed twice \(first on line 1\)"),
     ('# nothing\n\n', 'no query group listed'),
 ])
+def test_query_groups_file_with_byte_order_mark_and_crlf(tmp_path):
+    """A file saved by a Windows editor: the byte-order mark and the carriage returns are not part of the fields."""
+    path = tmp_path / 'groups.tsv'
+    path.write_bytes('\ufeff101\tA\r\n102\tB\r\n'.encode('utf-8'))
+    assert pf.read_query_groups(path).to_dict('list') == {'qid': ['101', '102'], 'group': ['A', 'B']}
+
+
 def test_bad_query_groups_files_name_the_line(tmp_path, text, match):
     path = tmp_path / 'groups.tsv'
     path.write_text(text)

@@ -16,7 +16,7 @@ def read_listing(path: Union[str, Path], fields: Sequence[str], what: str) -> pd
     """One row per non-empty line of ``path``, with ``fields`` as columns (strings). ValueError naming the file and
     line for a line with another number of fields or a first field listed twice, and for a file that lists nothing."""
     rows, first = [], {}
-    with open(path, 'rt', encoding='utf-8') as f:
+    with open(path, 'rt', encoding='utf-8-sig') as f:  # a byte-order mark is not part of the first field
         for lineno, line in enumerate(f, 1):
             line = line.split('#', 1)[0].strip()
             if not line:
