@@ -13,12 +13,6 @@ def test_query_groups_file_tabs_blanks_and_comments(tmp_path):
     assert got.to_dict('list') == {'qid': ['101', '102', '103'], 'group': ['topic A', 'tB', 'topic A']}
 
 
-@pytest.mark.parametrize('text, match', [
-    ('101\n', r'groups.tsv:1: expected 2 fields \(qid, group\)'),
-    ('101 a\n102 b c\n', r'groups.tsv:2: expected 2 fields'),
-    ('101 a\n101 b\n', r"groups.tsv:2: qid '101' listed twice \(first on line 1\)"),
-    ('# nothing\n\n', 'no query group listed'),
-])
 def test_query_groups_file_with_byte_order_mark_and_crlf(tmp_path):
     """A file saved by a Windows editor: the byte-order mark and the carriage returns are not part of the fields."""
     path = tmp_path / 'groups.tsv'
@@ -26,6 +20,12 @@ def test_query_groups_file_with_byte_order_mark_and_crlf(tmp_path):
     assert pf.read_query_groups(path).to_dict('list') == {'qid': ['101', '102'], 'group': ['A', 'B']}
 
 
+@pytest.mark.parametrize('text, match', [
+    ('101\n', r'groups.tsv:1: expected 2 fields \(qid, group\)'),
+    ('101 a\n102 b c\n', r'groups.tsv:2: expected 2 fields'),
+    ('101 a\n101 b\n', r"groups.tsv:2: qid '101' listed twice \(first on line 1\)"),
+    ('# nothing\n\n', 'no query group listed'),
+])
 def test_bad_query_groups_files_name_the_line(tmp_path, text, match):
     path = tmp_path / 'groups.tsv'
     path.write_text(text)
