@@ -102,8 +102,8 @@ def _dependence_note(boot) -> str:
     """What the intervals assume about the queries: independent, or the query groups given."""
     if boot.query_groups is None:
         return ('The intervals assume independent queries; queries that share topics make them too narrow (name the '
-                'groups: `query_groups=`, `--query-groups`), and so did heavy-tailed embeddings below d = 384 in the '
-                'calibration worlds.')
+                'groups: `query_groups=`, `--query-groups`), and so did heavy-tailed, unnormalised embeddings in the '
+                'calibration worlds (unit-norm ones, as MiniLM\'s, were covered).')
     n_groups = int(boot.query_groups.max()) + 1
     return (f'**Query groups**: the {len(boot.queries)} queries were resampled and left out in the {n_groups} groups '
             'given (`query_groups`: the cluster bootstrap and the cluster jackknife, with a Student t reference on '
