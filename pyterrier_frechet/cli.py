@@ -437,7 +437,7 @@ def _query_groups(args, data):
     from .data.listings import read_query_groups
     try:
         groups = read_query_groups(args.query_groups)
-        check_query_groups(groups, data.qrels)
+        check_query_groups(groups, data.qrels, getattr(args, 'population', None))
     except (OSError, ValueError) as ex:
         raise CliError(f'--query-groups {args.query_groups}: {ex}') from ex
     return groups

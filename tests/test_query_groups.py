@@ -144,6 +144,8 @@ def test_query_groups_refused_before_any_work(grouped):
         pf.bootstrap(runs, qrels, [m], n_samples=10, query_groups=pd.DataFrame({'qid': list(groups)}))
     with pytest.raises(ValueError, match='must be a dict or Series'):
         pf.bootstrap(runs, qrels, [m], n_samples=10, query_groups=list(groups))
+    with pytest.raises(ValueError, match='together are not offered'):
+        pf.bootstrap(runs, qrels, [m], n_samples=10, query_groups=groups, population=100)
     boot = pf.bootstrap(runs, qrels, [m], n_samples=10, verbose=False)
     with pytest.raises(ValueError, match='differ from the groups boot was resampled with'):
         pf.compare_systems(runs, qrels, [m], boot=boot, query_groups=groups)
@@ -192,3 +194,21 @@ def test_cli_query_groups_equal_the_api_and_reach_the_report(grouped, tmp_path, 
     caption = (tmp_path / 'report' / 'table.md').read_text()
     assert 'centred on the value on the log scale (cluster jackknife over G=4 query groups, t reference).' in caption
     assert 'interval for the population mean (cluster bootstrap over G=4 query groups).' in caption
+
+
+def test_per_query_mean_under_the_cluster_bootstrap_is_the_mean_of_the_queries_drawn():
+    """A perfect run (nDCG = 1 on every query): every cluster-bootstrap sample of the mean is 1, whatever the group
+    sizes (found by an independent check: dividing by the number of judged queries gave [0.5, 2.0])."""
+    qids = [f'q{i}' for i in range(6)]
+    groups = {'q0': 'a', 'q1': 'b', 'q2': 'c', 'q3': 'c', 'q4': 'c', 'q5': 'c'}
+    qrels = pd.DataFrame([(q, f'{q}_d', 1) for q in qids], columns=['qid', 'docno', 'label'])
+    run = pd.DataFrame([(q, f'{q}_d', 1.0) for q in qids], columns=['qid', 'docno', 'score'])
+    res = pf.bootstrap({'p': run}, qrels, ['nDCG@10'], n_samples=200, seed=0, verbose=False, query_groups=groups)
+    assert (res.samples['p']['nDCG@10'] == 1.0).all()
+    assert (res.summary.low.iloc[0], res.summary.high.iloc[0]) == (1.0, 1.0)
+    # a run right on half the queries: each sample is the share of drawn queries it gets right (counts by hand)
+    half = run.assign(docno=[d if q in ('q0', 'q2') else 'x' for q, d in zip(run.qid, run.docno)])
+    res = pf.bootstrap({'h': half}, qrels, ['nDCG@10'], n_samples=50, seed=3, verbose=False, query_groups=groups)
+    counts = resample_counts(6, 50, 3, query_clusters(groups, qids))
+    right = np.array([1, 0, 1, 0, 0, 0], dtype=float)
+    np.testing.assert_allclose(res.samples['h']['nDCG@10'], counts @ right / counts.sum(axis=1), rtol=1e-12)

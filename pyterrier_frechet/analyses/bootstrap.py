@@ -84,8 +84,19 @@ def query_clusters(query_groups, queries: Sequence[str]) -> np.ndarray:
     return codes.astype(np.int64)
 
 
-def check_query_groups(query_groups, qrels: pd.DataFrame) -> None:
-    """:func:`query_clusters` of the qrels' judged queries, for a refusal before any work (None passes)."""
+def check_groups_population(query_groups, population: Optional[int]) -> None:
+    """Query groups and a finite population together are refused: the correction 1 − n/N is for queries drawn one by
+    one, and with groups the draw is of groups, whose sampled fraction it is not."""
+    if query_groups is not None and population is not None:
+        raise ValueError('population= (--population) and query_groups= (--query-groups) together are not offered: the '
+                         'finite-population correction 1 − n/N is for queries drawn one by one, not in groups; '
+                         'leave one of them out')
+
+
+def check_query_groups(query_groups, qrels: pd.DataFrame, population: Optional[int] = None) -> None:
+    """:func:`query_clusters` of the qrels' judged queries and :func:`check_groups_population`, for a refusal before
+    any work (None passes)."""
+    check_groups_population(query_groups, population)
     if query_groups is not None:
         query_clusters(query_groups, Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels')).query_names.tolist())
 
@@ -403,6 +414,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         raise ValueError('interval=bca (--interval bca) has no finite-population form; leave out population= '
                          '(--population) or choose another interval')
     fpc_text = population_text(population, len(queries))
+    check_groups_population(query_groups, population)
     clusters = None if query_groups is None else query_clusters(query_groups, queries)
     groups_text = '' if clusters is None else f'cluster bootstrap over G={int(clusters.max()) + 1} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes

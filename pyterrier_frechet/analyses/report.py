@@ -64,7 +64,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     measures = parse_measures(measures)
     check_labels_distinct(measures)
     check_test(test, population)
-    check_query_groups(query_groups, qrels)  # refused before any work: a query without a group, or one group
+    check_query_groups(query_groups, qrels, population)  # refused before any work: a query without a group, or one group
     if baseline is not None and baseline not in runs:
         raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
     m = n_comparisons(len(runs), baseline is not None)

@@ -359,7 +359,7 @@ def jackknife_plan(jackknife, n_units: int, seed: int, clusters: Optional[np.nda
     if clusters is not None:
         if jackknife != 'auto':
             raise ValueError(f'query groups name the jackknife\'s groups; jackknife={jackknife!r} names them too: '
-                             "leave jackknife at 'auto' (--jackknife) with query groups")
+                             "leave jackknife at 'auto' with query groups")
         return JackknifePlan(None, seed, np.asarray(clusters, dtype=np.int64))
     if jackknife == 'auto':
         return JackknifePlan(None if n_units <= EXACT_MAX_UNITS else DEFAULT_GROUPS, seed)

@@ -148,10 +148,17 @@ class PerQueryMean(Resampling):
     statistics = PER_QUERY_VALUES
 
     def samples(self, measure, stats, weights, engine, pbar=None):
-        # the weights in any numeric type (the bootstrap's compact counts): float64 a block of samples at a time
+        # the weights in any numeric type (the bootstrap's compact counts): float64 a block of samples at a time.
+        # The mean over the queries drawn: Σ w·v / Σ w (a cluster bootstrap draws a varying number of queries; the
+        # query bootstrap always n, where this is Σ w·v / n exactly)
         step = max(1, (1 << 22) // max(weights.shape[1], 1))
-        return np.concatenate([np.asarray(weights[i:i + step], dtype=np.float64) @ stats.values
-                               for i in range(0, len(weights), step)]) / len(stats.values)
+        out = []
+        for i in range(0, len(weights), step):
+            w = np.asarray(weights[i:i + step], dtype=np.float64)
+            total = w.sum(axis=1)
+            with np.errstate(invalid='ignore', divide='ignore'):
+                out.append(np.where(total > 0, (w @ stats.values) / total, np.nan))
+        return np.concatenate(out)
 
     def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
         values = stats.values
