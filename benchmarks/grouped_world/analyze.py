@@ -16,7 +16,7 @@ def pse(x):
     return f'{p:.3f} ± {np.sqrt(p * (1 - p) / len(x)):.3f}'
 
 
-for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: (int(re.findall(r'd(\d+)', p)[0]), int(re.findall(r'G(\d+)', p)[0]))):
+for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('interact' in p, int(re.findall(r'd(\d+)', p)[0]), int(re.findall(r'G(\d+)', p)[0]))):
     tag = os.path.basename(tp)[6:-4]
     sp, pp = os.path.join(R, f'trials_{tag}_systems.csv'), os.path.join(R, f'trials_{tag}_pairs.csv')
     if not os.path.exists(sp):
@@ -27,7 +27,8 @@ for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: (int(r
     T = S.trial.nunique()
     if T == 0:
         continue
-    print(f'\n### {tag.replace("_", ", ").replace("d", "d = ").replace("G", "G = ")} '
+    dd, gg = re.findall(r'd(\d+)_G(\d+)', tag)[0]
+    print(f'\n### world {"interact" if "interact" in tag else "shared"}, d = {dd}, G = {gg} '
           f'(truth: {len(tr)} reference sets, n mean {tr.n.mean():.1f} (range {tr.n.min()}–{tr.n.max()}); '
           f'trials: {T}, n mean {S.n.mean():.1f})\n')
     truth_fd = {s: tr[f'fd_{s}'].mean() for s in SYSTEMS}

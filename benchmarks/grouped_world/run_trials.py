@@ -35,9 +35,11 @@ ap.add_argument('--G', type=int, required=True)
 ap.add_argument('--trials', type=int, default=100)
 ap.add_argument('--start', type=int, default=0)
 ap.add_argument('--samples', type=int, default=200)
+ap.add_argument('--world', choices=['shared', 'interact'], default='shared')
 a = ap.parse_args()
+WT = '' if a.world == 'shared' else '_interact'
 res_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results')
-tag = f'd{a.d}_G{a.G}'
+tag = f'd{a.d}_G{a.G}{WT}'
 paths = {k: os.path.join(res_dir, f'trials_{tag}_{k}.csv') for k in ('systems', 'pairs', 'warnings')}
 heads = {
     'systems': ['trial', 'grouped', 'n', 'G', 'system', 'measure', 'value', 'low', 'high', 'interval', 'own_value',
@@ -57,7 +59,7 @@ logging.getLogger().addHandler(log)
 logging.getLogger().setLevel(logging.WARNING)
 t_all = time.time()
 for trial in range(a.start, a.start + a.trials):
-    qs = draw_query_set(space, a.G, np.random.default_rng([a.d, a.G, trial]))
+    qs = draw_query_set(space, a.G, np.random.default_rng([a.d, a.G, trial]), interaction=a.world == 'interact')
     qrels, runs, vecs, groups = frames(qs)
     own_fd, own_nd = fd_all(qs), ndcg_all(qs)
     m = pf.FD(encoder=DictEncoder(vecs)) @ 10

@@ -61,8 +61,11 @@ def draw_group_size(rng):
     return int(rng.integers(5, 13))
 
 
-def draw_query_set(space, G, rng, systems=SYSTEMS):
-    """G topics with their queries. Returns a list of query dicts:
+def draw_query_set(space, G, rng, systems=SYSTEMS, interaction=False):
+    """interaction=True (world 'interact'): every system also has its own per-topic precision offset
+    delta_{s,t} ~ N(0, 0.8^2) on the logit and its own per-topic distractor z_{s,t} = normalise(z_t + fresh sense),
+    as IR's system x topic interaction: C and C2 stay identical in law but err on different topics.
+    G topics with their queries. Returns a list of query dicts:
     qid, group, rel (R_q x d), ret[s] (10 x d, rank order), ret_isrel[s] (bool 10), ret_idx[s] (index into rel or -1),
     scores[s] (10, descending)."""
     queries = []
@@ -72,6 +75,12 @@ def draw_query_set(space, G, rng, systems=SYSTEMS):
         z = space.unit(0.5 * c + 0.4 * space.m0 + space.noise(rng, 1)[0])
         h = rng.standard_normal()
         lam = rng.gamma(2.0, 3.0)
+        if interaction:
+            delta = {s: 0.8 * rng.standard_normal() for s in systems}
+            zs = {s: space.unit(z + space.unit(0.4 * space.m0 + space.noise(rng, 1)[0])) for s in systems}
+        else:
+            delta = {s: 0.0 for s in systems}
+            zs = {s: z for s in systems}
         for j in range(m):
             u = space.unit(c + 0.5 * space.noise(rng, 1)[0])
             R = int(np.clip(1 + rng.poisson(lam), 1, 20))
@@ -79,10 +88,10 @@ def draw_query_set(space, G, rng, systems=SYSTEMS):
             e = rng.standard_normal()
             q = dict(qid=f'g{g}q{j}', group=f'g{g}', rel=rel, ret={}, ret_idx={}, scores={})
             for s, (alpha, w, b) in systems.items():
-                p = 1.0 / (1.0 + np.exp(-(alpha - h + 0.5 * e)))
+                p = 1.0 / (1.0 + np.exp(-(alpha + delta[s] - h + 0.5 * e)))
                 k = min(int(rng.binomial(K, p)), R)
                 idx = rng.choice(R, size=k, replace=False)
-                nonrel = space.unit((1 - w) * u + w * z + 0.8 * space.noise(rng, K - k))
+                nonrel = space.unit((1 - w) * u + w * zs[s] + 0.8 * space.noise(rng, K - k))
                 sc = np.concatenate([rng.normal(b, 1.0, k), rng.normal(0.0, 1.0, K - k)])
                 vecs = np.vstack([rel[idx], nonrel])
                 ridx = np.concatenate([idx, -np.ones(K - k, dtype=int)])
