@@ -16,6 +16,12 @@ def pse(x):
     return f'{p:.3f} ± {np.sqrt(p * (1 - p) / len(x)):.3f}'
 
 
+def cse(df, col):
+    """Pooled over systems or pairs: the standard error from the per-trial fractions (they share the trial)."""
+    per = df.groupby('trial')[col].mean()
+    return f'{df[col].mean():.3f} ± {per.std(ddof=1) / np.sqrt(len(per)) if len(per) > 1 else float("nan"):.3f}'
+
+
 for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('interact' in p, int(re.findall(r'd(\d+)', p)[0]), int(re.findall(r'G(\d+)', p)[0]))):
     tag = os.path.basename(tp)[6:-4]
     sp, pp = os.path.join(R, f'trials_{tag}_systems.csv'), os.path.join(R, f'trials_{tag}_pairs.csv')
@@ -43,6 +49,10 @@ for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('inte
         for s in SYSTEMS) + '\n')
     S['truth'] = [truth_fd[s] if m == 'FD@10' else truth_nd[s] for s, m in zip(S.system, S.measure)]
     S['cover'] = (S.low <= S.truth) & (S.truth <= S.high)
+    # the conditional target E[FD | n] (n varies with the topics drawn): least squares FD ~ a + b/n on the reference sets
+    coef = {s: np.polyfit(1.0 / tr.n, tr[f'fd_{s}'], 1) for s in SYSTEMS}
+    S['truth_n'] = [np.polyval(coef[s], 1.0 / n) if m == 'FD@10' else np.nan for s, m, n in zip(S.system, S.measure, S.n)]
+    S['cover_n'] = (S.low <= S.truth_n) & (S.truth_n <= S.high)
     S['width'] = S.high - S.low
     P['truth'] = [truth_d[(a, b)] for a, b in zip(P.a, P.b)]
     P['cover'] = (P.ci_low <= P.truth) & (P.truth <= P.ci_high)
@@ -51,14 +61,14 @@ for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('inte
     agree = (S[S.measure == 'FD@10'].value - S[S.measure == 'FD@10'].own_value).abs() / S[S.measure == 'FD@10'].own_value
     print(f'Package FD vs own numpy FD: max relative difference {agree.max():.1e}.\n')
     print('| query_groups | FD cover E[FD_n] (all systems) | ' + ' | '.join(f'{s}' for s in SYSTEMS)
-          + ' | FD width (mean) | nDCG@10 cover | nDCG high > 1 | nDCG width |')
-    print('|' + '---|' * (6 + len(SYSTEMS)))
+          + ' | FD cover E[FD_n given n] | FD width (mean) | nDCG@10 cover | nDCG high > 1 | nDCG width |')
+    print('|' + '---|' * (7 + len(SYSTEMS)))
     for g in (1, 0):
         f = S[(S.grouped == g) & (S.measure == 'FD@10')]
         nd = S[(S.grouped == g) & (S.measure == 'nDCG@10')]
-        print(f'| {"yes" if g else "no"} | {pse(f.cover)} | ' + ' | '.join(
+        print(f'| {"yes" if g else "no"} | {cse(f, "cover")} | ' + ' | '.join(
             f'{f[f.system == s].cover.mean():.2f}' for s in SYSTEMS)
-              + f' | {f.width.mean():.4f} | {pse(nd.cover)} | {(nd.high > 1).mean():.2f} | {nd.width.mean():.3f} |')
+              + f' | {cse(f, "cover_n")} | {f.width.mean():.4f} | {pse(nd.cover)} | {(nd.high > 1).mean():.2f} | {nd.width.mean():.3f} |')
     print('\nPairs (ΔFD = FD(a) − FD(b); default test p_' + str(P.test.iloc[0]) + ' at 0.05):\n')
     print('| pair | E[ΔFD_n] ± MCSE | groups: cover | groups: reject | groups: width | no groups: cover | no groups: reject | no groups: width |')
     print('|---|---|---|---|---|---|---|---|')
@@ -71,8 +81,8 @@ for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('inte
     for g in (1, 0):
         x = P[(P.grouped == g)]
         nl = x[~((x.a == LEVEL_PAIR[0]) & (x.b == LEVEL_PAIR[1]))]
-        print(f'\nAll pairs, query_groups={"yes" if g else "no"}: ΔFD cover {pse(x.cover)}; power (non-identical pairs) '
-              f'{nl.reject.mean():.3f}; identical pair level {x[(x.a == LEVEL_PAIR[0]) & (x.b == LEVEL_PAIR[1])].reject.mean():.3f}')
+        print(f'\nAll pairs, query_groups={"yes" if g else "no"}: ΔFD cover {cse(x, "cover")}; power (non-identical pairs) '
+              f'{cse(nl, "reject")}; identical pair level {x[(x.a == LEVEL_PAIR[0]) & (x.b == LEVEL_PAIR[1])].reject.mean():.3f}')
     w = pd.read_csv(os.path.join(R, f'trials_{tag}_warnings.csv'))
     if len(w):
         print('\nWarnings (trials in which each appeared):\n')
