@@ -22,6 +22,7 @@ def cse(df, col):
     return f'{df[col].mean():.3f} ± {per.std(ddof=1) / np.sqrt(len(per)) if len(per) > 1 else float("nan"):.3f}'
 
 
+COMPACT = []
 for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('interact' in p, int(re.findall(r'd(\d+)', p)[0]), int(re.findall(r'G(\d+)', p)[0]))):
     tag = os.path.basename(tp)[6:-4]
     sp, pp = os.path.join(R, f'trials_{tag}_systems.csv'), os.path.join(R, f'trials_{tag}_pairs.csv')
@@ -81,6 +82,13 @@ for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('inte
     for g in (1, 0):
         x = P[(P.grouped == g)]
         nl = x[~((x.a == LEVEL_PAIR[0]) & (x.b == LEVEL_PAIR[1]))]
+        lv = x[(x.a == LEVEL_PAIR[0]) & (x.b == LEVEL_PAIR[1])]
+        f = S[(S.grouped == g) & (S.measure == 'FD@10')]
+        nd = S[(S.grouped == g) & (S.measure == 'nDCG@10')]
+        COMPACT.append(f'| {"interact" if "interact" in tag else "shared"} | {dd} | {S.n.mean():.0f} ({gg}) | {T} | '
+                       f'{"yes" if g else "no"} | {cse(f, "cover")} | {cse(f, "cover_n")} | {f.width.mean():.4f} | '
+                       f'{cse(x, "cover")} | {x.width.mean():.4f} | {pse(lv.reject)} | {cse(nl, "reject")} | '
+                       f'{pse(nd.cover)} | {nd.width.mean():.3f} | {(nd.high > 1).mean():.2f} |')
         print(f'\nAll pairs, query_groups={"yes" if g else "no"}: ΔFD cover {cse(x, "cover")}; power (non-identical pairs) '
               f'{cse(nl, "reject")}; identical pair level {x[(x.a == LEVEL_PAIR[0]) & (x.b == LEVEL_PAIR[1])].reject.mean():.3f}')
     w = pd.read_csv(os.path.join(R, f'trials_{tag}_warnings.csv'))
@@ -88,3 +96,9 @@ for tp in sorted(glob.glob(os.path.join(R, 'truth_*.csv')), key=lambda p: ('inte
         print('\nWarnings (trials in which each appeared):\n')
         for (g, c, msg), n in w.groupby(['grouped', 'call', 'message']).size().items():
             print(f'- query_groups={"yes" if g else "no"}, {c}: "{msg}" — {n} of {T}')
+
+print('\n### All configurations\n')
+print('| world | d | n (G) | trials | query_groups | FD cover E[FD_n] | FD cover E[FD_n given n] | FD width | ΔFD cover | '
+      'ΔFD width | level (C–C2) | power (9 pairs) | nDCG@10 cover | nDCG width | nDCG high > 1 |')
+print('|' + '---|' * 15)
+print('\n'.join(COMPACT))
