@@ -1,0 +1,23 @@
+import numpy as np, time, warnings, sys
+import pyterrier as pt
+import pyterrier_frechet as pf
+from world import *
+class DictEncoder(pt.Transformer):
+    def __init__(self, vectors): self.vectors = vectors
+    def transform(self, inp):
+        known = inp[inp['docno'].isin(self.vectors.keys())]
+        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
+d, G = int(sys.argv[1]), int(sys.argv[2])
+sp = Space(d); qs = draw_query_set(sp, G, np.random.default_rng(7))
+qrels, runs, vecs, groups = frames(qs)
+print('n', len(qs), 'fd numpy', fd_all(qs), ndcg_all(qs))
+m = pf.FD(encoder=DictEncoder(vecs)) @ 10
+import pandas as pd; pd.set_option('display.width', 250); pd.set_option('display.max_columns', 30)
+t = time.time()
+res = pf.bootstrap(runs, qrels, [m, 'nDCG@10'], n_samples=200, seed=0, verbose=False, query_groups=groups)
+t1 = time.time(); print('boot', t1 - t); print(res.summary)
+cmp = pf.compare_systems(runs, qrels, [m], n_samples=200, seed=0, verbose=False, query_groups=groups)
+t2 = time.time(); print('cmp', t2 - t1); print(cmp)
+cmp2 = pf.compare_systems(runs, qrels, [m], n_samples=200, seed=0, verbose=False, query_groups=groups, boot=res)
+t3 = time.time(); print('cmp boot', t3 - t2)
+print((cmp.select_dtypes('number') - cmp2.select_dtypes('number')).abs().max())
