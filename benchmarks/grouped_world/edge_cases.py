@@ -1,20 +1,10 @@
 """How query_groups= treats odd inputs (tiny d = 8 world, one system pair). Prints each outcome."""
 import warnings
 import numpy as np
-import pyterrier as pt
 import pyterrier_frechet as pf
-from world import Space, draw_query_set, frames
+from world import DictEncoder, Space, draw_query_set, frames
 
 warnings.simplefilter('ignore')
-
-
-class DictEncoder(pt.Transformer):
-    def __init__(self, vectors):
-        self.vectors = vectors
-
-    def transform(self, inp):
-        known = inp[inp['docno'].isin(self.vectors.keys())]
-        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
 
 
 qs = draw_query_set(Space(8), 6, np.random.default_rng(3), systems={'A': (1.0, 0.3, 1.0), 'B': (0.0, 0.5, 0.8)})

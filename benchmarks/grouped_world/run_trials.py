@@ -6,18 +6,8 @@ every trial (partial runs count) and results/warnings_d{d}_G{G}.csv.
 """
 import argparse, csv, os, time, warnings, logging
 import numpy as np
-import pyterrier as pt
 import pyterrier_frechet as pf
-from world import Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
-
-
-class DictEncoder(pt.Transformer):
-    def __init__(self, vectors):
-        self.vectors = vectors
-
-    def transform(self, inp):
-        known = inp[inp['docno'].isin(self.vectors.keys())]
-        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
+from world import DictEncoder, Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
 
 
 class ListHandler(logging.Handler):

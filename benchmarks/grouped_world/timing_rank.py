@@ -6,19 +6,10 @@ documents per query: 40 R below or above d = 384 (a singular or a full-rank rele
 import time, warnings
 import numpy as np
 import pandas as pd
-import pyterrier as pt
 import pyterrier_frechet as pf
+from world import DictEncoder
 
 warnings.simplefilter('ignore')
-
-
-class DictEncoder(pt.Transformer):
-    def __init__(self, vectors):
-        self.vectors = vectors
-
-    def transform(self, inp):
-        known = inp[inp['docno'].isin(self.vectors.keys())]
-        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
 
 
 def frames(R, d=384, nq=40, seed=0):

@@ -20,6 +20,7 @@ Generative story (unit-norm vectors, as a sentence encoder such as MiniLM gives;
 * Systems A (best) > B > C = C2 (identical in law, independent draws) > D (worst).
 """
 import numpy as np
+import pyterrier as pt
 
 SYSTEMS = {  # name: (alpha: precision logit, w: drift to the distractor sense, b: ranking boost of relevant docs)
     'A': (1.2, 0.25, 1.5),
@@ -167,3 +168,15 @@ def frames(queries, systems=SYSTEMS):
     runs = {s: pd.DataFrame(r, columns=['qid', 'docno', 'score']) for s, r in runs.items()}
     groups = {q['qid']: q['group'] for q in queries}
     return qrels, runs, vectors, groups
+
+
+
+class DictEncoder(pt.Transformer):
+    """docno → doc_vec from a dict (docnos it does not know are left out of its output)."""
+
+    def __init__(self, vectors):
+        self.vectors = vectors
+
+    def transform(self, inp):
+        known = inp[inp['docno'].isin(self.vectors.keys())]
+        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
