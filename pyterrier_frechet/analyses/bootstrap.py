@@ -49,7 +49,7 @@ class BootstrapResult(NamedTuple):
     # the finite query population the evaluated queries were drawn from without replacement (None: infinite);
     # every interval's variance carries the correction 1 − n/N (core.intervals, ``fpc``)
     population: Optional[int] = None
-    # the query groups resampled and left out whole (qid → group; None: independent queries)
+    # the query groups resampled and left out whole (qid → group code 0…G−1; None: independent queries)
     query_groups: Optional[pd.Series] = None
 
 
