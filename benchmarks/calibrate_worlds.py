@@ -26,6 +26,7 @@ import argparse
 import logging
 import sys
 import time
+from types import SimpleNamespace
 from itertools import combinations
 from typing import Dict, List
 
@@ -37,6 +38,7 @@ from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
 from pyterrier_frechet.core.intervals import interval
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
+from pyterrier_frechet.measures.resampling import PER_QUERY
 
 logger = logging.getLogger(__name__)
 
@@ -73,10 +75,17 @@ def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto') -> n
     jackknife: the plan of :func:`~pyterrier_frechet.core.weighted.jackknife_plan` (``'auto'``: every query
     alone up to 500 queries, 200 seeded groups above), the grouping of the same seed for every system (paired
     leave-out values), the totals minus each group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
-    from pyterrier_frechet.core.weighted import jackknife_plan, leave_out_fds
+    from pyterrier_frechet.core.weighted import jackknife_plan
+    return _planned_leave_outs(jackknife_plan(jackknife, n, seed), rel, ret, shift, n)[0]
+
+
+def _planned_leave_outs(plan, rel, ret, shift, n: int):
+    """FD with each of ``plan``'s groups of the n queries left out (totals minus the group's statistics,
+    :func:`~pyterrier_frechet.core.weighted.leave_out_fds`) and the plan's groups."""
+    from pyterrier_frechet.core.weighted import leave_out_fds
     units = np.ones(n, dtype=bool)
-    groups, n_groups = jackknife_plan(jackknife, n, seed).assign(units)
-    return leave_out_fds(rel, ret, units, groups, n_groups, shift)
+    groups, n_groups = plan.assign(units)
+    return leave_out_fds(rel, ret, units, groups, n_groups, shift), groups, n_groups
 
 
 def topic_clusters(qids) -> np.ndarray:
@@ -89,11 +98,10 @@ def topic_clusters(qids) -> np.ndarray:
 def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray):
     """FD with each query group left out (the package's cluster jackknife plan) and the t reference's degrees of
     freedom (G − 1)."""
-    from pyterrier_frechet.core.weighted import jackknife_plan, leave_out_fds
-    units = np.ones(len(clusters), dtype=bool)
+    from pyterrier_frechet.core.weighted import jackknife_plan
     plan = jackknife_plan('auto', len(clusters), 0, clusters)
-    groups, n_groups = plan.assign(units)
-    return leave_out_fds(rel, ret, units, groups, n_groups, shift), plan.df(n_groups)
+    values, _groups, n_groups = _planned_leave_outs(plan, rel, ret, shift, len(clusters))
+    return values, plan.df(n_groups)
 
 
 def ndcg_per_query(sample, system: str, k: int) -> np.ndarray:
@@ -255,9 +263,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             tq = scipy.stats.t.ppf(1 - (1 - ci) / 2, n - 1)
             record(('nDCG', 't', 'population mean', s), m - tq * se, m + tq * se, pop_ndcg[s])
             if query_groups:   # the cluster jackknife of the mean (cluster-robust standard error), t on G − 1
-                G = int(clusters.max()) + 1
-                sums, sizes = np.bincount(clusters, ndcg[s], G), np.bincount(clusters, minlength=G)
-                jk = (ndcg[s].sum() - sums) / (n - sizes)
+                # the package's leave-outs of a per-query mean (its PER_QUERY resampling), one per topic
+                jk = PER_QUERY.leave_out(None, SimpleNamespace(values=ndcg[s]), clusters, int(clusters.max()) + 1, None)
                 low, high = interval('jackknife', m, np.array([]), ci, jackknife=jk, df=df)
                 record(('nDCG', 't groups', 'population mean', s), low, high, pop_ndcg[s])
             if fpc is not None:
