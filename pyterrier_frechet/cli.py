@@ -447,7 +447,7 @@ def _groups_notes(boot) -> list:
     """The note saying the resampling was over the --query-groups groups."""
     if boot.query_groups is None:
         return []
-    g = int(boot.query_groups.max()) + 1
+    g = boot.n_query_groups
     return [f'--query-groups: the {len(boot.queries)} queries were resampled in {g} groups (cluster bootstrap) and left '
             f'out a group at a time (cluster jackknife), with a t reference on {g - 1} degrees of freedom']
 

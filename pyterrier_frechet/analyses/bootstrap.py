@@ -52,6 +52,11 @@ class BootstrapResult(NamedTuple):
     # the query groups resampled and left out whole (qid → group code 0…G−1; None: independent queries)
     query_groups: Optional[pd.Series] = None
 
+    @property
+    def n_query_groups(self) -> Optional[int]:
+        """G, the number of query groups resampled (None: independent queries)."""
+        return None if self.query_groups is None else int(self.query_groups.max()) + 1
+
 
 def query_clusters(query_groups, queries: Sequence[str]) -> np.ndarray:
     """The group code (0…G−1) of every query of ``queries`` from ``query_groups``: a mapping or Series qid → group,

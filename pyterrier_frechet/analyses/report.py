@@ -104,7 +104,7 @@ def _dependence_note(boot) -> str:
         return ('The intervals assume independent queries; queries that share topics make them too narrow (name the '
                 'groups: `query_groups=`, `--query-groups`), and so did heavy-tailed, unnormalised embeddings in the '
                 'calibration worlds (unit-norm ones, as MiniLM\'s, were covered).')
-    n_groups = int(boot.query_groups.max()) + 1
+    n_groups = boot.n_query_groups
     return (f'**Query groups**: the {len(boot.queries)} queries were resampled and left out in the {n_groups} groups '
             'given (`query_groups`: the cluster bootstrap and the cluster jackknife, with a Student t reference on '
             f'G − 1 = {n_groups - 1} degrees of freedom), for queries that share topics; every section below uses the '
