@@ -29,12 +29,14 @@ def test_fast_bootstrap_equals_plain_loop(toy, measure):
     got = fast.samples['sys'][str(m)]
     assert np.isfinite(naive).sum() >= 20
     np.testing.assert_array_equal(np.isfinite(got), np.isfinite(naive))
-    np.testing.assert_allclose(got[np.isfinite(got)], naive[np.isfinite(naive)], rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(got[np.isfinite(got)], naive[np.isfinite(naive)], rtol=1e-11, atol=1e-13)
 
 
 def test_summary_columns_and_interval(toy):
     vectors, qrels, run = toy
-    m = pf.FD(encoder=DictEncoder(vectors)) @ 3
+    # @5, not @3: at @3 leaving q1 out leaves q2's three relevant documents against the same three retrieved ones,
+    # an FD of exactly 0, where the log scale is undefined (that fallback: test_log_scale_interval_falls_back_...)
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 5
     res = bootstrap({'a': run, 'b': run.assign(score=-run.score)}, qrels, [m, nDCG @ 3], n_samples=200, seed=1)
     s = res.summary.set_index(['name', 'measure'])
     assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'estimand',

@@ -188,3 +188,56 @@ def test_reduced_sets_equal_the_direct_route(n1, n2, d):
                                        and np.linalg.matrix_rank(x - x.mean(0)) < d)
     with pytest.raises(ValueError, match='dimension mismatch'):
         frechet_distance_reduced(reduce_set(x), reduce_set(np.ones((3, d + 1)) * np.arange(3)[:, None]))
+
+
+def _stats_cases():
+    """(x, y) pairs of every rank pattern the bootstrap and the jackknife produce: both covariances singular (fewer
+    distinct vectors than dimensions, rows repeated as a resample repeats a query), one singular, both positive
+    definite, and positive definite but ill-conditioned (two nearly equal coordinates)."""
+    rng = np.random.default_rng(21)
+    for trial in range(4):
+        d = 7
+        yield rng.normal(size=(4, d)), rng.normal(size=(5, d)) + 0.5, 1e-12
+        x = rng.normal(size=(3, d))
+        yield np.vstack([x, x[:2], x[:1]]), rng.normal(size=(6, d)) * 2, 1e-12  # repeated rows: rank 2 from 6 rows
+        yield rng.normal(size=(4, d)), rng.normal(size=(30, d)) @ rng.normal(size=(d, d)), 1e-12
+        yield rng.normal(size=(25, d)), rng.normal(size=(4, d)), 1e-12
+        yield rng.normal(size=(25, d)), rng.normal(size=(30, d)) + 1, 1e-12
+        x = rng.normal(size=(20, d))
+        x[:, 1] = x[:, 0] + 1e-7 * rng.normal(size=20)  # an eigenvalue ≈ 1e-14 × the largest
+        yield x, rng.normal(size=(5, d)), 1e-12
+        # against a full-rank Σ₂ that eigenvalue counts: its square root (1e-7) carries the covariance's own
+        # round-off (ε / 1e-14 ≈ 2% of it), ~1e-10 of FD, however the trace term is then taken
+        yield x, rng.normal(size=(40, d)), 1e-9
+
+
+@pytest.mark.parametrize('case', range(28))
+def test_from_stats_is_exact_for_every_rank_pattern(case):
+    """Differential test against 40-digit arithmetic: FD from statistics to 1e-12 relative whether the covariances
+    are singular, positive definite or ill-conditioned (1e-9 where the data's own round-off sets the limit). (Taking square roots of eigenvalues of a singular Σ costs
+    about half the digits, ~1e-8; such cases go through the rank-revealing pivoted Cholesky, which does not.)"""
+    x, y, rel = list(_stats_cases())[case]
+    assert frechet_distance_from_stats(gaussian_stats(x), gaussian_stats(y)) == pytest.approx(mp_frechet(x, y, dps=40), rel=rel)
+    assert frechet_distance_from_stats(gaussian_stats(y), gaussian_stats(x)) == pytest.approx(mp_frechet(x, y, dps=40), rel=rel)
+
+
+def test_identical_singular_gaussians_are_at_distance_zero():
+    # a leave-out whose relevant and retrieved sets are the same vectors: FD 0 to round-off of the traces, where the
+    # eigendecomposition route left ≈ 1e-8 × the trace (enough to make a log-scale jackknife look defined)
+    x = np.random.default_rng(3).normal(size=(3, 6))
+    s = gaussian_stats(x)
+    assert frechet_distance_from_stats(s, s) <= 1e-14 * np.trace(s.cov)
+
+
+def test_pivoted_factor_reproduces_a_semidefinite_covariance_and_refuses_an_indefinite_one():
+    from pyterrier_frechet.core.frechet import _pivoted_factor
+    x = np.random.default_rng(4).normal(size=(4, 9))
+    cov = np.cov(x, rowvar=False)
+    f = _pivoted_factor(cov, float(np.abs(cov).max()))
+    assert f.shape == (9, 3)  # rank n − 1
+    np.testing.assert_allclose(f @ f.T, cov, atol=1e-14 * np.abs(cov).max())
+    assert _pivoted_factor(np.array([[1.0, 2.0], [2.0, 1.0]]), 2.0) is None  # eigenvalues 3 and −1
+    assert _pivoted_factor(np.array([[0.0, 1.0], [1.0, 0.0]]), 1.0) is None  # zero diagonal, eigenvalues ±1
+    with pytest.raises(ValueError, match='not positive semi-definite'):
+        frechet_distance_from_stats(GaussianStats(np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]]), 5),
+                                    GaussianStats(np.zeros(2), np.array([[0.0, 1.0], [1.0, 0.0]]), 5))

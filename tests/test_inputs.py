@@ -301,5 +301,9 @@ def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, caps
     assert 'use at least 120 samples' in capsys.readouterr().err
     assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--baseline', 'fwd', '--format', 'csv',
                  '--test', 'bootstrap']) == 0
-    with pytest.warns(UserWarning, match='n_samples=100'):
+    with pytest.warns(UserWarning, match='n_samples=100: the normal test and percentile interval of FD'):
+        assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--format', 'csv', '--test', 'normal']) == 0
+    import warnings
+    with warnings.catch_warnings():  # the default jackknife test of FD does not use the resamples: no such warning
+        warnings.simplefilter('error', UserWarning)
         assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--format', 'csv']) == 0

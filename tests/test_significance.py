@@ -122,6 +122,24 @@ def test_compare_against_a_baseline_names_the_better_system(toy):
         compare_systems(runs, qrels, [ndcg], baseline='nope')
 
 
+def test_few_resamples_warning_names_only_what_uses_the_resamples(toy):
+    """FD's jackknife test and interval use the leave-outs, not the resamples: no "move with the seed" warning for them
+    at 200 resamples. nDCG's normal test and percentile interval use the resamples, as does test='normal' for FD."""
+    import warnings
+    from pyterrier_frechet.analyses.significance import compare_systems
+    vectors, qrels, runs = _systems(toy)
+    fd, ndcg = pf.FD(encoder=DictEncoder(vectors)) @ 3, ir_measures.nDCG @ 3
+
+    def seed_warnings(measures, test='jackknife'):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            compare_systems(runs, qrels, measures, n_samples=200, seed=0, verbose=False, test=test)
+        return [str(w.message) for w in caught if 'move with the seed' in str(w.message)]
+    assert seed_warnings([fd]) == []
+    assert len(got := seed_warnings([fd, ndcg])) == 1 and 'nDCG@3' in got[0] and 'FD' not in got[0]
+    assert len(got := seed_warnings([fd], test='normal')) == 1 and str(fd) in got[0]
+
+
 def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count():
     """Closed forms (math.erfc, independent of scipy): p = erfc(|z|/√2) with z = Δ̂/sd(Δ*) for the normal test, and
     z = Δ̂/SE_J for the jackknife one — for a per-query mean, SE_J = s/√n, the paired z-test."""

@@ -346,8 +346,15 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     # the count test's resamples, and any permutations, must be able to pass Holm's first step
     check_test_resolution(n_samples if test == 'bootstrap' else None, alpha, n_permutations, m)
     if test != 'bootstrap' and 0 < n_samples < FEW_SAMPLES:
-        warnings.warn(f'n_samples={n_samples}: the normal test estimates the spread of the differences from the '
-                      f'resamples; fewer than {FEW_SAMPLES} make it move with the seed', stacklevel=2)
+        # the jackknife test and interval (FD's, CFD's) do not use the resamples; the normal test and the percentile
+        # interval (the test='normal' choice, and the measures whose paired test is not the jackknife) do
+        on_resamples = [str(m) for m in parse_measures(measures)
+                        if test == 'normal' or resampling(m).paired_test != 'jackknife']
+        if on_resamples:
+            warnings.warn(f'n_samples={n_samples}: the normal test and percentile interval of '
+                          f'{", ".join(on_resamples[:3])}{" …" if len(on_resamples) > 3 else ""} estimate the spread of '
+                          f'the differences from the resamples; fewer than {FEW_SAMPLES} make them move with the '
+                          'seed', stacklevel=2)
     with using_encoder(encoder):
         return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot, test,
                         population, query_groups)

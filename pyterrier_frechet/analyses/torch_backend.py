@@ -7,12 +7,13 @@ batched ``eigvalsh``, instead of one LAPACK call per sample. Where the numpy pat
 cross-products (:class:`~pyterrier_frechet.core.weighted.QueryStats` beyond 256 MiB: MS MARCO dev would need
 4.1 GB per side), so does this one, on the device: only the sorted vectors move there, and each pass over the
 queries forms a block's cross-products by one batched product and adds them, weighted, into the sums of a chunk of
-samples as large as the numpy path's (:func:`~pyterrier_frechet.core.weighted.sample_chunk`). The trace term follows the numpy path's
-rules exactly (:func:`pyterrier_frechet.core.frechet.frechet_distance_from_stats`): factor Σ₁ if it is
-positive definite, else Σ₂, else take the nuclear norm of B₁ᵀB₂ with Σᵢ = BᵢBᵢᵀ from eigendecompositions.
-Equal to the numpy path to 1e-8 relative where covariances are well conditioned; on tiny sets whose
-covariances are singular or nearly so, where any route from covariances loses about half the digits, both
-stay within 1e-7 of the exact values (``tests/test_bootstrap.py``).
+samples as large as the numpy path's (:func:`~pyterrier_frechet.core.weighted.sample_chunk`). The trace term
+takes routes torch can batch: factor Σ₁ if it is positive definite, else Σ₂, else take the nuclear norm of B₁ᵀB₂
+with Σᵢ = BᵢBᵢᵀ from eigendecompositions. (The numpy path, :func:`pyterrier_frechet.core.frechet.frechet_distance_from_stats`,
+takes a rank-revealing pivoted Cholesky where a covariance is singular, which torch does not offer batched.)
+Equal to the numpy path to 1e-8 relative where covariances are well conditioned; where they are singular, the
+eigenvalue routes lose about half the digits, and the torch path stays within 1e-7 of the exact values
+(``tests/test_bootstrap.py``).
 
 The jackknife's leave-out Gaussians (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`: totals minus each
 group's statistics, streamed block by block on the CPU in O(Q·d²)) have their FDs computed here in batches

@@ -211,6 +211,35 @@ def _sqrt_psd(cov: np.ndarray, scale: float = 0.0) -> np.ndarray:
     return evecs * np.sqrt(np.clip(evals, 0.0, None))
 
 
+def _pivoted_factor(cov: np.ndarray, scale: float):
+    """A d × r factor L with LLᵀ = cov, r the numerical rank, from LAPACK's pivoted Cholesky (``pstrf``, default
+    tolerance d·ε·max diagonal); None if cov − LLᵀ is larger than round-off (cov not positive semi-definite)."""
+    from scipy.linalg import lapack
+    d = cov.shape[0]
+    chol, piv, rank, info = lapack.dpstrf(cov, lower=1, tol=-1.0)
+    if info < 0:  # pragma: no cover - pstrf only fails on bad arguments
+        return None
+    factor = np.empty((d, rank))
+    factor[piv - 1] = np.tril(chol[:, :rank])  # pstrf factors PᵀΣP = LLᵀ: row k of L belongs to coordinate piv[k]
+    residual = cov - factor @ factor.T
+    if residual.size and float(np.abs(residual).max()) > _PIVOTED_RESIDUAL * d * np.finfo(float).eps * scale:
+        return None
+    return factor
+
+
+@single_threaded
+def _trace_sqrt_pivoted(cov1: np.ndarray, cov2: np.ndarray, scale1: float, scale2: float):
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖L₁ᵀL₂‖_* from rank-revealing pivoted Cholesky factors Σᵢ = LᵢLᵢᵀ (d × rank(Σᵢ)); None
+    if a covariance is not reproduced by its factor (see :func:`_pivoted_factor`)."""
+    f1 = _pivoted_factor(cov1, scale1)
+    f2 = None if f1 is None else _pivoted_factor(cov2, scale2)
+    if f2 is None:
+        return None
+    if f1.shape[1] == 0 or f2.shape[1] == 0:
+        return 0.0  # a zero covariance: Σ₁^½Σ₂Σ₁^½ = 0
+    return _nuclear_norm(f1.T @ f2)
+
+
 def _trace_sqrt_cov(cov1: np.ndarray, cov2: np.ndarray, scale1: float = 0.0, scale2: float = 0.0) -> float:
     # Σ₁ = B₁B₁ᵀ and Σ₂ = B₂B₂ᵀ; the eigenvalues of Σ₁^½Σ₂Σ₁^½ are the squared singular values of B₁ᵀB₂,
     # so Tr((Σ₁^½Σ₂Σ₁^½)^½) is the nuclear norm of B₁ᵀB₂ — a symmetric route with no matrix square root.
@@ -433,31 +462,42 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     negative beyond round-off raises ``ValueError`` (never a silent 0.0 or dropped imaginary parts). The
     trace term:
 
-    - if Σ₁ (or else Σ₂, the roles being symmetric) is positive definite: with the Cholesky factor
-      Σ₁ = LLᵀ, the eigenvalues of Σ₁^½Σ₂Σ₁^½
-      are those of the symmetric LᵀΣ₂L (LAPACK ``potrf`` + ``sygst`` + ``syevd`` without vectors —
-      cheaper than one full symmetric eigendecomposition);
-    - if neither is: the nuclear norm of B₁ᵀB₂ with Σᵢ = BᵢBᵢᵀ, Bᵢ = VᵢΛᵢ^½ from symmetric
-      eigendecompositions (round-off negative eigenvalues clipped to 0).
+    - if both are positive definite and Σ₁^½Σ₂Σ₁^½ is well conditioned: with the Cholesky factor Σ₁ = LLᵀ, the
+      eigenvalues of Σ₁^½Σ₂Σ₁^½ are those of the symmetric LᵀΣ₂L (LAPACK ``potrf`` + ``sygst`` + ``syevd`` without
+      vectors — cheaper than one full symmetric eigendecomposition);
+    - otherwise (the bootstrap's usual case at d = 384: fewer distinct vectors than dimensions on one side or
+      both): the nuclear norm of L₁ᵀL₂, where Σᵢ = LᵢLᵢᵀ with Lᵢ of d × rank(Σᵢ) from a pivoted Cholesky
+      (LAPACK ``pstrf``, which stops at the numerical rank) — accepted when Σᵢ − LᵢLᵢᵀ is round-off
+      (:data:`_PIVOTED_RESIDUAL`); it costs O(d²·rank) per covariance instead of a full eigendecomposition
+      (``benchmarks/stats_route.py`` prints the ratio) and keeps the null directions exactly
+      null;
+    - otherwise (a covariance that is not positive semi-definite beyond round-off, or one the pivoted Cholesky
+      does not reproduce): B₁ᵀB₂ with Bᵢ = VᵢΛᵢ^½ from symmetric eigendecompositions (round-off negative
+      eigenvalues clipped to 0; an eigenvalue negative beyond round-off raises).
 
-    Both take square roots of eigenvalues, which costs digits when a covariance is singular or
-    ill-conditioned (≈ 1e-9 relative): prefer :func:`frechet_distance` on the vectors themselves,
-    which is exact to ≈ 1e-12 in every case.
+    A covariance carries round-off of ε times its scale in every direction, and where it is singular the trace
+    term is not differentiable, so any route from covariances can lose about half the digits there (≈ 1e-9
+    relative; the pivoted route is usually exact to ≈ 1e-15, as it drops the round-off directions): prefer
+    :func:`frechet_distance` on the vectors themselves, which is exact to ≈ 1e-12 in every case.
     """
     mu1, cov1, s1 = _check_stats(stats1, 'first')
     mu2, cov2, s2 = _check_stats(stats2, 'second')
     if mu1.shape != mu2.shape:
         raise ValueError(f'dimension mismatch: {mu1.shape[0]}-d vs {mu2.shape[0]}-d Gaussians')
     diff = mu1 - mu2
-    # Tr((Σ₁^½Σ₂Σ₁^½)^½) = Tr((Σ₂^½Σ₁Σ₂^½)^½): whichever covariance is positive definite can be factored
     tr_sqrt = _trace_sqrt_cholesky(cov1, cov2, s1 * s2)
     if tr_sqrt is None:
-        tr_sqrt = _trace_sqrt_cholesky(cov2, cov1, s1 * s2)
+        tr_sqrt = _trace_sqrt_pivoted(cov1, cov2, s1, s2)
     if tr_sqrt is None:
         tr_sqrt = _trace_sqrt_cov(cov1, cov2, s1, s2)
     return _finish(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), tr_sqrt)
 
 
+#: The pivoted Cholesky factor L of a singular covariance Σ (d×d, scale s) is accepted when max |Σ − LLᵀ| is at most
+#: this × d·ε·s: LAPACK's ``pstrf`` stops once every remaining pivot is below d·ε·max Σₖₖ, so for a positive
+#: semi-definite Σ the residual is that small (plus the round-off of LLᵀ); an indefinite Σ leaves a residual of the
+#: size of its negative part and goes to the eigendecomposition route, which refuses it.
+_PIVOTED_RESIDUAL = 64.0
 _SYMMETRY_RTOL = 1e-8  # |Σ − Σᵀ| beyond this (relative to max |Σ|) is not round-off: refuse
 _PSD_RTOL = 1e-8  # an eigenvalue below −this · the largest |eigenvalue| is not round-off: refuse
 
@@ -504,14 +544,22 @@ def _check_psd(evals: np.ndarray, what: str, scale: float) -> None:
 
 @single_threaded
 def _trace_sqrt_cholesky(cov1: np.ndarray, cov2: np.ndarray, scale: float = 0.0):
-    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from the eigenvalues of LᵀΣ₂L (Σ₁ = LLᵀ); None if Σ₁ is not positive definite."""
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from the eigenvalues of LᵀΣ₂L (Σ₁ = LLᵀ); None unless both covariances are positive
+    definite (Cholesky succeeds) and LᵀΣ₂L is well conditioned (smallest eigenvalue ≥ :data:`_FAST_MIN_RATIO` × the
+    largest, as in :func:`_nuclear_norm`): square roots of eigenvalues near 0, which carry round-off of ε × the
+    largest, would cost about half the digits (≈ 1e-8 relative on a singular Σ₂), so those cases take the pivoted
+    route, exact to ≈ 1e-15."""
     from scipy.linalg import lapack
     chol, info = lapack.dpotrf(cov1, lower=1, clean=1)
     if info != 0:
+        return None
+    if lapack.dpotrf(cov2, lower=1, clean=0)[1] != 0:  # Σ₂ singular (a failed potrf stops at its rank: cheap)
         return None
     inner, info = lapack.dsygst(cov2, chol, itype=2, lower=1)  # LᵀΣ₂L, in the lower triangle
     if info != 0:  # pragma: no cover - sygst only fails on bad arguments
         return None
     evals = scipy.linalg.eigvalsh(inner, lower=True, check_finite=False, overwrite_a=True)
     _check_psd(evals, 'a covariance', scale)  # Σ₁ is positive definite here: a negative eigenvalue is Σ₂'s
-    return float(np.sqrt(np.clip(evals, 0.0, None)).sum())
+    if not (evals[-1] > 0 and evals[0] >= _FAST_MIN_RATIO * evals[-1]):
+        return None
+    return float(np.sqrt(evals).sum())
