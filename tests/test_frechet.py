@@ -229,15 +229,18 @@ def test_identical_singular_gaussians_are_at_distance_zero():
     assert frechet_distance_from_stats(s, s) <= 1e-14 * np.trace(s.cov)
 
 
-def test_pivoted_factor_reproduces_a_semidefinite_covariance_and_refuses_an_indefinite_one():
-    from pyterrier_frechet.core.frechet import _pivoted_factor
+def test_pivoted_cholesky_reproduces_a_semidefinite_covariance_and_refuses_an_indefinite_one():
+    from pyterrier_frechet.core.frechet import _pivoted_cholesky, _unpermuted
     x = np.random.default_rng(4).normal(size=(4, 9))
     cov = np.cov(x, rowvar=False)
-    f = _pivoted_factor(cov, float(np.abs(cov).max()))
-    assert f.shape == (9, 3)  # rank n − 1
+    lower, perm = _pivoted_cholesky(cov, float(np.abs(cov).max()))
+    assert lower.shape == (9, 3) and np.all(np.triu(lower, 1) == 0)  # rank n − 1, lower trapezoidal
+    np.testing.assert_allclose(lower @ lower.T, cov[np.ix_(perm, perm)], atol=1e-14 * np.abs(cov).max())
+    f = _unpermuted(lower, perm)
     np.testing.assert_allclose(f @ f.T, cov, atol=1e-14 * np.abs(cov).max())
-    assert _pivoted_factor(np.array([[1.0, 2.0], [2.0, 1.0]]), 2.0) is None  # eigenvalues 3 and −1
-    assert _pivoted_factor(np.array([[0.0, 1.0], [1.0, 0.0]]), 1.0) is None  # zero diagonal, eigenvalues ±1
+    assert _pivoted_cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]), 2.0) is None  # eigenvalues 3 and −1
+    assert _pivoted_cholesky(np.array([[0.0, 1.0], [1.0, 0.0]]), 1.0) is None  # zero diagonal, eigenvalues ±1
+    assert _pivoted_cholesky(np.diag([4.0, 1.0, 0.0]), 4.0)[0].shape == (3, 2)
     with pytest.raises(ValueError, match='not positive semi-definite'):
         frechet_distance_from_stats(GaussianStats(np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]]), 5),
                                     GaussianStats(np.zeros(2), np.array([[0.0, 1.0], [1.0, 0.0]]), 5))

@@ -211,33 +211,54 @@ def _sqrt_psd(cov: np.ndarray, scale: float = 0.0) -> np.ndarray:
     return evecs * np.sqrt(np.clip(evals, 0.0, None))
 
 
-def _pivoted_factor(cov: np.ndarray, scale: float):
-    """A d × r factor L with LLᵀ = cov, r the numerical rank, from LAPACK's pivoted Cholesky (``pstrf``, default
-    tolerance d·ε·max diagonal); None if cov − LLᵀ is larger than round-off (cov not positive semi-definite)."""
+def _pivoted_cholesky(cov: np.ndarray, scale: float):
+    """LAPACK's pivoted Cholesky (``pstrf``, default tolerance d·ε·max diagonal) of a covariance: (L, perm) with L
+    the d × r lower-trapezoidal factor of the permuted cov[perm][:, perm] = LLᵀ, r the numerical rank (r = d: cov is
+    positive definite). None if cov is not positive semi-definite beyond round-off: the first r pivots exceed the
+    tolerance, so LLᵀ reproduces cov everywhere but in the trailing (d − r)² block, which must then be the Schur
+    complement's round-off (at most :data:`_PIVOTED_RESIDUAL` × d·ε·scale) — checked in O((d − r)²·r)."""
     from scipy.linalg import lapack
     d = cov.shape[0]
     chol, piv, rank, info = lapack.dpstrf(cov, lower=1, tol=-1.0)
     if info < 0:  # pragma: no cover - pstrf only fails on bad arguments
         return None
-    factor = np.empty((d, rank))
-    factor[piv - 1] = np.tril(chol[:, :rank])  # pstrf factors PᵀΣP = LLᵀ: row k of L belongs to coordinate piv[k]
-    residual = cov - factor @ factor.T
-    if residual.size and float(np.abs(residual).max()) > _PIVOTED_RESIDUAL * d * np.finfo(float).eps * scale:
-        return None
-    return factor
+    perm = piv - 1
+    lower = np.tril(chol[:, :rank])
+    if rank < d:
+        tail = perm[rank:]
+        schur = cov[np.ix_(tail, tail)] - lower[rank:] @ lower[rank:].T
+        if float(np.abs(schur).max()) > _PIVOTED_RESIDUAL * d * np.finfo(float).eps * scale:
+            return None
+    return lower, perm
+
+
+def _unpermuted(lower: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """F with FFᵀ = cov from :func:`_pivoted_cholesky`'s (L, perm): row k of L belongs to coordinate perm[k]."""
+    out = np.empty_like(lower)
+    out[perm] = lower
+    return out
 
 
 @single_threaded
-def _trace_sqrt_pivoted(cov1: np.ndarray, cov2: np.ndarray, scale1: float, scale2: float):
-    """Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖L₁ᵀL₂‖_* from rank-revealing pivoted Cholesky factors Σᵢ = LᵢLᵢᵀ (d × rank(Σᵢ)); None
-    if a covariance is not reproduced by its factor (see :func:`_pivoted_factor`)."""
-    f1 = _pivoted_factor(cov1, scale1)
-    f2 = None if f1 is None else _pivoted_factor(cov2, scale2)
-    if f2 is None:
+def _trace_sqrt_factored(cov1: np.ndarray, cov2: np.ndarray, scale1: float, scale2: float):
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from pivoted Cholesky factors (:func:`_pivoted_cholesky`): the eigenvalues of L₁ᵀΣ₂L₁ when
+    both covariances are positive definite and that matrix is well conditioned (:func:`_trace_sqrt_congruence`), else
+    ‖F₁ᵀF₂‖_* with Σᵢ = FᵢFᵢᵀ, Fᵢ of d × rank(Σᵢ) (its singular values are the square roots of the eigenvalues of
+    Σ₁^½Σ₂Σ₁^½). None if a covariance is not positive semi-definite beyond round-off: the caller takes the
+    eigendecomposition route, which says so."""
+    first = _pivoted_cholesky(cov1, scale1)
+    second = None if first is None else _pivoted_cholesky(cov2, scale2)
+    if second is None:
         return None
-    if f1.shape[1] == 0 or f2.shape[1] == 0:
+    (l1, perm1), (l2, perm2) = first, second
+    d = cov1.shape[0]
+    if l1.shape[1] == d and l2.shape[1] == d:
+        tr_sqrt = _trace_sqrt_congruence(cov2[np.ix_(perm1, perm1)], l1, scale1 * scale2)
+        if tr_sqrt is not None:
+            return tr_sqrt
+    if l1.shape[1] == 0 or l2.shape[1] == 0:
         return 0.0  # a zero covariance: Σ₁^½Σ₂Σ₁^½ = 0
-    return _nuclear_norm(f1.T @ f2)
+    return _nuclear_norm(_unpermuted(l1, perm1).T @ _unpermuted(l2, perm2))
 
 
 def _trace_sqrt_cov(cov1: np.ndarray, cov2: np.ndarray, scale1: float = 0.0, scale2: float = 0.0) -> float:
@@ -462,18 +483,17 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     negative beyond round-off raises ``ValueError`` (never a silent 0.0 or dropped imaginary parts). The
     trace term:
 
-    - if both are positive definite and Σ₁^½Σ₂Σ₁^½ is well conditioned: with the Cholesky factor Σ₁ = LLᵀ, the
-      eigenvalues of Σ₁^½Σ₂Σ₁^½ are those of the symmetric LᵀΣ₂L (LAPACK ``potrf`` + ``sygst`` + ``syevd`` without
-      vectors — cheaper than one full symmetric eigendecomposition);
-    - otherwise (the bootstrap's usual case at d = 384: fewer distinct vectors than dimensions on one side or
-      both): the nuclear norm of L₁ᵀL₂, where Σᵢ = LᵢLᵢᵀ with Lᵢ of d × rank(Σᵢ) from a pivoted Cholesky
-      (LAPACK ``pstrf``, which stops at the numerical rank) — accepted when Σᵢ − LᵢLᵢᵀ is round-off
-      (:data:`_PIVOTED_RESIDUAL`); it costs O(d²·rank) per covariance instead of a full eigendecomposition
-      (``benchmarks/stats_route.py`` prints the ratio) and keeps the null directions exactly
-      null;
-    - otherwise (a covariance that is not positive semi-definite beyond round-off, or one the pivoted Cholesky
-      does not reproduce): B₁ᵀB₂ with Bᵢ = VᵢΛᵢ^½ from symmetric eigendecompositions (round-off negative
-      eigenvalues clipped to 0; an eigenvalue negative beyond round-off raises).
+    - each covariance is factored, Σᵢ = FᵢFᵢᵀ: by Cholesky (LAPACK ``potrf``) if it is positive definite, else by a
+      rank-revealing pivoted Cholesky (``pstrf``, which stops at the numerical rank: Fᵢ is d × rank(Σᵢ)) — the
+      bootstrap's usual case at d = 384, where a resample holds fewer distinct vectors than dimensions on one side or
+      both; the pivoted factor is accepted when Σᵢ − FᵢFᵢᵀ is round-off (:data:`_PIVOTED_RESIDUAL`);
+    - both positive definite, and Σ₁^½Σ₂Σ₁^½ well conditioned: its eigenvalues are those of the symmetric L₁ᵀΣ₂L₁
+      (``sygst`` + ``syevd`` without vectors — cheaper than one full symmetric eigendecomposition);
+    - otherwise: the nuclear norm ‖F₁ᵀF₂‖_* (whose singular values are the square roots of those eigenvalues), which
+      keeps null directions exactly null — O(d²·rank) per pivoted factor instead of a full eigendecomposition
+      (``benchmarks/stats_route.py`` prints the times);
+    - a covariance that neither factor reproduces (not positive semi-definite beyond round-off): B₁ᵀB₂ with
+      Bᵢ = VᵢΛᵢ^½ from symmetric eigendecompositions, which raises on an eigenvalue negative beyond round-off.
 
     A covariance carries round-off of ε times its scale in every direction, and where it is singular the trace
     term is not differentiable, so any route from covariances can lose about half the digits there (≈ 1e-9
@@ -485,9 +505,7 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     if mu1.shape != mu2.shape:
         raise ValueError(f'dimension mismatch: {mu1.shape[0]}-d vs {mu2.shape[0]}-d Gaussians')
     diff = mu1 - mu2
-    tr_sqrt = _trace_sqrt_cholesky(cov1, cov2, s1 * s2)
-    if tr_sqrt is None:
-        tr_sqrt = _trace_sqrt_pivoted(cov1, cov2, s1, s2)
+    tr_sqrt = _trace_sqrt_factored(cov1, cov2, s1, s2)
     if tr_sqrt is None:
         tr_sqrt = _trace_sqrt_cov(cov1, cov2, s1, s2)
     return _finish(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), tr_sqrt)
@@ -495,8 +513,8 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
 
 #: The pivoted Cholesky factor L of a singular covariance Σ (d×d, scale s) is accepted when max |Σ − LLᵀ| is at most
 #: this × d·ε·s: LAPACK's ``pstrf`` stops once every remaining pivot is below d·ε·max Σₖₖ, so for a positive
-#: semi-definite Σ the residual is that small (plus the round-off of LLᵀ); an indefinite Σ leaves a residual of the
-#: size of its negative part and goes to the eigendecomposition route, which refuses it.
+#: semi-definite Σ the residual (the trailing Schur complement) is that small, plus the round-off of LLᵀ; an indefinite
+#: Σ leaves a residual of the size of its negative part and goes to the eigendecomposition route, which refuses it.
 _PIVOTED_RESIDUAL = 64.0
 _SYMMETRY_RTOL = 1e-8  # |Σ − Σᵀ| beyond this (relative to max |Σ|) is not round-off: refuse
 _PSD_RTOL = 1e-8  # an eigenvalue below −this · the largest |eigenvalue| is not round-off: refuse
@@ -542,20 +560,14 @@ def _check_psd(evals: np.ndarray, what: str, scale: float) -> None:
                          f'{np.abs(evals).max():.3g}); FD needs covariance matrices')
 
 
-@single_threaded
-def _trace_sqrt_cholesky(cov1: np.ndarray, cov2: np.ndarray, scale: float = 0.0):
-    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from the eigenvalues of LᵀΣ₂L (Σ₁ = LLᵀ); None unless both covariances are positive
-    definite (Cholesky succeeds) and LᵀΣ₂L is well conditioned (smallest eigenvalue ≥ :data:`_FAST_MIN_RATIO` × the
-    largest, as in :func:`_nuclear_norm`): square roots of eigenvalues near 0, which carry round-off of ε × the
-    largest, would cost about half the digits (≈ 1e-8 relative on a singular Σ₂), so those cases take the pivoted
-    route, exact to ≈ 1e-15."""
+def _trace_sqrt_congruence(cov2: np.ndarray, chol1: np.ndarray, scale: float = 0.0):
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from the eigenvalues of LᵀΣ₂L (Σ₁ = LLᵀ, L its Cholesky factor; LAPACK ``sygst`` +
+    ``syevd`` without vectors: cheaper than one full symmetric eigendecomposition); None unless LᵀΣ₂L is well
+    conditioned (smallest eigenvalue ≥ :data:`_FAST_MIN_RATIO` × the largest, as in :func:`_nuclear_norm`): square
+    roots of eigenvalues near 0, which carry round-off of ε × the largest, would cost about half the digits (≈ 1e-8
+    relative), so those cases take ‖F₁ᵀF₂‖_*, exact to ≈ 1e-15."""
     from scipy.linalg import lapack
-    chol, info = lapack.dpotrf(cov1, lower=1, clean=1)
-    if info != 0:
-        return None
-    if lapack.dpotrf(cov2, lower=1, clean=0)[1] != 0:  # Σ₂ singular (a failed potrf stops at its rank: cheap)
-        return None
-    inner, info = lapack.dsygst(cov2, chol, itype=2, lower=1)  # LᵀΣ₂L, in the lower triangle
+    inner, info = lapack.dsygst(cov2, chol1, itype=2, lower=1)  # LᵀΣ₂L, in the lower triangle
     if info != 0:  # pragma: no cover - sygst only fails on bad arguments
         return None
     evals = scipy.linalg.eigvalsh(inner, lower=True, check_finite=False, overwrite_a=True)
