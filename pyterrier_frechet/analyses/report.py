@@ -103,7 +103,8 @@ def _dependence_note(boot) -> str:
     if boot.query_groups is None:
         return ('The intervals assume independent queries; queries that share topics make them too narrow (name the '
                 'groups: `query_groups=`, `--query-groups`), and so did heavy-tailed, unnormalised embeddings in the '
-                'calibration worlds (unit-norm ones, as MiniLM\'s, were covered).')
+                'calibration worlds (unit-norm ones, as MiniLM\'s, were covered; an interval says "not calibrated: '
+                'heavy-tailed vectors" where the relevant vectors\' κ is above 1.5).')
     n_groups = boot.n_query_groups
     return (f'**Query groups**: the {len(boot.queries)} queries were resampled and left out in the {n_groups} groups '
             'given (`query_groups`: the cluster bootstrap and the cluster jackknife, with a Student t reference on '
