@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.core.tails import HEAVY_TAILED, heavy_tail_note, squared_distance_dispersion
+from pyterrier_frechet.core.tails import (HEAVY_NORM_CV, HEAVY_TAILED, heavy_tail_note, heavy_tailed, norm_dispersion,
+                                          squared_distance_dispersion)
 from conftest import DictEncoder
 
 
@@ -41,9 +42,32 @@ def test_large_sets_are_subsampled_reproducibly_and_degenerate_ones_give_nan():
         squared_distance_dispersion(np.ones(5))
 
 
-def test_the_note_names_kappa_above_the_threshold_only():
-    assert heavy_tail_note(None) == heavy_tail_note(float('nan')) == heavy_tail_note(HEAVY_TAILED) == ''
-    assert heavy_tail_note(3.14159) == f'not calibrated: heavy-tailed vectors, κ = 3.1 > {HEAVY_TAILED}'
+def test_norm_dispersion_is_the_coefficient_of_variation_of_the_lengths():
+    x = np.array([[3.0, 4.0], [0.0, 1.0], [6.0, 8.0]])  # norms 5, 1, 10: mean 16/3, sd √(sum of squares / 2)
+    norms = np.array([5.0, 1.0, 10.0])
+    assert norm_dispersion(x) == pytest.approx(np.sqrt(((norms - 16 / 3) ** 2).sum() / 2) / (16 / 3), rel=1e-12)
+    unit = np.random.default_rng(5).normal(size=(50, 8))
+    assert norm_dispersion(unit / np.linalg.norm(unit, axis=1, keepdims=True)) < 1e-15
+    assert np.isnan(norm_dispersion(x[:1])) and np.isnan(norm_dispersion(np.zeros((3, 2))))
+
+
+def test_heavy_tailed_needs_both_kappa_and_unequal_lengths():
+    rng = np.random.default_rng(6)
+    t = rng.normal(size=(1500, 16)) / np.sqrt(rng.chisquare(5, size=(1500, 1)) / 5)
+    kappa, cv, heavy = heavy_tailed(t)
+    assert kappa > HEAVY_TAILED and cv > HEAVY_NORM_CV and heavy
+    # the same directions at unit length: κ small, CV 0
+    assert heavy_tailed(t / np.linalg.norm(t, axis=1, keepdims=True))[2] is False
+    # Gaussian vectors in few dimensions have unequal lengths (CV ≈ 1/√(2d) = 0.18 at d = 16) but κ ≈ 1
+    kappa, cv, heavy = heavy_tailed(rng.normal(size=(1500, 16)))
+    assert cv > HEAVY_NORM_CV and kappa < HEAVY_TAILED and not heavy
+
+
+def test_the_note_names_both_statistics_above_their_thresholds_only():
+    assert heavy_tail_note(None, None) == heavy_tail_note(float('nan'), 0.5) == heavy_tail_note(3.0, 0.1) == ''
+    assert heavy_tail_note(HEAVY_TAILED, 0.5) == heavy_tail_note(1.2, 0.5) == ''
+    assert heavy_tail_note(3.14159, 0.3071) == (f'not calibrated: heavy-tailed vectors, κ = 3.1 > {HEAVY_TAILED} and '
+                                                f'norm CV = 0.31 > {HEAVY_NORM_CV}')
 
 
 def _world(heavy: bool, seed: int = 0):
@@ -68,12 +92,12 @@ def _world(heavy: bool, seed: int = 0):
 
 def test_bootstrap_and_compare_say_when_the_relevant_vectors_are_heavy_tailed(caplog):
     vectors, qrels, runs = _world(heavy=True)
-    kappa = squared_distance_dispersion(np.stack([vectors[d] for d in qrels.docno]))
-    assert kappa > 2 * HEAVY_TAILED
+    kappa, cv, heavy = heavy_tailed(np.stack([vectors[d] for d in qrels.docno]))
+    assert heavy and kappa > 2 * HEAVY_TAILED
     m = pf.FD(encoder=DictEncoder(vectors)) @ 5
     with caplog.at_level('WARNING'):
         boot = pf.bootstrap(runs, qrels, [m, 'nDCG@5'], n_samples=50, seed=0, verbose=False)
-    note = heavy_tail_note(kappa)
+    note = heavy_tail_note(kappa, cv)
     fd_rows = boot.summary[boot.summary.measure == str(m)]
     assert (fd_rows.interval == f'jackknife_log ({note})').all() and boot.caveats == {str(m): note}
     assert (boot.summary[boot.summary.measure == 'nDCG@5'].interval == 'percentile').all()  # not a vector measure

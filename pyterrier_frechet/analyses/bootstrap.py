@@ -24,7 +24,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
-from ..core.tails import heavy_tail_note, squared_distance_dispersion
+from ..core.tails import heavy_tail_note, heavy_tailed
 from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -462,15 +462,15 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
 
 def heavy_tail_caveat(measure, relevant_vectors) -> str:
     """What a vector measure's intervals say when its relevant vectors are heavier-tailed than any world they were
-    calibrated in (:mod:`pyterrier_frechet.core.tails`; empty otherwise), with a warning."""
-    kappa = squared_distance_dispersion(relevant_vectors)
-    note = heavy_tail_note(kappa)
-    if note:
-        logger.warning('%s: the relevant vectors are heavy-tailed (κ = Var‖x − μ‖² / 2 Tr Σ² = %.3g; Gaussian vectors '
-                       'give 1, unit-norm MiniLM ones 0.04 on DL19): its intervals were calibrated only up to κ ≈ 1.1 and '
-                       'covered 0.67–0.89 instead of 0.95 in the heavy-tailed world (pt_docs "Calibration"); '
-                       'normalising the vectors (unit length) is the calibrated setting', measure, kappa)
-    return note
+    calibrated in (:func:`pyterrier_frechet.core.tails.heavy_tailed`; empty otherwise), with a warning."""
+    kappa, cv, heavy = heavy_tailed(relevant_vectors)
+    if not heavy:
+        return ''
+    logger.warning('%s: the relevant vectors are heavy-tailed and of unequal length (κ = Var‖x − μ‖² / 2 Tr Σ² = %.3g, '
+                   'Gaussian vectors give 1; coefficient of variation of their norms %.3g, unit-norm ones give 0): '
+                   'its intervals under-covered in the one such world measured (0.67–0.89 instead of 0.95, pt_docs '
+                   '"Calibration"); unit-length vectors are the calibrated setting', measure, kappa, cv)
+    return heavy_tail_note(kappa, cv)
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
