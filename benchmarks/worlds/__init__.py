@@ -15,8 +15,16 @@ def scifact_world(d: int = 384, seed: int = 0):
     return CranfieldWorld(d, seed, dataset='scifact')
 
 
+def cranfield_raw_world(d: int = 384, seed: int = 0):
+    """(d'') Cranfield with MiniLM's vectors before its final normalisation (unequal lengths, norms 1.5–6.4: an
+    unnormalised encoder; data/cranfield_corpus.minilm-raw.f32.npy from encode_data --cranfield-raw); same runs."""
+    from .cranfield import CranfieldWorld
+    return CranfieldWorld(d, seed, raw=True)
+
+
 WORLDS = {'independent': independent_world, 'topics': topics_world, 'heavy': heavy_world,
-          'sphere': sphere_world, 'cranfield': cranfield_world, 'scifact': scifact_world}
+          'sphere': sphere_world, 'cranfield': cranfield_world, 'scifact': scifact_world,
+          'cranfield-raw': cranfield_raw_world}
 
 
 def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
@@ -27,5 +35,5 @@ def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
 
 
 __all__ = ['Population', 'QuerySample', 'World', 'SyntheticWorld', 'SystemSpec', 'independent_world',
-           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'make_world', 'WORLDS',
+           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'cranfield_raw_world', 'make_world', 'WORLDS',
            'ndcg_matrix', 'per_query_ndcg', 'pooled_moments']

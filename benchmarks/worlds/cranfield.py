@@ -116,9 +116,13 @@ def load_qrels(dataset='cranfield') -> pd.DataFrame:
     return q[['qid', 'docno', 'label']]
 
 
-def load_vectors(dataset='cranfield'):
-    """(docids, float64 matrix) of the corpus' MiniLM vectors."""
-    if dataset == 'cranfield':
+def load_vectors(dataset='cranfield', raw: bool = False):
+    """(docids, float64 matrix) of the corpus' MiniLM vectors (``raw``: Cranfield's without the final normalisation)."""
+    if raw:
+        if dataset != 'cranfield':
+            raise ValueError('raw (unnormalised) vectors exist for Cranfield only')
+        ids, path = DATA / 'cranfield_corpus.minilm-raw.ids.txt', DATA / 'cranfield_corpus.minilm-raw.f32.npy'
+    elif dataset == 'cranfield':
         ids, path = SHARED / 'embeddings' / 'cranfield.minilm.ids.txt', SHARED / 'embeddings' / 'cranfield.minilm.npy'
     else:
         ids, path = DATA / 'scifact_corpus.minilm.ids.txt', DATA / 'scifact_corpus.minilm.f16.npy'
@@ -183,19 +187,19 @@ class CranfieldWorld(World):
     """The judged queries of a real collection (Cranfield, or dataset='scifact') as a finite population;
     draws are without replacement."""
 
-    def __init__(self, d: int = 384, seed: int = 0, dataset: str = 'cranfield'):
+    def __init__(self, d: int = 384, seed: int = 0, dataset: str = 'cranfield', raw: bool = False):
         if d not in (16, 128, 384):
             raise ValueError(f'd must be 16, 128 or 384 (PCA of the corpus vectors below 384), got {d}')
         if dataset not in ('cranfield', 'scifact'):
             raise ValueError(f"dataset must be 'cranfield' or 'scifact', got {dataset!r}")
-        self.name, self.d, self.k, self.seed = dataset, int(d), K, int(seed)
+        self.name, self.d, self.k, self.seed = dataset + ('-raw' if raw else ''), int(d), K, int(seed)
         self.systems = list(SYSTEMS)
         self.equal_pairs = list(SWAP_PAIRS)
         missing = [s for s in SYSTEMS if not (DATA / f'{dataset}.{s}.trec').exists()]
         if missing:
             raise ValueError(f'runs {missing} are missing from {DATA}: run '
                              f'python -m benchmarks.worlds.cranfield --build --dataset {dataset}')
-        docids, E = load_vectors(dataset)
+        docids, E = load_vectors(dataset, raw)
         if d < E.shape[1]:
             m, V = pca_projection(E, d)
             E = (E - m) @ V

@@ -288,7 +288,7 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         # a bootstrap interval over query groups: 'percentile (cluster bootstrap over G=9 query groups)'
         method = f'{method} ({groups_text})'
     if caveat:
-        # 'jackknife_log (not calibrated: heavy-tailed vectors, κ = 3.1 > 1.5)'
+        # 'jackknife_log (not calibrated: heavy-tailed vectors, κ = 3.1 > 1.5 and norm CV = 0.31 > 0.15)'
         method = f'{method} ({caveat})'
     if fpc_text:
         # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'

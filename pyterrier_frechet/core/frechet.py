@@ -483,10 +483,10 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     negative beyond round-off raises ``ValueError`` (never a silent 0.0 or dropped imaginary parts). The
     trace term:
 
-    - each covariance is factored, Σᵢ = FᵢFᵢᵀ: by Cholesky (LAPACK ``potrf``) if it is positive definite, else by a
-      rank-revealing pivoted Cholesky (``pstrf``, which stops at the numerical rank: Fᵢ is d × rank(Σᵢ)) — the
-      bootstrap's usual case at d = 384, where a resample holds fewer distinct vectors than dimensions on one side or
-      both; the pivoted factor is accepted when Σᵢ − FᵢFᵢᵀ is round-off (:data:`_PIVOTED_RESIDUAL`);
+    - each covariance is factored, Σᵢ = FᵢFᵢᵀ, by a rank-revealing pivoted Cholesky (LAPACK ``pstrf``, which stops at
+      the numerical rank: Fᵢ is d × rank(Σᵢ), d × d where Σᵢ is positive definite) — singular is the bootstrap's
+      usual case at d = 384, where a resample holds fewer distinct vectors than dimensions on one side or both; the
+      factor is accepted when Σᵢ − FᵢFᵢᵀ is round-off (:data:`_PIVOTED_RESIDUAL`);
     - both positive definite, and Σ₁^½Σ₂Σ₁^½ well conditioned: its eigenvalues are those of the symmetric L₁ᵀΣ₂L₁
       (``sygst`` + ``syevd`` without vectors — cheaper than one full symmetric eigendecomposition);
     - otherwise: the nuclear norm ‖F₁ᵀF₂‖_* (whose singular values are the square roots of those eigenvalues), which
