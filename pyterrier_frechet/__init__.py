@@ -27,8 +27,6 @@ _LAZY = {
     'frechet_distance_weighted': ('core.frechet', 'frechet_distance_weighted'),
     'frechet_distance_reduced': ('core.frechet', 'frechet_distance_reduced'),
     'gaussian_stats': ('core.frechet', 'gaussian_stats'),
-    'squared_distance_dispersion': ('core.tails', 'squared_distance_dispersion'),
-    'norm_dispersion': ('core.tails', 'norm_dispersion'),
     'GaussianStats': ('core.frechet', 'GaussianStats'),
     'reduce_set': ('core.frechet', 'reduce_set'),
     'ReducedSet': ('core.frechet', 'ReducedSet'),

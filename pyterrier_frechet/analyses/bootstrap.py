@@ -24,7 +24,6 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
-from ..core.tails import heavy_tail_note, heavy_tailed
 from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -52,9 +51,6 @@ class BootstrapResult(NamedTuple):
     population: Optional[int] = None
     # the query groups resampled and left out whole (qid → group code 0…G−1; None: independent queries)
     query_groups: Optional[pd.Series] = None
-    # measure column → why its intervals are not calibrated here, as its interval text says (heavy-tailed relevant
-    # vectors: core.tails); measures without a caveat are absent
-    caveats: Optional[Dict[str, str]] = None
 
     @property
     def n_query_groups(self) -> Optional[int]:
@@ -257,7 +253,7 @@ def population_text(population: Optional[int], n_queries: int) -> str:
 
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
                  estimand: str = '', fpc: float = 1.0, fpc_text: str = '', df: Optional[float] = None,
-                 groups_text: str = '', caveat: str = '') -> dict:
+                 groups_text: str = '') -> dict:
     valid = samples[np.isfinite(samples)]
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
@@ -287,9 +283,6 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
     elif groups_text:
         # a bootstrap interval over query groups: 'percentile (cluster bootstrap over G=9 query groups)'
         method = f'{method} ({groups_text})'
-    if caveat:
-        # 'jackknife_log (not calibrated: heavy-tailed vectors, κ = 3.1 > 1.5 and norm CV = 0.31 > 0.15)'
-        method = f'{method} ({caveat})'
     if fpc_text:
         # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'
         method = f'{method} ({fpc_text})'
@@ -431,7 +424,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     groups_text = '' if clusters is None else f'cluster bootstrap over G={int(clusters.max()) + 1} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
     counts = resample_counts(len(queries), n_samples, seed, clusters)
-    rows, samples, jackknives, tails = [], {}, {}, {}
+    rows, samples, jackknives = [], {}, {}
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
     point = point_table.set_index('name')
@@ -443,9 +436,6 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             res = resampling(m)
             method = interval or res.interval
             stats = STATISTICS[res.statistics](m, inputs)
-            if res.statistics == VECTOR_STATS and column_label(m) not in tails:
-                # the relevant vectors are the qrels' (the same for every run): measured once per measure
-                tails[column_label(m)] = heavy_tail_caveat(m, stats.rel.vectors)
             values, jack, jack_text, df = _resampled(m, stats, counts, eng, verbose,
                                                      jackknife if method in intervals.NEEDS_JACKKNIFE else None, seed,
                                                      clusters)
@@ -454,23 +444,9 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                 jackknives[name][column_label(m)] = jack
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
                                      jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df,
-                                     groups_text, tails.get(column_label(m), '')))
+                                     groups_text))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
-    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
-                           {label: note for label, note in tails.items() if note})
-
-
-def heavy_tail_caveat(measure, relevant_vectors) -> str:
-    """What a vector measure's intervals say when its relevant vectors are heavier-tailed than any world they were
-    calibrated in (:func:`pyterrier_frechet.core.tails.heavy_tailed`; empty otherwise), with a warning."""
-    kappa, cv, heavy = heavy_tailed(relevant_vectors)
-    if not heavy:
-        return ''
-    logger.warning('%s: the relevant vectors are heavy-tailed and of unequal length (κ = Var‖x − μ‖² / 2 Tr Σ² = %.3g, '
-                   'Gaussian vectors give 1; coefficient of variation of their norms %.3g, unit-norm ones give 0): '
-                   'its intervals under-covered in the one such world measured (0.67–0.89 instead of 0.95, pt_docs '
-                   '"Calibration"); unit-length vectors are the calibrated setting', measure, kappa, cv)
-    return heavy_tail_note(kappa, cv)
+    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups)
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

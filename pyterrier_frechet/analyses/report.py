@@ -102,10 +102,9 @@ def _dependence_note(boot) -> str:
     """What the intervals assume about the queries: independent, or the query groups given."""
     if boot.query_groups is None:
         return ('The intervals assume independent queries; queries that share topics make them too narrow (name the '
-                'groups: `query_groups=`, `--query-groups`), and so did heavy-tailed, unnormalised embeddings in the '
-                'calibration worlds (unit-norm ones, as MiniLM\'s, were covered; an interval says "not calibrated: '
-                'heavy-tailed vectors" where the relevant vectors look like those: `pf.squared_distance_dispersion` '
-                'above 1.5 and `pf.norm_dispersion` above 0.15).')
+                'groups: `query_groups=`, `--query-groups`), and so did synthetic heavy-tailed (multivariate t), '
+                'unnormalised embeddings in the calibration worlds (unit-norm ones, and real MiniLM vectors normalised '
+                'or not, were covered).')
     n_groups = boot.n_query_groups
     return (f'**Query groups**: the {len(boot.queries)} queries were resampled and left out in the {n_groups} groups '
             'given (`query_groups`: the cluster bootstrap and the cluster jackknife, with a Student t reference on '

@@ -401,9 +401,6 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 method = 'percentile'
                 low, high = interval(method, diff, diffs, ci, fpc=fpc)
             used = test if test != 'jackknife' or np.isfinite(p_jack) else 'normal'
-            caveat = (boot.caveats or {}).get(col)  # e.g. heavy-tailed relevant vectors: said where the interval is
-            if caveat:
-                method = f'{method} ({caveat})'
             rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
                          'diff': diff, 'ci_low': low, 'ci_high': high,
                          'interval': f'{method} ({fpc_text})' if fpc_text else method,

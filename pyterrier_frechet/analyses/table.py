@@ -263,10 +263,6 @@ class PaperTable:
             names = ', '.join(labels)
             # query groups: 'jackknife_log (cluster jackknife over G=9 query groups, t reference)' says it in the caption
             grouped = f' ({method.split("(", 1)[1]}' if '(cluster ' in method else ''
-            # 'jackknife_log (not calibrated: heavy-tailed vectors, κ = 3.1 > 1.5 and norm CV = 0.31 > 0.15)' too
-            if '(not calibrated:' in method and '(not calibrated:' not in grouped:
-                caveat = 'not calibrated:' + method.split('(not calibrated:', 1)[1].split(')')[0]
-                grouped += f' ({caveat})'
             if key == 'none':
                 parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
             elif key == 'jackknife_log':

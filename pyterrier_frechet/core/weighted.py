@@ -113,13 +113,6 @@ class QueryStats:
             q = stop
 
     @property
-    def vectors(self) -> np.ndarray:
-        """The vectors as given, sorted by query, in their own precision and unshifted (a read-only view)."""
-        view = self._x.view()
-        view.flags.writeable = False
-        return view
-
-    @property
     def unit_doc_weights(self) -> bool:
         """Whether every document weighs 1 (plain FD): the weights need not be multiplied by :attr:`doc_weight`."""
         return bool(np.all(self.doc_weight == 1.0))
