@@ -244,3 +244,17 @@ def test_pivoted_cholesky_reproduces_a_semidefinite_covariance_and_refuses_an_in
     with pytest.raises(ValueError, match='not positive semi-definite'):
         frechet_distance_from_stats(GaussianStats(np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]]), 5),
                                     GaussianStats(np.zeros(2), np.array([[0.0, 1.0], [1.0, 0.0]]), 5))
+
+
+def test_from_stats_with_zero_covariances_is_the_closed_form():
+    # rank 0 (every vector the same): the pivoted factor has no column, Tr((Σ₁^½Σ₂Σ₁^½)^½) = 0 exactly
+    rng = np.random.default_rng(8)
+    mu1, mu2 = rng.normal(size=5), rng.normal(size=5)
+    a = rng.normal(size=(5, 5))
+    cov2 = a @ a.T
+    zero = np.zeros((5, 5))
+    assert frechet_distance_from_stats(GaussianStats(mu1, zero, 3), GaussianStats(mu2, zero, 3)) == pytest.approx(
+        float((mu1 - mu2) @ (mu1 - mu2)), rel=1e-15)
+    expected = float((mu1 - mu2) @ (mu1 - mu2) + np.trace(cov2))
+    assert frechet_distance_from_stats(GaussianStats(mu1, zero, 3), GaussianStats(mu2, cov2, 9)) == pytest.approx(expected, rel=1e-14)
+    assert frechet_distance_from_stats(GaussianStats(mu2, cov2, 9), GaussianStats(mu1, zero, 3)) == pytest.approx(expected, rel=1e-14)
