@@ -35,5 +35,6 @@ def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
 
 
 __all__ = ['Population', 'QuerySample', 'World', 'SyntheticWorld', 'SystemSpec', 'independent_world',
-           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'cranfield_raw_world', 'make_world', 'WORLDS',
+           'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'cranfield_raw_world',
+           'make_world', 'WORLDS',
            'ndcg_matrix', 'per_query_ndcg', 'pooled_moments']

