@@ -62,3 +62,15 @@ def test_rejection_rates_table_and_binomial_standard_error():
     np.testing.assert_allclose(table.se, np.sqrt(table.rejection_rate * (1 - table.rejection_rate) / 3), rtol=1e-12)
     with pytest.raises(ValueError, match="tests must be among"):
         rejection_rates(WORLD, n_queries=(12,), n_trials=1, n_samples=40, verbose=False, tests=('t',))
+
+
+@pytest.mark.parametrize('statistic', ['fd', 'fd-query', 'cfd'])
+def test_leave_outs_equal_the_weight_matrix_they_replace(statistic):
+    # coverage() and rejection_rates() take each query's leave-out by the package's downdating path; the Q × Q 0/1
+    # weight matrix they used before gives the same values (an independent route through the re-weighted statistics)
+    from pyterrier_frechet.analyses.calibration import _draw_systems, _fds, _leave_outs
+    rng = np.random.default_rng(3)
+    n = 15
+    rel, (ret_a, _), _, shift = _draw_systems(WORLD, [(WORLD.p_a, WORLD.offset), (WORLD.p_b, WORLD.offset)], n, rng)
+    np.testing.assert_allclose(_leave_outs(rel, ret_a, shift, statistic), _fds(rel, ret_a, 1.0 - np.eye(n), shift, statistic),
+                               rtol=1e-10)

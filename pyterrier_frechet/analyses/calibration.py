@@ -36,10 +36,10 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.conditional import conditional_fds
+from ..core.conditional import conditional_fds, conditional_leave_out
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
 from ..core.intervals import METHODS, interval, printed_estimate
-from ..core.weighted import QueryStats, per_query_weighted, weighted_fds
+from ..core.weighted import QueryStats, jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
 
 #: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
 STATISTICS = ('fd', 'fd-query', 'cfd')
@@ -107,6 +107,18 @@ def _fds(rel, ret, weights, shift, statistic: str = 'fd') -> np.ndarray:
     if statistic == 'fd-query':
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
     return weighted_fds(rel, weights, [ret], [weights], shift)
+
+
+def _leave_outs(rel, ret, shift, statistic: str = 'fd') -> np.ndarray:
+    """The statistic with each query left out in turn, by the package's downdating path (what the bootstrap's
+    jackknife computes: O(Q·d²) plus one FD per query, not a Q × Q matrix of 0/1 weights)."""
+    units = np.ones(len(rel.n), dtype=bool)
+    groups, n_groups = jackknife_groups(units)
+    if statistic == 'cfd':
+        return conditional_leave_out(rel, ret, units, groups, n_groups)
+    if statistic == 'fd-query':
+        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
+    return leave_out_fds(rel, ret, units, groups, n_groups, shift)
 
 
 def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, statistic: str = 'fd') -> Dict[str, float]:
@@ -183,13 +195,12 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
         contains = {(stat, method): [] for stat in ('FD', 'ΔFD') for method in METHODS}
         rng = np.random.default_rng([seed, n, 2])
         ones = np.ones((1, n))
-        jack_w = 1.0 - np.eye(n)
         for _ in pt.tqdm(range(n_trials), desc=f'calibration, {n} queries', unit='trial', disable=not verbose):
             rel, ret_a, ret_b, shift = world.draw(n, rng)
             counts = _draw_counts(rng, n_samples, n)
             est_a, est_b = (_fds(rel, ret, ones, shift, statistic)[0] for ret in (ret_a, ret_b))
             boot_a, boot_b = (_fds(rel, ret, counts, shift, statistic) for ret in (ret_a, ret_b))
-            jack_a, jack_b = (_fds(rel, ret, jack_w, shift, statistic) for ret in (ret_a, ret_b))
+            jack_a, jack_b = (_leave_outs(rel, ret, shift, statistic) for ret in (ret_a, ret_b))
             for stat, est, boot, jack in (('FD', est_a, boot_a, jack_a), ('ΔFD', est_a - est_b, boot_a - boot_b, jack_a - jack_b)):
                 for method in METHODS:
                     low, high = interval(method, est, boot, ci, jackknife=jack)
@@ -304,24 +315,27 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
         for hypothesis, p_b in (('null (A = B)', world.p_a), (f'alternative (p_b = {world.p_b})', world.p_b)):
             systems = [(world.p_a, world.offset), (p_b, world.offset)]
             rejected = {(m, t): [] for m in (statistic, 'precision') for t in tests}
-            ones, jack_w = np.ones((1, n)), 1.0 - np.eye(n)
+            ones = np.ones((1, n))
             for _ in pt.tqdm(range(n_trials), desc=f'level, {n} queries, {hypothesis}', unit='trial', disable=not verbose):
                 rel, (ret_a, ret_b), shares, shift = _draw_systems(world, systems, n, rng)
                 counts = _draw_counts(rng, n_samples, n)
                 per_q = shares[0] - shares[1]
-                sides = {statistic: lambda w: _fds(rel, ret_a, w, shift, statistic) - _fds(rel, ret_b, w, shift, statistic),
-                         'precision': lambda w: w @ per_q / w.sum(axis=1)}
-                for measure, values_of in sides.items():
-                    diffs = values_of(counts)
+                # per measure: the difference under per-query weights, and with each query left out in turn
+                sides = {statistic: (lambda w: _fds(rel, ret_a, w, shift, statistic) - _fds(rel, ret_b, w, shift, statistic),
+                                     lambda: _leave_outs(rel, ret_a, shift, statistic) - _leave_outs(rel, ret_b, shift, statistic)),
+                         'precision': (lambda w: w @ per_q / w.sum(axis=1), lambda: (per_q.sum() - per_q) / (n - 1))}
+                for measure, (values_of, leave_outs) in sides.items():
+                    diffs, full = values_of(counts), float(values_of(ones)[0])
+                    jack = leave_outs() if {'experiment', 'jackknife'} & set(tests) else None
                     for test in tests:
                         if test == 'bootstrap':
                             p = bootstrap_p(diffs)
                         elif test == 'normal':
-                            p = normal_p(float(values_of(ones)[0]), diffs)
+                            p = normal_p(full, diffs)
                         elif test == 'experiment':
-                            p = experiment_p(float(values_of(ones)[0]), values_of(jack_w))
+                            p = experiment_p(full, jack)
                         else:
-                            p = jackknife_p(float(values_of(ones)[0]), values_of(jack_w))
+                            p = jackknife_p(full, jack)
                         rejected[measure, test].append(p < alpha)
             for (measure, test), r in rejected.items():
                 rate = float(np.mean(r))
