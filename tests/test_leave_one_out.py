@@ -310,11 +310,11 @@ def test_dl19_bootstrap_resamples_equal_the_plain_loop_over_the_vectors():
     singular) equals FD recomputed from the resampled vectors themselves (``bootstrap_naive``, the exact cross-matrix
     route) to 1e-11: measured 6.4e-15 with the pivoted-Cholesky route, 2.6e-8 with the eigendecomposition route before."""
     from pyterrier_frechet.analyses.bootstrap import bootstrap_naive
+    from pyterrier_frechet.measures.base import column_label
     qrels = pt.io.read_qrels(str(MSMARCO / 'qrels.dl19-passage.txt'))
     run = pt.io.read_results(str(sorted((MSMARCO / 'runs').glob('run.dl19.*bm25*'))[0]))
     m = pf.FD(rel=2, encoder=pf.VectorStore(str(VECTORS)), missing='drop') @ 10
-    fast = pf.bootstrap({'bm25': run}, qrels, [m], n_samples=30, seed=0, verbose=False).samples['bm25']
-    fast = next(iter(fast.values()))
+    fast = pf.bootstrap({'bm25': run}, qrels, [m], n_samples=30, seed=0, verbose=False).samples['bm25'][column_label(m)]
     naive = bootstrap_naive(run, qrels, m, n_samples=30, seed=0)
     assert np.isfinite(naive).all() and len(np.unique(naive)) == 30
     np.testing.assert_allclose(fast, naive, rtol=1e-11)
