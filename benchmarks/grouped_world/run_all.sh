@@ -1,18 +1,25 @@
 #!/bin/bash
 # The whole check, one core, sequentially; each step time-boxed (partial trial CSVs count).
 # Run from benchmarks/grouped_world:  nohup bash run_all.sh > results/run_all.log 2>&1 &
+# World 'interact' (system x topic interaction), after that:  nohup bash run_all.sh interact > results/run_interact.log 2>&1 &
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 PY=${PY:-/work/main/.venv/bin/python}
-date
-timeout 300 $PY truth.py --d 128 --G 14 --sets 500
-timeout 900 $PY run_trials.py --d 128 --G 14 --trials 100
-date
-timeout 300 $PY truth.py --d 128 --G 65 --sets 300
-timeout 540 $PY run_trials.py --d 128 --G 65 --trials 100
-date
-timeout 300 $PY truth.py --d 384 --G 14 --sets 400
-timeout 600 $PY run_trials.py --d 384 --G 14 --trials 100
-date
-timeout 300 $PY truth.py --d 384 --G 65 --sets 150
-timeout 480 $PY run_trials.py --d 384 --G 65 --trials 100
+WORLD=${1:-shared}
+
+# step D G REFERENCE_SETS TRIAL_SECONDS: the truth over reference sets, then 100 time-boxed trials
+step() {
+    date
+    timeout 300 $PY truth.py --world "$WORLD" --d "$1" --G "$2" --sets "$3"
+    timeout "$4" $PY run_trials.py --world "$WORLD" --d "$1" --G "$2" --trials 100
+}
+
+if [ "$WORLD" = interact ]; then
+    step 128 14 500 480
+    step 128 65 300 360
+else
+    step 128 14 500 900
+    step 128 65 300 540
+    step 384 14 400 600
+    step 384 65 150 480
+fi
 date
