@@ -51,7 +51,7 @@ def _has_method(name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------- one query set
-def _stats(sample, statistic: str):
+def set_stats(sample, statistic: str):
     """QueryStats of the relevant side and of every system's retrieved side, and the shift."""
     index = {q: i for i, q in enumerate(sample.qids)}
     n = len(sample.qids)
@@ -66,7 +66,7 @@ def _stats(sample, statistic: str):
     return rel, rets, shift
 
 
-def _fd(rel, ret, weights, shift):
+def set_fd(rel, ret, weights, shift):
     return weighted_fds(rel, weights, [ret], [weights], shift)
 
 
@@ -153,10 +153,10 @@ def reference(world, n: int, n_reference: int, seed: int, statistic: str) -> pd.
     rows = []
     for r in range(n_reference):
         sample = world.draw(n, rng)
-        rel, rets, shift = _stats(sample, statistic)
+        rel, rets, shift = set_stats(sample, statistic)
         ones = np.ones((1, n))
         for s in world.systems:
-            rows.append({'draw': r, 'system': s, 'fd': float(_fd(rel, rets[s], ones, shift)[0]),
+            rows.append({'draw': r, 'system': s, 'fd': float(set_fd(rel, rets[s], ones, shift)[0]),
                          'ndcg': float(ndcg_per_query(sample, s, world.k).mean())})
     return pd.DataFrame(rows)
 
@@ -230,17 +230,17 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     t0 = time.time()
     for t in range(n_trials):
         sample = world.draw(n, rng)
-        rel, rets, shift = _stats(sample, statistic)
+        rel, rets, shift = set_stats(sample, statistic)
         ones = np.ones((1, n))
         counts = _draw_counts(rng, n_samples, n) if n_samples else None
-        est = {s: float(_fd(rel, rets[s], ones, shift)[0]) for s in systems}
+        est = {s: float(set_fd(rel, rets[s], ones, shift)[0]) for s in systems}
         loo = {s: leave_one_out(rel, rets[s], shift, n, seed, jackknife) for s in systems}
         if query_groups:
             clusters = topic_clusters(sample.qids)
             grouped = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
             df = next(iter(grouped.values()))[1]
             gloo = {s: v[0] for s, v in grouped.items()}
-        boot = {s: _fd(rel, rets[s], counts, shift) for s in systems} if n_samples else {}
+        boot = {s: set_fd(rel, rets[s], counts, shift) for s in systems} if n_samples else {}
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
             for method in FD_METHODS:

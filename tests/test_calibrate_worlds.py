@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.linalg
+import scipy.stats
 
 from benchmarks import calibrate_worlds as cw
 from benchmarks.worlds import make_world
@@ -26,7 +27,7 @@ def fd_numpy(x: np.ndarray, y: np.ndarray) -> float:
 def test_leave_one_out_is_fd_without_that_query():
     world = make_world('independent', d=4, seed=3)
     sample = world.draw(12, np.random.default_rng(5))
-    rel, rets, shift = cw._stats(sample, 'fd')
+    rel, rets, shift = cw.set_stats(sample, 'fd')
     system = world.systems[0]
     loo = cw.leave_one_out(rel, rets[system], shift, len(sample.qids))
     vecs, qids, _ = sample.retrieved[system]
@@ -56,7 +57,7 @@ def test_cluster_leave_outs_are_fd_without_each_topic():
     topics = [q.split('_q')[0] for q in sample.qids]
     assert len(set(clusters)) == len(set(topics)) >= 2
     assert all((clusters[i] == clusters[j]) == (topics[i] == topics[j]) for i in range(14) for j in range(14))
-    rel, rets, shift = cw._stats(sample, 'fd')
+    rel, rets, shift = cw.set_stats(sample, 'fd')
     system = world.systems[0]
     out, df = cw.cluster_leave_outs(rel, rets[system], shift, clusters)
     assert df == len(set(topics)) - 1
@@ -86,3 +87,27 @@ def test_benchmarks_and_examples_import_no_private_package_names():
     found = [hit for folder in ('benchmarks', 'examples') for path in sorted((ROOT / folder).rglob('*.py'))
              for hit in _private_package_imports(path)]
     assert not found, f'private names change without notice; make them public or use the public API: {found}'
+
+
+def test_interval_alternatives_default_is_the_package_interval_and_t_is_wider():
+    """benchmarks/interval_alternatives.py scores alternatives beside the default: its 'log z (default)' must be the
+    package's jackknife_log interval (else the comparison is with something else), its t intervals wider by the
+    quantile ratio, and a symmetric set (no skewness) leaves the Cornish-Fisher interval where the default is."""
+    from benchmarks.interval_alternatives import log_intervals
+    from pyterrier_frechet.core.intervals import interval
+    rng = np.random.default_rng(4)
+    loos = np.exp(rng.normal(1.0, 0.05, size=(3, 2, 25)))
+    est = np.exp(rng.normal(1.0, 0.05, size=(3, 2)))
+    got, kurtosis = log_intervals(est, loos)
+    low, high = got['log z (default)']
+    for t in range(3):
+        for j in range(2):
+            ref_low, ref_high = interval('jackknife_log', est[t, j], np.array([]), 0.95, jackknife=loos[t, j])
+            assert np.isclose(np.exp(low[t, j]), ref_low, rtol=1e-12) and np.isclose(np.exp(high[t, j]), ref_high, rtol=1e-12)
+    t_low, t_high = got['log t(n-1)']
+    ratio = scipy.stats.t.ppf(0.975, 24) / scipy.stats.norm.ppf(0.975)
+    assert np.allclose(t_high - t_low, ratio * (high - low), rtol=1e-12)
+    symmetric = np.exp(np.concatenate([1 + np.linspace(-0.1, 0.1, 13), [1.0]]))[None, None, :]
+    cf_low, cf_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log Cornish-Fisher']
+    z_low, z_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log z (default)']
+    assert np.isclose(cf_low, z_low, atol=1e-12) and np.isclose(cf_high, z_high, atol=1e-12)
