@@ -1,0 +1,97 @@
+"""Independent-query worlds built from scratch for the unseen-world check (no package internals used)."""
+import numpy as np
+
+SYSTEMS = {'A': 0.6, 'B': 0.6, 'C': 0.45, 'D': 0.3}   # A and B identical in law
+
+
+def _unit(x):
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+class World:
+    def __init__(self, kind, d, seed=12345):
+        self.kind, self.d = kind, d
+        r = np.random.default_rng(seed)
+        self.mean_dir = _unit(r.normal(size=d))
+        self.spec = (np.arange(1, d + 1) ** -0.8)          # power-law noise spectrum
+        self.spec *= d / self.spec.sum()
+        self.basis = np.linalg.qr(r.normal(size=(d, d)))[0]
+        self.centres = _unit(0.4 * self.mean_dir + r.normal(size=(30, d)) / np.sqrt(d))  # clusters
+        self.hubs = _unit(r.normal(size=(3, d)))
+
+    def noise(self, r, m, scale):
+        z = r.normal(size=(m, self.d)) * np.sqrt(self.spec) / np.sqrt(self.d)
+        return scale * z @ self.basis.T
+
+    def n_rel(self, r):
+        return int(np.clip(np.round(np.exp(r.normal(np.log(10), 1.1))), 1, 200))
+
+    def query(self, r):
+        """returns rel vectors (R x d), and per system (vectors 10 x d, labels 10, rel index or -1)"""
+        d, k = self.d, self.kind
+        if k == 'clustered':
+            cl = r.integers(30)
+            centre = _unit(self.centres[cl] + self.noise(r, 1, 0.5)[0])
+        else:
+            centre = _unit(0.5 * self.mean_dir + self.noise(r, 1, 1.0)[0])
+        R = self.n_rel(r)
+        rel = centre + self.noise(r, R, 0.8)
+        if k == 'hub_lognorm':
+            rel = rel + 0.3 * (r.normal(size=(R, 3)) @ self.hubs)
+        rel = _unit(rel)
+        if k == 'hub_lognorm':
+            rel = rel * np.exp(r.normal(0, 0.35, size=(R, 1)))
+        out = {}
+        qual = r.beta(1.0, 1.0) if k == 'hub_lognorm' else 0.5   # query difficulty, shared by systems
+        for s, p in SYSTEMS.items():
+            ps = p if k != 'hub_lognorm' else np.clip(p + 0.8 * (qual - 0.5), 0.02, 0.98)
+            isrel = r.random(10) < ps
+            pos = np.flatnonzero(isrel)
+            isrel[pos[R:]] = False                         # distinct relevant documents only
+            idx = np.full(10, -1)
+            idx[isrel] = r.permutation(R)[:isrel.sum()]
+            vec = np.empty((10, d))
+            vec[isrel] = rel[idx[isrel]]
+            m = int((~isrel).sum())
+            if m:
+                if k == 'clustered':
+                    wrong = r.random(m) < (1 - p)           # worse systems drift to other clusters more
+                    base = np.where(wrong[:, None], self.centres[r.integers(30, size=m)], centre)
+                    nr = _unit(base + self.noise(r, m, 0.9))
+                elif k == 'hub_lognorm':
+                    nr = _unit(0.6 * centre + self.noise(r, m, 1.1) + 0.5 * (r.normal(size=(m, 3)) @ self.hubs))
+                    nr = nr * np.exp(r.normal(0, 0.35, size=(m, 1)))
+                else:
+                    nr = _unit(0.6 * centre + self.noise(r, m, 1.1))
+                vec[~isrel] = nr
+            out[s] = (vec, isrel.astype(int), idx)
+        return rel, out
+
+
+def fd(X, Y):
+    m1, m2 = X.mean(0), Y.mean(0)
+    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
+    w, V = np.linalg.eigh(S1)
+    sq = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+    ev = np.linalg.eigvalsh(sq @ S2 @ sq)
+    return float(((m1 - m2) ** 2).sum() + np.trace(S1) + np.trace(S2) - 2 * np.sqrt(np.clip(ev, 0, None)).sum())
+
+
+def ndcg10(labels, R):
+    g = (labels / np.log2(np.arange(2, 12))).sum()
+    ideal = (1 / np.log2(np.arange(2, 2 + min(R, 10)))).sum()
+    return g / ideal
+
+
+def draw_set(world, r, n):
+    qs = [world.query(r) for _ in range(n)]
+    return qs
+
+
+def own_measures(qs):
+    rel = np.vstack([q[0] for q in qs])
+    res = {}
+    for s in SYSTEMS:
+        ret = np.vstack([q[1][s][0] for q in qs])
+        res[s] = (fd(rel, ret), np.mean([ndcg10(q[1][s][1], len(q[0])) for q in qs]))
+    return res
