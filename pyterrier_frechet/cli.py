@@ -632,8 +632,8 @@ TESTED_SAMPLES = (
          "--test bootstrap the smallest count whose p-value can pass Holm's first step for the comparisons asked)"), CI,
     _arg('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
          help='paired test: jackknife (default; p from the jackknife standard error of the difference for {jackknifed}, '
-              'from the normal approximation of the resampled differences for the others: not quantised by the sample '
-              'count), normal (the latter for every measure) or bootstrap (p from the count of resampled differences '
+              'the paired t-test for per-query measures (nDCG, RR, …), the normal approximation of the resampled '
+              'differences for the others: none quantised by the sample count), normal (the latter for every measure) or bootstrap (p from the count of resampled differences '
               "beyond 0, never below 2/(B+1): --samples must resolve Holm's first step); level and power: calibrate --level"))
 
 

@@ -277,11 +277,11 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     out = capsys.readouterr()
     table = pd.read_csv(pd.io.common.StringIO(out.out))
     assert len(table) == 2 * 36
-    # the default test: the jackknife p for FD (its bootstrap keeps leave-one-out values), the normal one for nDCG
-    assert (table[table.measure == 'FD@5'].test == 'jackknife').all() and (table[table.measure == 'nDCG@5'].test == 'normal').all()
+    # the default test: each measure's own, from the leave-outs: the jackknife p for FD, the paired t-test for nDCG
+    assert (table[table.measure == 'FD@5'].test == 'jackknife').all() and (table[table.measure == 'nDCG@5'].test == 't').all()
     holm = pf.analyses.significance.holm
     np.testing.assert_allclose(table[table.measure == 'FD@5'].p_holm, holm(table[table.measure == 'FD@5'].p_jackknife))
-    np.testing.assert_allclose(table[table.measure == 'nDCG@5'].p_holm, holm(table[table.measure == 'nDCG@5'].p_normal))
+    np.testing.assert_allclose(table[table.measure == 'nDCG@5'].p_holm, holm(table[table.measure == 'nDCG@5'].p_t))
     assert '1000 paired bootstrap samples (the default' in out.err
     # the sample count and test left at their defaults (fewer metrics and sparsified qrels only to keep it short)
     assert main(['report', *data, '--metrics', 'FD@5', 'nDCG@5', '--per-query', '2', '--seeds', '0',
@@ -289,7 +289,7 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     out = capsys.readouterr().out
     assert '1000 paired bootstrap samples (the default' in out
     pairs = pd.read_csv(many_runs / 'report' / 'comparisons.csv')
-    assert len(pairs) == 36 * 2 and set(pairs.test) == {'jackknife', 'normal'}
+    assert len(pairs) == 36 * 2 and set(pairs.test) == {'jackknife', 't'}
     assert '1000 samples (the default for the jackknife test)' in (many_runs / 'report' / 'report.md').read_text()
     # the count test: a given count that cannot pass Holm's first step is refused before any work
     assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--samples', '1000']) == 2

@@ -7,6 +7,7 @@ import pytest
 import scipy.stats
 
 import ir_measures
+import pyterrier as pt
 import pyterrier_frechet as pf
 from pyterrier_frechet.analyses.significance import jackknife_p, normal_p
 from pyterrier_frechet.core.intervals import finite_population_correction, interval
@@ -129,8 +130,7 @@ def test_bootstrap_and_compare_carry_the_correction_and_name_it(twelve):
         assert 'finite population: 12 of N=20 queries' in f.interval and 'N=' not in p.interval
         assert 'without replacement' in f.estimand
     assert finite.population == 20 and plain.population is None
-    with pytest.warns(UserWarning, match='n_samples=100'):
-        table = compare_systems(runs, qrels, [fd, ndcg], seed=2, verbose=False, boot=finite)
+    table = compare_systems(runs, qrels, [fd, ndcg], seed=2, verbose=False, boot=finite)
     row = table[(table.measure == str(fd)) & (table.a == 'a') & (table.b == 'b')].iloc[0]
     jd = finite.jackknife['a'][str(fd)] - finite.jackknife['b'][str(fd)]
     n = len(jd)
@@ -141,6 +141,17 @@ def test_bootstrap_and_compare_carry_the_correction_and_name_it(twelve):
     diffs = finite.samples['a']['nDCG@6'] - finite.samples['b']['nDCG@6']
     row = table[(table.measure == 'nDCG@6') & (table.a == 'a') & (table.b == 'b')].iloc[0]
     assert row.p_normal == pytest.approx(2 * scipy.stats.norm.sf(abs(row['diff']) / (np.sqrt(0.4) * diffs.std(ddof=1))))
+    # nDCG's default, the paired t-test, from ir_measures' per-query values: its variance times 1 − n/N, t on n − 1 df
+    qrels_ir = pt.model.to_ir_measures(qrels)
+    per_q = [pd.Series({m.query_id: m.value for m in ir_measures.iter_calc([ndcg], qrels_ir, pt.model.to_ir_measures(runs[s]))})
+             .reindex(sorted(qrels_ir.query_id.unique()), fill_value=0.0).to_numpy() for s in 'ab']
+    d = per_q[0] - per_q[1]
+    se_t = np.sqrt(0.4) * d.std(ddof=1) / np.sqrt(len(d))
+    assert row.test == 't' and row['diff'] == pytest.approx(d.mean(), rel=1e-12)
+    assert row.p_t == pytest.approx(2 * scipy.stats.t.sf(abs(d.mean()) / se_t, len(d) - 1), rel=1e-9)
+    t975 = scipy.stats.t.ppf(0.975, len(d) - 1)
+    assert (row.ci_low, row.ci_high) == pytest.approx((d.mean() - t975 * se_t, d.mean() + t975 * se_t), rel=1e-9)
+    assert row.interval.startswith('paired t') and 'N=20' in row.interval
 
 
 def test_a_population_smaller_than_the_queries_or_with_the_count_test_is_refused_before_work(twelve, monkeypatch, tmp_path):

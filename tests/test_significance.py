@@ -90,13 +90,22 @@ def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
     diffs = draw_counts(len(queries), 200, 4) @ (per_q['fwd'] - per_q['noisy']) / len(queries)
     row = table[(table.measure == 'nDCG@3') & (table.a == 'fwd') & (table.b == 'noisy')].iloc[0]
     assert row.p_bootstrap == pytest.approx(min(1.0, 2 * (1 + min(np.sum(diffs <= 0), np.sum(diffs >= 0))) / (len(diffs) + 1)))
-    assert (row.ci_low, row.ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), abs=1e-12)
-    # the default test: p from the normal approximation of the same resampled differences, Holm-corrected
+    # p from the normal approximation of the same resampled differences
     assert row.p_normal == pytest.approx(2 * scipy.stats.norm.sf(abs(row['diff']) / np.std(diffs, ddof=1)), rel=1e-12)
-    # nDCG has no leave-one-out values in the bootstrap: the normal p; FD: the jackknife p of its difference
-    assert (table[table.measure == 'nDCG@3'].test == 'normal').all() and (table[table.measure == str(fd)].test == 'jackknife').all()
-    holm_expected = pf.analyses.significance.holm(table[table.measure == 'nDCG@3'].p_normal)
+    # the default test of a per-query mean: scipy's paired t-test on the per-query values, and its t interval
+    ref = scipy.stats.ttest_rel(per_q['fwd'], per_q['noisy'])
+    assert row.test == 't' and row.p_t == pytest.approx(ref.pvalue, rel=1e-10) and np.isnan(row.p_jackknife)
+    assert row.interval == 'paired t'
+    assert (row.ci_low, row.ci_high) == pytest.approx(tuple(ref.confidence_interval(0.95)), rel=1e-10)
+    # nDCG: the paired t-test; FD: the jackknife p of its difference; Holm over each measure's own p
+    assert (table[table.measure == 'nDCG@3'].test == 't').all() and (table[table.measure == str(fd)].test == 'jackknife').all()
+    holm_expected = pf.analyses.significance.holm(table[table.measure == 'nDCG@3'].p_t)
     np.testing.assert_allclose(table[table.measure == 'nDCG@3'].p_holm, holm_expected)
+    assert table[table.measure == str(fd)].p_t.isna().all()
+    # test='normal': Holm over the normal p of the resampled differences, for nDCG too
+    normal = compare_systems(runs, qrels, [ndcg], n_samples=200, seed=4, verbose=False, test='normal')
+    assert (normal.test == 'normal').all()
+    np.testing.assert_allclose(normal.p_holm, pf.analyses.significance.holm(normal.p_normal))
     fd_rows = table[table.measure == str(fd)]
     np.testing.assert_allclose(fd_rows.p_holm, pf.analyses.significance.holm(fd_rows.p_jackknife))
     # the jackknife p of FD_fwd − FD_rev, written from paired_test's own leave-one-out route: the same ± z·SE_J test
@@ -123,8 +132,8 @@ def test_compare_against_a_baseline_names_the_better_system(toy):
 
 
 def test_few_resamples_warning_names_only_what_uses_the_resamples(toy):
-    """FD's jackknife test and interval use the leave-outs, not the resamples: no "move with the seed" warning for them
-    at 200 resamples. nDCG's normal test and percentile interval use the resamples, as does test='normal' for FD."""
+    """FD's jackknife test and interval, and nDCG's paired t-test and interval, use the leave-outs, not the resamples:
+    no "move with the seed" warning for them at 200 resamples. test='normal' uses the resamples, for either."""
     import warnings
     from pyterrier_frechet.analyses.significance import compare_systems
     vectors, qrels, runs = _systems(toy)
@@ -135,9 +144,8 @@ def test_few_resamples_warning_names_only_what_uses_the_resamples(toy):
             warnings.simplefilter('always')
             compare_systems(runs, qrels, measures, n_samples=200, seed=0, verbose=False, test=test)
         return [str(w.message) for w in caught if 'move with the seed' in str(w.message)]
-    assert seed_warnings([fd]) == []
-    assert len(got := seed_warnings([fd, ndcg])) == 1 and 'nDCG@3' in got[0] and 'FD' not in got[0]
-    assert len(got := seed_warnings([fd], test='normal')) == 1 and str(fd) in got[0]
+    assert seed_warnings([fd]) == [] and seed_warnings([fd, ndcg]) == []
+    assert len(got := seed_warnings([fd, ndcg], test='normal')) == 1 and 'nDCG@3' in got[0] and str(fd) in got[0]
 
 
 def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count():
@@ -162,3 +170,29 @@ def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count()
     for m in (1, 7, 36, 55, 171):
         b = samples_for_holm(0.05, m, at_least=1)
         assert 2 / (b + 1) < 0.05 / m <= 2 / b + 1e-15  # and b − 1 does not
+
+
+def test_compare_tests_a_per_query_measure_as_pt_experiment_does():
+    """A per-query measure's default paired test is the one pt.Experiment(baseline=...) runs: the same p-value for
+    every run against the baseline (pt.Experiment: scipy's paired t-test on ir_measures' per-query values)."""
+    from pyterrier_frechet.analyses.significance import compare_systems
+    rng = np.random.default_rng(11)
+    qrels = pd.DataFrame([(f'q{q}', f'q{q}d{j}', int(rng.integers(1, 3) if j < 3 else rng.integers(0, 2)))
+                          for q in range(25) for j in range(8)],
+                         columns=['qid', 'docno', 'label'])
+    runs = {name: pd.DataFrame([(f'q{q}', f'q{q}d{j}', float(rng.normal() + skill * (j < 3)))
+                                for q in range(25) for j in range(8)], columns=['qid', 'docno', 'score'])
+            for name, skill in (('base', 0.0), ('better', 1.5), ('same', 0.0))}
+    ndcg, rr = ir_measures.nDCG @ 3, ir_measures.RR @ 3
+    table = compare_systems(runs, qrels, [ndcg, rr], baseline='base', n_samples=200, seed=0, verbose=False)
+    topics = pd.DataFrame({'qid': [f'q{q}' for q in range(25)], 'query': 'x'})
+    names = list(runs)
+    experiment = pt.Experiment([runs[n] for n in names], topics, qrels, [ndcg, rr], names=names, baseline=0)
+    experiment = experiment.set_index('name')
+    for measure in ('nDCG@3', 'RR@3'):
+        for b in ('better', 'same'):
+            row = table[(table.measure == measure) & (table.b == b)].iloc[0]
+            assert row.test == 't' and row['diff'] == pytest.approx(experiment.loc['base', measure]
+                                                                    - experiment.loc[b, measure], abs=1e-12)
+            assert row.p_t == pytest.approx(experiment.loc[b, f'{measure} p-value'], rel=1e-9)
+    assert table[table.b == "better"].p_t.max() < 0.01 < table[table.b == "same"].p_t.min()  # both kinds of pair

@@ -42,7 +42,8 @@ class BootstrapResult(NamedTuple):
     summary: pd.DataFrame  # one row per (system, measure): value, estimate, low, high, interval, mean, std, n_valid
     samples: Dict[str, Dict[str, np.ndarray]]  # system -> measure -> sample values
     queries: List[str]  # the query universe that was resampled
-    jackknife: Optional[Dict[str, Dict[str, np.ndarray]]] = None  # system -> measure -> leave-one-query-out values
+    # system -> measure -> leave-one-query-out values (where the interval or the paired test reads them)
+    jackknife: Optional[Dict[str, Dict[str, np.ndarray]]] = None
     # the point values as :func:`~pyterrier_frechet.evaluate` gives them (one row per system), with its counts of
     # documents left out for want of a vector (no_vector_relevant, no_vector_retrieved)
     point: Optional[pd.DataFrame] = None
@@ -436,12 +437,17 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             res = resampling(m)
             method = interval or res.interval
             stats = STATISTICS[res.statistics](m, inputs)
+            # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
+            # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
+            needs = method in intervals.NEEDS_JACKKNIFE
             values, jack, jack_text, df = _resampled(m, stats, counts, eng, verbose,
-                                                     jackknife if method in intervals.NEEDS_JACKKNIFE else None, seed,
+                                                     jackknife if needs or res.paired_test == 't' else None, seed,
                                                      clusters)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
+            if not needs:
+                jack, jack_text, df = None, '', None
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
                                      jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df,
                                      groups_text))

@@ -210,9 +210,11 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                   .agg(comparisons='size', significant='sum').reset_index())
         what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
         jack_names = ', '.join(column_label(m) for m in boot_measures if resampling(m).paired_test == 'jackknife') or 'no measure here'
+        t_names = ', '.join(column_label(m) for m in boot_measures if resampling(m).paired_test == 't')
+        t_read = f'the paired t-test for {t_names} (`p_t`: `scipy.stats.ttest_rel` on the per-query values), ' if t_names else ''
         read = {'jackknife': f'p from the jackknife standard error of the difference for {jack_names} (`p_jackknife`), '
-                             'from the normal approximation of the resampled differences for the others (`p_normal`; '
-                             'column `test`): not quantised by the number of samples; level and power: '
+                             f'{t_read}from the normal approximation of the resampled differences for the others '
+                             '(`p_normal`; column `test`): not quantised by the number of samples; level and power: '
                              '`calibrate --level`',
                 'normal': 'p from the normal approximation of the resampled differences (`p_normal`: not quantised by '
                           'the number of samples; level and power: `calibrate --level`)',

@@ -171,14 +171,19 @@ def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = Non
     return _jackknife_two_sided(diff, jackknife, 1.0, lambda t, n: student_t.sf(t, (n_rows or n) - 1))
 
 
-#: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: :func:`jackknife_p` where the bootstrap
-#: kept leave-one-query-out values of a measure whose resampling's ``paired_test`` is ``'jackknife'`` (FD, CFD) — else :func:`normal_p`, e.g. for per-query means, where the two agree),
+#: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: each measure's own test from the
+#: bootstrap's leave-one-query-out values — :func:`jackknife_p`, the z-test, for FD and CFD; the paired t-test for a
+#: per-query mean such as nDCG (the jackknife t on n − 1 degrees of freedom, which for a mean is ``ttest_rel``'s
+#: statistic) — else :func:`normal_p`),
 #: ``'normal'`` (:func:`normal_p` everywhere) and ``'bootstrap'`` (the count p-value :func:`bootstrap_p`, quantised:
 #: B must resolve Holm's first step). Chosen by ``calibrate --level`` (docs/report-scale.md): at 43 queries the
 #: normal approximation of FD's resampled differences rejects too rarely (power 0.04 against the count test's 0.24),
 #: the jackknife test keeps the level (0.01) with power 0.20, and neither is quantised by the resample count.
 TESTS = ('jackknife', 'normal', 'bootstrap')
 DEFAULT_TEST = 'jackknife'
+#: The measures' own paired tests (:attr:`~..measures.resampling.Resampling.paired_test`) read from the bootstrap's
+#: leave-out values: FD's jackknife z-test (``p_jackknife``), a per-query mean's paired t-test (``p_t``).
+LEAVE_OUT_TESTS = ('jackknife', 't')
 
 #: Fewer resamples than this draw a warning: the p-values and interval ends still move with the seed.
 FEW_SAMPLES = 1000
@@ -302,9 +307,11 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
 
     One :func:`~pyterrier_frechet.bootstrap` serves every pair: its samples use the same query draws for every
     system, so ``samples[a] − samples[b]`` is the paired bootstrap of the difference (for every measure
-    with a resampling). ``test`` is how a pair's p-value is read: ``'jackknife'`` (default: :func:`jackknife_p` from
-    the leave-one-query-out values the bootstrap kept — FD, CFD — else :func:`normal_p`, the normal approximation of
-    the resampled differences; neither is quantised by the resample count, so any number of pairs can be
+    with a resampling). ``test`` is how a pair's p-value is read: ``'jackknife'`` (default: each measure's own test
+    from the leave-one-query-out values the bootstrap kept — :func:`jackknife_p` for FD and CFD, the paired t-test
+    for per-query measures such as nDCG (``p_t``, equal to ``scipy.stats.ttest_rel`` on the per-query values) — else
+    :func:`normal_p`, the normal approximation of the resampled differences; none is quantised by the resample
+    count, so any number of pairs can be
     Holm-corrected with 1000 resamples; level and power measured by ``calibrate --level``), ``'normal'`` or
     ``'bootstrap'`` (:func:`bootstrap_p`, the count of resamples beyond 0: never below ``2/(B+1)``, so ``n_samples``
     must resolve Holm's first step α/m — refused before any work otherwise; without ``n_samples`` the smallest count
@@ -313,8 +320,9 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     Holm too).
 
     Returns one row per (measure, a, b): values, difference a − b with its CI (``interval``: ``jackknife`` for FD —
-    the percentile interval of ΔFD under-covers at 43 queries, pt_docs "Calibration" — else ``percentile``),
-    ``p_bootstrap`` (the count p-value), ``p_normal``, ``p_jackknife`` (NaN without leave-one-out values), ``test``
+    the percentile interval of ΔFD under-covers at 43 queries, pt_docs "Calibration" —, ``paired t`` for per-query
+    measures, else ``percentile``), ``p_bootstrap`` (the count p-value), ``p_normal``, ``p_jackknife`` and ``p_t``
+    (NaN where the measure's own test is the other one, or without leave-one-out values), ``test``
     (the p-value Holm-corrected in that row), ``p_holm``, optionally
     ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system (orientation-aware) where the
     Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
@@ -349,7 +357,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
         # the jackknife test and interval (FD's, CFD's) do not use the resamples; the normal test and the percentile
         # interval (the test='normal' choice, and the measures whose paired test is not the jackknife) do
         on_resamples = [str(m) for m in parse_measures(measures)
-                        if test == 'normal' or resampling(m).paired_test != 'jackknife']
+                        if test == 'normal' or resampling(m).paired_test not in LEAVE_OUT_TESTS]
         if on_resamples:
             warnings.warn(f'n_samples={n_samples}: the normal test and percentile interval of '
                           f'{", ".join(on_resamples[:3])}{" …" if len(on_resamples) > 3 else ""} estimate the spread of '
@@ -385,27 +393,30 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
         for a, b in pairs:
             diffs = boot.samples[a][col] - boot.samples[b][col]
             diff = float(values[a, col] - values[b, col])
-            p_jack = float('nan')
-            if resampling(m).paired_test == 'jackknife' and col in jack.get(a, {}) and col in jack.get(b, {}):
-                # e.g. FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
-                # pt_docs "Calibration"; the population ΔFD is not, at d = 384)
-                method = 'jackknife'
+            p_own, own = float('nan'), resampling(m).paired_test
+            if own in LEAVE_OUT_TESTS and col in jack.get(a, {}) and col in jack.get(b, {}):
+                # FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
+                # pt_docs "Calibration"; the population ΔFD is not, at d = 384); a per-query mean's: the paired t
+                # interval for the population mean difference (its jackknife standard error is s/√n exactly)
+                method = 'jackknife' if own == 'jackknife' else 'paired t'
                 jd = jack[a][col] - jack[b][col]
-                # the cluster jackknife (one leave-out per query group): a t reference on G − 1 degrees of freedom
-                df = None if boot.query_groups is None else float(np.isfinite(jd).sum() - 1)
-                if df is not None:
-                    method = f'jackknife ({cluster_text(int(df) + 1)})'
+                # a t reference on n − 1 degrees of freedom for the paired t-test, and for the cluster jackknife (one
+                # leave-out per query group) on G − 1
+                df = float(np.isfinite(jd).sum() - 1) if own == 't' or boot.query_groups is not None else None
+                if boot.query_groups is not None:
+                    method = f'{method} ({cluster_text(int(df) + 1)})'
                 low, high = interval('jackknife', diff, diffs, ci, jackknife=jd, fpc=fpc, df=df)
-                p_jack = jackknife_p(diff, jd, fpc=fpc, df=df)
+                p_own = jackknife_p(diff, jd, fpc=fpc, df=df)
             else:
                 method = 'percentile'
                 low, high = interval(method, diff, diffs, ci, fpc=fpc)
-            used = test if test != 'jackknife' or np.isfinite(p_jack) else 'normal'
+            used = test if test != 'jackknife' else own if np.isfinite(p_own) else 'normal'
             rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
                          'diff': diff, 'ci_low': low, 'ci_high': high,
                          'interval': f'{method} ({fpc_text})' if fpc_text else method,
-                         'p_bootstrap': bootstrap_p(diffs), 'p_normal': normal_p(diff, diffs, fpc), 'p_jackknife': p_jack,
-                         'test': used})
+                         'p_bootstrap': bootstrap_p(diffs), 'p_normal': normal_p(diff, diffs, fpc),
+                         'p_jackknife': p_own if own == 'jackknife' else float('nan'),
+                         'p_t': p_own if own == 't' else float('nan'), 'test': used})
         frame = pd.DataFrame(rows)
         frame['p_holm'] = holm([row[f'p_{row.test}'] for _, row in frame.iterrows()])
         tests = ['p_holm']

@@ -44,6 +44,7 @@ BETTER, WORSE = '▲', '▼'  # significantly better / worse than the baseline (
 
 _TESTS = {
     'jackknife': 'paired jackknife z-test',
+    't': 'paired t-test',
     'normal': 'normal approximation of the paired bootstrap',
     'bootstrap': 'paired bootstrap count test',
 }
