@@ -290,7 +290,11 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     assert '1000 paired bootstrap samples (the default' in out
     pairs = pd.read_csv(many_runs / 'report' / 'comparisons.csv')
     assert len(pairs) == 36 * 2 and set(pairs.test) == {'jackknife', 't'}
-    assert '1000 samples (the default for the jackknife test)' in (many_runs / 'report' / 'report.md').read_text()
+    report_md = (many_runs / 'report' / 'report.md').read_text()
+    assert '1000 samples (the default for the jackknife test)' in report_md
+    # the text names each measure's own test, and no test no measure here uses
+    assert 'jackknife z-test of the difference for FD@5 (`p_jackknife`); the paired t-test for nDCG@5 (`p_t`' in report_md
+    assert 'normal approximation of the resampled differences for' not in report_md
     # the count test: a given count that cannot pass Holm's first step is refused before any work
     assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--samples', '1000']) == 2
     assert 'use at least 1440 samples' in capsys.readouterr().err

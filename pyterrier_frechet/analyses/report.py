@@ -17,7 +17,8 @@ from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .table import PaperTable
-from .significance import DEFAULT_TEST, check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
+from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_test, check_test_resolution, compare_systems,
+                           default_samples, n_comparisons)
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
@@ -209,17 +210,21 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
         what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
-        jack_names = ', '.join(column_label(m) for m in boot_measures if resampling(m).paired_test == 'jackknife') or 'no measure here'
-        t_names = ', '.join(column_label(m) for m in boot_measures if resampling(m).paired_test == 't')
-        t_read = f'the paired t-test for {t_names} (`p_t`: `scipy.stats.ttest_rel` on the per-query values), ' if t_names else ''
-        read = {'jackknife': f'p from the jackknife standard error of the difference for {jack_names} (`p_jackknife`), '
-                             f'{t_read}from the normal approximation of the resampled differences for the others '
-                             '(`p_normal`; column `test`): not quantised by the number of samples; level and power: '
-                             '`calibrate --level`',
+        # each measure's own test (compare_systems' default): its resampling's, or the normal one where that needs no leave-outs
+        own_test = {column_label(m): resampling(m).paired_test if resampling(m).paired_test in LEAVE_OUT_TESTS else 'normal'
+                    for m in boot_measures}
+        own = {kind: ', '.join(c for c, t in own_test.items() if t == kind) for kind in ('jackknife', 't', 'normal')}
+        parts = [text for kind, text in (
+            ('jackknife', f'the jackknife z-test of the difference for {own["jackknife"]} (`p_jackknife`)'),
+            ('t', f'the paired t-test for {own["t"]} (`p_t`: `scipy.stats.ttest_rel` on the per-query values)'),
+            ('normal', f'the normal approximation of the resampled differences for {own["normal"]} (`p_normal`)'))
+            if own[kind]]
+        read = {'jackknife': f'p from each measure\'s own test (column `test`): {"; ".join(parts)} — none quantised by the '
+                             'number of samples; level and power: `calibrate --level`',
                 'normal': 'p from the normal approximation of the resampled differences (`p_normal`: not quantised by '
                           'the number of samples; level and power: `calibrate --level`)',
                 'bootstrap': 'p from the count of resampled differences beyond 0 (`p_bootstrap`)'}[test]
-        lines += ['## Paired comparisons', '', f'Paired bootstrap of the difference for {what}, from the samples above; '
+        lines += ['## Paired comparisons', '', f'Paired differences for {what}, on the query draws of the samples above; '
                   f"{read}; Holm's correction over each measure's comparisons, α = {ALPHA} (`comparisons.csv` has every "
                   'row).', '',
                   _table(counts, out, 'comparisons_summary'), '']
