@@ -633,8 +633,9 @@ TESTED_SAMPLES = (
     _arg('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
          help='paired test: jackknife (default; p from the jackknife standard error of the difference for {jackknifed}, '
               'the paired t-test for per-query measures (nDCG, RR, …), the normal approximation of the resampled '
-              'differences for the others: none quantised by the sample count), normal (the latter for every measure) or bootstrap (p from the count of resampled differences '
-              "beyond 0, never below 2/(B+1): --samples must resolve Holm's first step); level and power: calibrate --level"))
+              'differences for the others: none quantised by the sample count), normal (the latter for every measure) '
+              'or bootstrap (p from the count of resampled differences beyond 0, never below 2/(B+1): --samples must '
+              "resolve Holm's first step); level and power: calibrate --level"))
 
 
 def _plot_dir(what: str):

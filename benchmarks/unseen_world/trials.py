@@ -7,11 +7,21 @@ from pyterrier_frechet import FD
 from ir_measures import nDCG
 from worlds import World, draw_set, own_measures, SYSTEMS
 kind, d, n, T = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+# optional START (added later): trials 0..START-1 are drawn but not evaluated, their rows kept from the existing CSVs
+start = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 w = World(kind, d); r = np.random.default_rng(2024 + d + n)
 tmp = tempfile.mkdtemp(); prefix = tmp + '/v'
+tag = f'{kind}_d{d}_n{n}'
 brows, crows = [], []
+if start:
+    for part, rows in (('intervals', brows), ('pairs', crows)):
+        old = pd.read_csv(f'benchmarks/unseen_world/results/trials_{tag}_{part}.csv')
+        assert old.trial.nunique() >= start, f'{tag}: only {old.trial.nunique()} trials to keep, START={start}'
+        rows += old[old.trial < start].to_dict('records')
 for t in range(T):
     qs = draw_set(w, r, n)
+    if t < start:
+        continue
     vecs, ids, qr, runs = [], [], [], {s: [] for s in SYSTEMS}
     for qi, (rel, out) in enumerate(qs):
         for j, v in enumerate(rel):
@@ -43,6 +53,5 @@ for t in range(T):
                           high=row['ci_high'], interval=row['interval'], test=row['test'], p=row[pcol],
                           p_holm=row['p_holm']))
     print(t, flush=True)
-tag = f'{kind}_d{d}_n{n}'
 pd.DataFrame(brows).to_csv(f'benchmarks/unseen_world/results/trials_{tag}_intervals.csv', index=False)
 pd.DataFrame(crows).to_csv(f'benchmarks/unseen_world/results/trials_{tag}_pairs.csv', index=False)
