@@ -104,8 +104,8 @@ def _dependence_note(boot) -> str:
     if boot.query_groups is None:
         return ('The intervals assume independent queries; queries that share topics make them too narrow (name the '
                 'groups: `query_groups=`, `--query-groups`), and so did synthetic heavy-tailed (multivariate t), '
-                'unnormalised embeddings in the calibration worlds and, at d = 384 with 43 queries, a unit-norm world '
-                'in which a few queries hold most of the relevant documents (FD coverage 0.84); real MiniLM vectors '
+                'unnormalised embeddings in the calibration worlds and, at d = 384, unit-norm worlds in which a few '
+                'queries hold most of the relevant documents (FD coverage 0.83–0.89); real MiniLM vectors '
                 'of Cranfield and SciFact, normalised or not, were covered (pt_docs "Calibration").')
     n_groups = boot.n_query_groups
     return (f'**Query groups**: the {len(boot.queries)} queries were resampled and left out in the {n_groups} groups '
