@@ -53,6 +53,8 @@ _LAZY = {
     'encoder_robustness': ('analyses.robustness', 'encoder_robustness'),
     'paired_test': ('analyses.significance', 'paired_test'),
     'compare_systems': ('analyses.significance', 'compare_systems'),
+    'interval_caveat': ('analyses.validity', 'interval_caveat'),
+    'relevant_count_spread': ('analyses.validity', 'relevant_count_spread'),
     'shuffle_check': ('analyses.shuffle', 'shuffle_check'),
     'rotate_rankings': ('analyses.shuffle', 'rotate_rankings'),
     'simulate_pools': ('analyses.pooling', 'simulate_pools'),

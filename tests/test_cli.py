@@ -295,6 +295,10 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     # the text names each measure's own test, and no test no measure here uses
     assert 'jackknife z-test of the difference for FD@5 (`p_jackknife`); the paired t-test for nDCG@5 (`p_t`' in report_md
     assert 'normal approximation of the resampled differences for' not in report_md
+    # the evaluated set placed on the coverage map: its relevant counts (label >= 1), counted here from the file
+    labels = pd.read_csv(many_runs / 'qrels.txt', sep=' ', names=['q', 'i', 'd', 'label'])
+    counts = labels[labels.label >= 1].groupby('q').size().to_numpy(float)
+    assert f'{counts.min():.0f} to {counts.max():.0f} over 8 queries, sd of log count {np.log(counts).std():.2f}' in report_md
     # the count test: a given count that cannot pass Holm's first step is refused before any work
     assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--samples', '1000']) == 2
     assert 'use at least 1440 samples' in capsys.readouterr().err

@@ -1,0 +1,73 @@
+"""The interval caveat: the evaluated set's spread of relevant counts, placed on the measured coverage map."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from ir_measures import nDCG
+
+from pyterrier_frechet import CFD, FD
+from pyterrier_frechet.analyses.validity import HELD_SPREAD, SPREAD_CAVEAT, interval_caveat, relevant_count_spread
+from conftest import SHARED, needs_shared
+
+
+def qrels_with_counts(counts, label=1, unjudged_zero=2):
+    """Query i has counts[i] documents labelled ``label`` and ``unjudged_zero`` labelled 0."""
+    rows = [(f'q{i}', f'q{i}d{j}', label) for i, c in enumerate(counts) for j in range(c)]
+    rows += [(f'q{i}', f'q{i}z{j}', 0) for i in range(len(counts)) for j in range(unjudged_zero)]
+    return pd.DataFrame(rows, columns=['query_id', 'doc_id', 'relevance'])
+
+
+def test_spread_is_the_sd_of_log_counts_by_hand():
+    # counts 1, 4, 16: logs 0, 2 ln 2, 4 ln 2 -> population sd = 2 ln 2 · sqrt(2/3)
+    spread = relevant_count_spread(qrels_with_counts([1, 4, 16]))
+    assert spread['queries'] == 3 and spread['min'] == 1 and spread['max'] == 16
+    assert spread['sd_log'] == pytest.approx(2 * math.log(2) * math.sqrt(2 / 3), rel=1e-12)
+    # label-0 rows and queries without a relevant document do not count; rel=2 counts only label >= 2
+    graded = pd.concat([qrels_with_counts([3, 3], label=1), qrels_with_counts([5], label=2).assign(query_id='q9'),
+                        pd.DataFrame({'query_id': ['q8'], 'doc_id': ['x'], 'relevance': [0]})])
+    assert relevant_count_spread(graded, rel=1)['queries'] == 3
+    assert relevant_count_spread(graded, rel=2) == {'queries': 1, 'min': 5, 'max': 5, 'sd_log': 0.0}
+    assert relevant_count_spread(graded, rel=3) is None
+    # PyTerrier's column names are the same qrels
+    pt_names = qrels_with_counts([1, 4, 16]).rename(columns={'query_id': 'qid', 'doc_id': 'docno', 'relevance': 'label'})
+    assert relevant_count_spread(pt_names) == spread
+
+
+@pytest.mark.parametrize('counts, band', [
+    ([10] * 20, 'within'),                         # sd 0
+    ([1, 4, 16] * 5, 'too narrow'),                # sd 1.13
+    ([2, 6, 20] * 5, 'between'),                   # sd 0.94
+])
+def test_caveat_bands(counts, band):
+    sd = float(np.log(np.asarray(counts, float)).std())
+    expected = 'within' if sd <= HELD_SPREAD else 'too narrow' if sd >= SPREAD_CAVEAT else 'between'
+    assert expected == band, f'the case is mislabelled: sd {sd:.3f}'
+    notes = interval_caveat(qrels_with_counts(counts), [FD @ 10, nDCG @ 10])
+    assert len(notes) == 1 and f'sd of log count {sd:.2f}' in notes[0]
+    assert {'within': 'within the spread', 'too narrow': 'probably too narrow',
+            'between': 'not measured in between'}[band] in notes[0]
+
+
+def test_caveat_names_each_threshold_once_and_only_fd_like_measures():
+    qrels = pd.concat([qrels_with_counts([1, 4, 16] * 5, label=2), qrels_with_counts([10] * 15, label=1).assign(
+        query_id=lambda f: 'b' + f.query_id)])
+    notes = interval_caveat(qrels, [FD @ 10, FD(urr=True) @ 10, CFD @ 10, FD(rel=2) @ 10, nDCG @ 10])
+    assert [n.count('label ≥') for n in notes] == [1, 1]
+    assert 'label ≥ 1' in notes[0] and 'label ≥ 2' in notes[1] and 'probably too narrow' in notes[1]
+    # nDCG's interval is not FD's; FD(per_query=k) caps the counts its relevant side sees
+    assert interval_caveat(qrels, [nDCG @ 10]) == []
+    assert interval_caveat(qrels, [FD(per_query=5) @ 10]) == []
+
+
+@needs_shared()
+@pytest.mark.shared
+def test_dl19_at_label_2_is_flagged_from_its_qrels_file():
+    """The value the docs quote, from the file with plain pandas (an independent count)."""
+    path = SHARED / 'data' / 'msmarco-passage' / 'qrels.dl19-passage.txt'
+    raw = pd.read_csv(path, sep=r'\s+', names=['qid', 'iter', 'docno', 'label'], dtype={'qid': str, 'docno': str})
+    counts = raw[raw.label >= 2].groupby('qid').size().to_numpy(float)
+    spread = relevant_count_spread(raw[['qid', 'docno', 'label']], rel=2)
+    assert spread['queries'] == len(counts) == 43 and (spread['min'], spread['max']) == (3, 219)
+    assert spread['sd_log'] == pytest.approx(np.log(counts).std(), rel=1e-12) and round(spread['sd_log'], 2) == 1.19
+    assert 'probably too narrow' in interval_caveat(raw[['qid', 'docno', 'label']], [FD(rel=2) @ 10])[0]
