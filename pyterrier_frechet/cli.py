@@ -307,7 +307,6 @@ def check_resampled(args, measures) -> None:
 def run_bootstrap(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
     from .analyses.bootstrap import ESTIMANDS, bootstrap
-    from .analyses.validity import interval_caveat
     groups = _query_groups(args, data)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
                        verbose=not args.quiet, encoder=data.encoder, interval=args.interval, population=args.population,
@@ -326,7 +325,7 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
                             f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
                             'estimate: the value each interval is centred for'] + estimands
                   + _population_notes(args, len(result.queries)) + _groups_notes(result)
-                  + interval_caveat(data.qrels, data.measures), result.point)
+                  + list(result.caveats), result.point)
 
 
 def check_agreement(args, measures) -> None:

@@ -71,3 +71,44 @@ def test_dl19_at_label_2_is_flagged_from_its_qrels_file():
     assert spread['queries'] == len(counts) == 43 and (spread['min'], spread['max']) == (3, 219)
     assert spread['sd_log'] == pytest.approx(np.log(counts).std(), rel=1e-12) and round(spread['sd_log'], 2) == 1.19
     assert 'probably too narrow' in interval_caveat(raw[['qid', 'docno', 'label']], [FD(rel=2) @ 10])[0]
+
+
+def test_bootstrap_and_the_cli_carry_the_caveat(tmp_path, capsys):
+    """pf.bootstrap's ``caveats`` are interval_caveat's sentences for its measures; `bootstrap` prints them."""
+    from conftest import DictEncoder
+    import pyterrier_frechet as pf
+    from pyterrier_frechet.cli import main
+    rng = np.random.default_rng(3)
+    counts = [1, 4, 16, 2, 9, 30]
+    qrels = qrels_with_counts(counts)
+    vectors = {d: rng.normal(size=3) for d in qrels.doc_id}
+    runs = {}
+    for name in ('a', 'b'):
+        rows = []
+        for i in range(len(counts)):
+            docs = qrels[qrels.query_id == f'q{i}'].doc_id.tolist()
+            picked = rng.permutation(docs)[:3].tolist() + [f'{name}{i}x{j}' for j in range(2)]
+            rows += [(f'q{i}', d, 10.0 - r) for r, d in enumerate(picked)]
+            vectors.update({f'{name}{i}x{j}': rng.normal(size=3) for j in range(2)})
+        runs[name] = pd.DataFrame(rows, columns=['query_id', 'doc_id', 'score'])
+    result = pf.bootstrap(runs, qrels, [FD(encoder=DictEncoder(vectors)) @ 5, nDCG @ 5], n_samples=20, verbose=False)
+    sd = float(np.log(np.asarray(counts, float)).std())
+    assert sd >= SPREAD_CAVEAT
+    assert list(result.caveats) == interval_caveat(qrels, [FD @ 5]) and len(result.caveats) == 1
+    assert f'1 to 30 over 6 queries, sd of log count {sd:.2f}' in result.caveats[0]
+    assert 'probably too narrow' in result.caveats[0]
+    # the command line prints the same sentence among its notes
+    (tmp_path / 'runs').mkdir()
+    ids = sorted(vectors)
+    np.save(tmp_path / 'v.npy', np.stack([vectors[i] for i in ids]))
+    (tmp_path / 'v.ids.txt').write_text('\n'.join(ids) + '\n')
+    qrels.assign(it=0)[['query_id', 'it', 'doc_id', 'relevance']].to_csv(tmp_path / 'qrels.txt', sep=' ', header=False,
+                                                                          index=False)
+    for name, run in runs.items():
+        run.assign(Q0='Q0', rank=run.groupby('query_id').cumcount() + 1, tag=name)[
+            ['query_id', 'Q0', 'doc_id', 'rank', 'score', 'tag']].to_csv(tmp_path / 'runs' / f'{name}.txt', sep=' ',
+                                                                          header=False, index=False)
+    assert main(['bootstrap', '--qrels', str(tmp_path / 'qrels.txt'), '--runs', str(tmp_path / 'runs'),
+                 '--vectors', str(tmp_path / 'v'), '--metrics', 'FD@5', '--samples', '20', '--quiet']) == 0
+    out = capsys.readouterr()
+    assert result.caveats[0] in out.out + out.err

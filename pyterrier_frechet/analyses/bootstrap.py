@@ -16,7 +16,7 @@ recompute through ir_measures), kept as the reference the fast path is tested an
 """
 import functools
 import logging
-from typing import Dict, List, NamedTuple, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import ir_measures
 import numpy as np
@@ -34,6 +34,7 @@ from ..evaluation.vector_statistics import VectorStatistics, vector_statistics
 from ..measures.base import column_label, resampled_names, resampling
 from ..measures.resampling import HISTOGRAM_COUNTS, PER_QUERY_VALUES, VECTOR_STATS, Engine, numpy_engine
 from ..vectors.sources import using_encoder
+from .validity import interval_caveat
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +53,9 @@ class BootstrapResult(NamedTuple):
     population: Optional[int] = None
     # the query groups resampled and left out whole (qid → group code 0…G−1; None: independent queries)
     query_groups: Optional[pd.Series] = None
+    # where the evaluated set sits on the measured coverage map of FD's default interval: one sentence per relevance
+    # threshold of an FD-like measure (:func:`~pyterrier_frechet.analyses.validity.interval_caveat`)
+    caveats: Tuple[str, ...] = ()
 
     @property
     def n_query_groups(self) -> Optional[int]:
@@ -383,6 +387,11 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             groups with replacement (the cluster bootstrap) and the jackknife leaves each group out (the cluster
             jackknife, ``jackknife='auto'`` only), with a Student t reference on G − 1 degrees of freedom. Leaving
             topic-sharing queries ungrouped made the intervals too narrow (pt_docs "Calibration", world ``topics``).
+
+    Returns a :class:`BootstrapResult`; its ``caveats`` place the query set on the measured coverage map of FD's
+    default interval: the relevant documents per query and the sd of their logs, with "FD intervals are probably
+    too narrow here" where that spread is as large as in the worlds where the interval under-covered
+    (:func:`~pyterrier_frechet.interval_caveat`; TREC DL 2019 at label ≥ 2).
     """
     with using_encoder(encoder):
         return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
@@ -452,7 +461,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                                      jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df,
                                      groups_text))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
-    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups)
+    return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
+                           tuple(interval_caveat(qrels_ir, measures)))
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -19,7 +19,6 @@ from .robustness import sparsify, summarise
 from .table import PaperTable
 from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_test, check_test_resolution, compare_systems,
                            default_samples, n_comparisons)
-from .validity import interval_caveat
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
@@ -172,7 +171,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
               f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
               + _interval_notes(summary) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
               'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
-              '"Calibration"). ' + _dependence_note(boot) + ''.join(f' {note}.' for note in interval_caveat(qrels, boot_measures))
+              '"Calibration"). ' + _dependence_note(boot) + ''.join(f' {note}.' for note in boot.caveats)
               + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
               + ('' if population is None else
                  f' **Finite population** (`population={population}`): the {len(boot.queries)} queries are taken as a '

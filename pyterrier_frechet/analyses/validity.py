@@ -23,6 +23,8 @@ from typing import List, Optional
 
 import numpy as np
 
+from ..evaluation.frames import prepare_qrels
+from ..evaluation.selection import Judgments
 from ..measures.base import is_set_measure
 
 #: At or above this spread of log relevant counts the evaluated set looks like the worlds where FD's default
@@ -39,8 +41,6 @@ def relevant_count_spread(qrels, rel: int = 1) -> Optional[dict]:
     """The relevant-set sizes of a qrels frame (``query_id``/``doc_id``/``relevance`` or PyTerrier's
     ``qid``/``docno``/``label``): ``{'queries', 'min', 'max', 'sd_log'}`` over the queries with at least one document
     judged ``>= rel`` (``sd_log``: the population standard deviation of log count); None when no query has one."""
-    from ..evaluation.frames import prepare_qrels
-    from ..evaluation.selection import Judgments
     judgments = Judgments(prepare_qrels(qrels, 'qrels'))
     counts = np.bincount(judgments.qcode[judgments.labels >= rel], minlength=len(judgments.queries))
     counts = counts[counts > 0].astype(np.float64)
