@@ -91,12 +91,18 @@ def test_bootstrap_and_the_cli_carry_the_caveat(tmp_path, capsys):
             rows += [(f'q{i}', d, 10.0 - r) for r, d in enumerate(picked)]
             vectors.update({f'{name}{i}x{j}': rng.normal(size=3) for j in range(2)})
         runs[name] = pd.DataFrame(rows, columns=['query_id', 'doc_id', 'score'])
-    result = pf.bootstrap(runs, qrels, [FD(encoder=DictEncoder(vectors)) @ 5, nDCG @ 5], n_samples=20, verbose=False)
+    measures = [FD(encoder=DictEncoder(vectors)) @ 5, nDCG @ 5]
+    result = pf.bootstrap(runs, qrels, measures, n_samples=20, verbose=False)
     sd = float(np.log(np.asarray(counts, float)).std())
     assert sd >= SPREAD_CAVEAT
     assert list(result.caveats) == interval_caveat(qrels, [FD @ 5]) and len(result.caveats) == 1
     assert f'1 to 30 over 6 queries, sd of log count {sd:.2f}' in result.caveats[0]
     assert 'probably too narrow' in result.caveats[0]
+    # the paper table's caption carries the flag, shortened; a table of nDCG alone does not
+    caption = pf.PaperTable.from_results(result, measures=measures).caption()
+    assert f'FD intervals are probably too narrow here: relevant documents per query (label ≥ 1): 1 to 30 over 6 queries, ' \
+           f'sd of log count {sd:.2f} (default FD intervals covered only 0.86–0.89' in caption
+    assert 'too narrow' not in pf.PaperTable.from_results(result, measures=[nDCG @ 5]).caption()
     # the command line prints the same sentence among its notes
     (tmp_path / 'runs').mkdir()
     ids = sorted(vectors)

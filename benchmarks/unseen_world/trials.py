@@ -5,7 +5,7 @@ warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
 from ir_measures import nDCG
-from worlds import World, draw_set, own_measures, SYSTEMS
+from worlds import World, draw_set, own_measures, write_set, SYSTEMS
 kind, d, n, T = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 # optional START (added later): trials 0..START-1 are drawn but not evaluated, their rows kept from the existing CSVs
 start = int(sys.argv[5]) if len(sys.argv) > 5 else 0
@@ -22,22 +22,7 @@ for t in range(T):
     qs = draw_set(w, r, n)
     if t < start:
         continue
-    vecs, ids, qr, runs = [], [], [], {s: [] for s in SYSTEMS}
-    for qi, (rel, out) in enumerate(qs):
-        for j, v in enumerate(rel):
-            ids.append(f'q{qi}r{j}'); vecs.append(v); qr.append((f'q{qi}', f'q{qi}r{j}', 1))
-        for s, (vec, lab, idx) in out.items():
-            for rank in range(10):
-                if lab[rank]:
-                    doc = f'q{qi}r{idx[rank]}'
-                else:
-                    doc = f'q{qi}{s}n{rank}'; ids.append(doc); vecs.append(vec[rank])
-                runs[s].append((f'q{qi}', doc, 100.0 - rank))
-    np.save(prefix + '.npy', np.array(vecs)); open(prefix + '.ids.txt', 'w').write('\n'.join(ids) + '\n')
-    qrels = pd.DataFrame(qr, columns=['query_id', 'doc_id', 'relevance'])
-    # a doc retrieved twice in one ranking (same rel doc sampled twice) -> keep first; pad is not needed for FD
-    runs = {s: pd.DataFrame(v, columns=['query_id', 'doc_id', 'score']).drop_duplicates(['query_id', 'doc_id'])
-            for s, v in runs.items()}
+    qrels, runs = write_set(qs, prefix)
     meas = [FD(encoder=pf.VectorStore(prefix)) @ 10, nDCG @ 10]
     b = pf.bootstrap(runs, qrels, meas, n_samples=200, seed=t, verbose=False).summary
     c = pf.compare_systems(runs, qrels, meas, n_samples=200, verbose=False)

@@ -14,7 +14,9 @@ mean; ``numpy.cov(aweights=)``) — not the package's. Trials: the package throu
 defaults only (n_samples=20: the default FD interval is the jackknife's, the resamples do not enter it), on exactly
 the query sets trials.py drew (same rng, same order).
 
-    python benchmarks/unseen_world/variant_trials.py VARIANT WORLD D N TRIALS   # -> results/variant_{VARIANT}_{WORLD}_d{D}_n{N}.csv
+    python benchmarks/unseen_world/variant_trials.py VARIANT WORLD D N TRIALS [pairs]
+    # -> results/variant_{VARIANT}_{WORLD}_d{D}_n{N}.csv (and ..._pairs.csv: compare_systems' default test and
+    #    ΔFD interval on every pair, against the difference of the truths)
 """
 import os, sys, tempfile, warnings
 import numpy as np, pandas as pd
@@ -22,7 +24,7 @@ sys.path.insert(0, 'benchmarks/unseen_world')
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
-from worlds import World, draw_set, SYSTEMS
+from worlds import World, draw_set, write_set, SYSTEMS
 
 
 def fd_weighted(rel_sets, ret_sets, by_query):
@@ -50,35 +52,28 @@ def own(qs, variant, rng):
 VARIANTS = ('weighting_query', 'per_query5')
 variant, kind, d, n, T = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 assert variant in VARIANTS, f'VARIANT must be one of {VARIANTS}'
+pairs = len(sys.argv) > 6 and sys.argv[6] == 'pairs'   # optional: compare_systems on every pair too
 r_balance = np.random.default_rng(7)
 w = World(kind, d)
 tag = f'{kind}_d{d}_n{n}'
 out = f'benchmarks/unseen_world/results/variant_{variant}_{tag}.csv'
 r_truth = np.random.default_rng(999)
 truth = pd.DataFrame([own(draw_set(w, r_truth, n), variant, r_balance) for _ in range(200)])
-rows = []
+rows, prows = [], []
 r = np.random.default_rng(2024 + d + n)      # trials.py's sets
 tmp = tempfile.mkdtemp(); prefix = os.path.join(tmp, 'v')
 for t in range(T):
     qs = draw_set(w, r, n)
     counts = np.array([len(q[0]) for q in qs], float)
-    vecs, ids, qr, runs = [], [], [], {s: [] for s in SYSTEMS}
-    for qi, (rel, outs) in enumerate(qs):
-        for j, v in enumerate(rel):
-            ids.append(f'q{qi}r{j}'); vecs.append(v); qr.append((f'q{qi}', f'q{qi}r{j}', 1))
-        for s, (vec, lab, idx) in outs.items():
-            for rank in range(10):
-                if lab[rank]:
-                    doc = f'q{qi}r{idx[rank]}'
-                else:
-                    doc = f'q{qi}{s}n{rank}'; ids.append(doc); vecs.append(vec[rank])
-                runs[s].append((f'q{qi}', doc, 100.0 - rank))
-    np.save(prefix + '.npy', np.array(vecs)); open(prefix + '.ids.txt', 'w').write('\n'.join(ids) + '\n')
-    qrels = pd.DataFrame(qr, columns=['query_id', 'doc_id', 'relevance'])
-    runs = {s: pd.DataFrame(v, columns=['query_id', 'doc_id', 'score']) for s, v in runs.items()}
+    qrels, runs = write_set(qs, prefix)
     params = dict(weighting='query') if variant == 'weighting_query' else dict(per_query=5, seed=t)
-    b = pf.bootstrap(runs, qrels, [FD(encoder=pf.VectorStore(prefix), **params) @ 10], n_samples=20,
-                     seed=t, verbose=False).summary
+    measure = FD(encoder=pf.VectorStore(prefix), **params) @ 10
+    b = pf.bootstrap(runs, qrels, [measure], n_samples=20, seed=t, verbose=False).summary
+    if pairs:  # the default paired test and ΔFD interval of every pair (the jackknife's: the resamples do not enter)
+        for _, row in pf.compare_systems(runs, qrels, [measure], n_samples=20, seed=t, verbose=False).iterrows():
+            prows.append(dict(trial=t, a=row['a'], b=row['b'], diff=row['diff'], low=row['ci_low'], high=row['ci_high'],
+                              test=row['test'], p=row['p_' + row['test']],
+                              truth=truth[row['a']].mean() - truth[row['b']].mean()))
     if variant == 'weighting_query':
         mine = own(qs, variant, r_balance)
     else:  # own FD on the subsets the package's balancing kept (a check of the value, not of the truth)
@@ -93,8 +88,16 @@ for t in range(T):
                          kish=counts.sum() ** 2 / (counts ** 2).sum()))
     print(t, flush=True)
     pd.DataFrame(rows).to_csv(out, index=False)
+    if pairs:
+        pd.DataFrame(prows).to_csv(out.replace('.csv', '_pairs.csv'), index=False)
 df = pd.DataFrame(rows)
 cov = (df.low <= df.truth) & (df.truth <= df.high)
 print(f'{variant} {tag}: coverage {cov.mean():.3f} over {T} trials; above {(df.truth > df.high).mean():.3f} '
       f'below {(df.truth < df.low).mean():.3f}; max |own-package|/package '
       f'{(np.abs(df.own_fd - df.value) / df.value).max():.2g}')
+if pairs:
+    pf_ = pd.DataFrame(prows)
+    dcov = ((pf_.low <= pf_.truth) & (pf_.truth <= pf_.high)).mean()
+    rate = {f'{a}-{bb}': (pf_[(pf_.a == a) & (pf_.b == bb)].p < 0.05).mean() for a, bb in
+            [('A', 'B'), ('C', 'D'), ('A', 'D'), ('A', 'C')]}
+    print(f'{variant} {tag}: ΔFD coverage {dcov:.3f}; rejection at 0.05 (A-B is the level, equal in law) {rate}')

@@ -95,3 +95,25 @@ def own_measures(qs):
         ret = np.vstack([q[1][s][0] for q in qs])
         res[s] = (fd(rel, ret), np.mean([ndcg10(q[1][s][1], len(q[0])) for q in qs]))
     return res
+
+
+def write_set(qs, prefix):
+    """A drawn query set as the package reads it: vectors at PREFIX.npy / PREFIX.ids.txt; returns (qrels, runs)."""
+    import pandas as pd
+    vecs, ids, qr, runs = [], [], [], {s: [] for s in SYSTEMS}
+    for qi, (rel, out) in enumerate(qs):
+        for j, v in enumerate(rel):
+            ids.append(f'q{qi}r{j}'); vecs.append(v); qr.append((f'q{qi}', f'q{qi}r{j}', 1))
+        for s, (vec, lab, idx) in out.items():
+            for rank in range(10):
+                if lab[rank]:
+                    doc = f'q{qi}r{idx[rank]}'
+                else:
+                    doc = f'q{qi}{s}n{rank}'; ids.append(doc); vecs.append(vec[rank])
+                runs[s].append((f'q{qi}', doc, 100.0 - rank))
+    np.save(prefix + '.npy', np.array(vecs)); open(prefix + '.ids.txt', 'w').write('\n'.join(ids) + '\n')
+    qrels = pd.DataFrame(qr, columns=['query_id', 'doc_id', 'relevance'])
+    # a doc retrieved twice in one ranking (same rel doc sampled twice) -> keep first; pad is not needed for FD
+    runs = {s: pd.DataFrame(v, columns=['query_id', 'doc_id', 'score']).drop_duplicates(['query_id', 'doc_id'])
+            for s, v in runs.items()}
+    return qrels, runs

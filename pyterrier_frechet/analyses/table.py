@@ -17,6 +17,7 @@ outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, 
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
 import logging
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -27,6 +28,7 @@ from ..evaluation.evaluate import NO_VECTOR_COLUMNS, check_labels_distinct, pars
 from ..measures.base import column_label, higher_is_better, is_set_measure
 from .bootstrap import ESTIMAND_LABELS, bootstrappable
 from .outputs import markdown_text
+from .validity import caption_caveats, fd_like
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +91,9 @@ class PaperTable:
     correction: str = CORRECTION
     dropped: Optional[Tuple[int, int]] = None  # (relevant, retrieved) documents left out for want of a vector
     digits: int = 3
+    #: the bootstrap's :attr:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult.caveats` about FD's intervals
+    #: (the flagged ones go into the caption)
+    caveats: Tuple[str, ...] = ()
 
     # --- building ---
 
@@ -149,9 +154,11 @@ class PaperTable:
             comparisons = comparisons[comparisons['measure'].isin(labels)].reset_index(drop=True)
             if baseline is None and len(systems) > 2 and comparisons['a'].nunique() == 1:
                 baseline = comparisons['a'].iloc[0]  # compare_systems(baseline=...) puts the baseline first
-        return cls._assemble(cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci,
-                             len(boot.queries) if boot.queries is not None else None,
-                             _samples_of(boot), seed, dropped, digits)
+        table = cls._assemble(cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci,
+                              len(boot.queries) if boot.queries is not None else None,
+                              _samples_of(boot), seed, dropped, digits)
+        caveats = tuple(getattr(boot, 'caveats', ())) if any(fd_like(m) for m in ms) else ()
+        return dataclasses.replace(table, caveats=caveats)
 
     @classmethod
     def _assemble(cls, cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci, n_queries, n_samples,
@@ -302,6 +309,7 @@ class PaperTable:
         if ref is not None:
             parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '
                          f'{self.ci:.0%} percentile bootstrap interval.')
+        parts += caption_caveats(self.caveats)
         if self.dropped is not None:
             parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
                          'documents.')

@@ -37,6 +37,7 @@ HELD_SPREAD = 0.86
 HELD = '0.93–0.99'
 UNDER_COVERED = '0.86–0.89'
 BALANCED = '0.92–0.97'
+TOO_NARROW = 'FD intervals are probably too narrow here'
 
 
 def relevant_count_spread(qrels, rel: int = 1) -> Optional[dict]:
@@ -52,7 +53,7 @@ def relevant_count_spread(qrels, rel: int = 1) -> Optional[dict]:
             'sd_log': float(np.log(counts).std())}
 
 
-def _fd_like(measure) -> bool:
+def fd_like(measure) -> bool:
     """A set measure printed with the log-scale jackknife interval whose relevant side is every relevant document of
     the qrels (FD, CFD, FD(urr=True); not FD(per_query=k), whose balanced qrels cap the counts)."""
     if not is_set_measure(measure) or 'rel' not in measure.SUPPORTED_PARAMS:
@@ -66,14 +67,14 @@ def interval_caveat(qrels, measures) -> List[str]:
     """One sentence per relevance threshold of the FD-like ``measures``: the evaluated set's spread of relevant counts
     and what was measured at that spread (empty when no measure is FD-like, e.g. only nDCG, or FD(per_query=k))."""
     notes = []
-    for rel in sorted({int(m['rel']) for m in measures if _fd_like(m)}):
+    for rel in sorted({int(m['rel']) for m in measures if fd_like(m)}):
         spread = relevant_count_spread(qrels, rel)
         if spread is None:
             continue
         where = (f"relevant documents per query (label ≥ {rel}): {spread['min']} to {spread['max']} over "
                  f"{spread['queries']} queries, sd of log count {spread['sd_log']:.2f}")
         if spread['sd_log'] >= SPREAD_CAVEAT:
-            notes.append(f'FD intervals are probably too narrow here: {where}, as in the worlds where the default FD '
+            notes.append(f'{TOO_NARROW}: {where}, as in the worlds where the default FD '
                          f'interval covered E[FD̂ₙ] in only {UNDER_COVERED} of query sets at d = 384 (sd ≈ 1.1; it held, '
                          f'{HELD}, where the sd was ≤ {HELD_SPREAD}: Cranfield 0.71, SciFact 0.26); '
                          f'FD(per_query=5), whose relevant side has at most 5 documents per query, covered {BALANCED} '
@@ -86,3 +87,11 @@ def interval_caveat(qrels, measures) -> List[str]:
             notes.append(f'{where[0].upper()}{where[1:]}: within the spread (sd ≤ {HELD_SPREAD}) of the worlds where '
                          f'the default FD interval held ({HELD} at d = 384)')
     return notes
+
+
+def caption_caveats(notes) -> List[str]:
+    """The flagged ones of :func:`interval_caveat`'s ``notes``, shortened for a table caption (what was found and
+    where to read why)."""
+    return [f'{note.split(", as in the worlds")[0]} (default FD intervals covered only {UNDER_COVERED} in worlds with '
+            'relevant counts this unequal; pyterrier-frechet docs, "Calibration").'
+            for note in notes if note.startswith(TOO_NARROW)]
