@@ -16,8 +16,8 @@ contains the value; a per-query measure's is the percentile bootstrap interval f
 outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, centred on a bias-corrected
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
-import logging
 import dataclasses
+import logging
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
