@@ -51,12 +51,36 @@ def _has_method(name: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------------- one query set
-def set_stats(sample, statistic: str):
-    """QueryStats of the relevant side and of every system's retrieved side, and the shift."""
+#: ``fd-per-query5``: FD(per_query=5) — at most 5 relevant documents per query, drawn by the package's own rule
+#: (:func:`pyterrier_frechet.evaluation.qrels.balance_qrels`: highest grade first, random within a grade); one draw
+#: per query set, its seed from the caller's generator, so E[FD̂ₙ] averages over the draw as well as the set.
+PER_QUERY_CAP = {'fd-per-query5': 5}
+STATISTICS = ('fd', 'fd-query') + tuple(PER_QUERY_CAP)
+
+
+def balanced_rows(sample, per_query: int, seed: int) -> np.ndarray:
+    """Indices of the relevant rows ``balance_qrels(qrels, per_query, seed=seed)`` keeps for this query set."""
+    from pyterrier_frechet.evaluation.qrels import balance_qrels
+    rows = len(sample.relevant_qid)
+    width = len(str(rows))
+    qrels = pd.DataFrame({'qid': np.asarray(sample.relevant_qid).astype(str),
+                          'docno': [str(i).zfill(width) for i in range(rows)],
+                          'label': np.asarray(sample.relevant_label, dtype=np.int64)})
+    kept = balance_qrels(qrels, per_query, rel=int(qrels['label'].min()), seed=seed)
+    return np.sort(kept['docno'].astype(int).to_numpy())
+
+
+def set_stats(sample, statistic: str, balance_seed: int = 0):
+    """QueryStats of the relevant side and of every system's retrieved side, and the shift (``balance_seed``: the
+    seed of the relevant documents' draw for the ``PER_QUERY_CAP`` statistics)."""
     index = {q: i for i, q in enumerate(sample.qids)}
     n = len(sample.qids)
-    shift = np.asarray(sample.relevant, dtype=np.float64).mean(axis=0)
-    rel = QueryStats(np.array([index[q] for q in sample.relevant_qid]), sample.relevant, n, shift)
+    relevant, relevant_qid = sample.relevant, sample.relevant_qid
+    if statistic in PER_QUERY_CAP:
+        keep = balanced_rows(sample, PER_QUERY_CAP[statistic], balance_seed)
+        relevant, relevant_qid = relevant[keep], np.asarray(relevant_qid)[keep]
+    shift = np.asarray(relevant, dtype=np.float64).mean(axis=0)
+    rel = QueryStats(np.array([index[q] for q in relevant_qid]), relevant, n, shift)
     rets = {}
     for system, (vecs, qids, _rank) in sample.retrieved.items():
         rets[system] = QueryStats(np.array([index[q] for q in qids]), vecs, n, shift)
@@ -150,10 +174,11 @@ def population_values(world, statistic: str) -> Dict[str, float]:
 def reference(world, n: int, n_reference: int, seed: int, statistic: str) -> pd.DataFrame:
     """FD̂ and mean nDCG@k of every system on ``n_reference`` independent query sets of ``n`` queries."""
     rng = np.random.default_rng([seed, n, 11])
+    balance = np.random.default_rng([seed, n, 13])
     rows = []
     for r in range(n_reference):
         sample = world.draw(n, rng)
-        rel, rets, shift = set_stats(sample, statistic)
+        rel, rets, shift = set_stats(sample, statistic, int(balance.integers(2 ** 31)))
         ones = np.ones((1, n))
         for s in world.systems:
             rows.append({'draw': r, 'system': s, 'fd': float(set_fd(rel, rets[s], ones, shift)[0]),
@@ -191,6 +216,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     tau_pop = (float(scipy.stats.kendalltau(-np.array([pop_fd[s] for s in systems]),
                                             np.array([pop_ndcg[s] for s in systems])).statistic) if pop_fd else np.nan)
     rng = np.random.default_rng([seed, n, 12])
+    balance = np.random.default_rng([seed, n, 14])   # the trials' own draws of balanced qrels (fd-per-query5)
     # a finite population (the real-data worlds): the same intervals and test with the finite-population correction
     # 1 − n/N (the package's population= / --population N), beside the uncorrected ones
     from pyterrier_frechet.core.intervals import finite_population_correction
@@ -230,7 +256,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     t0 = time.time()
     for t in range(n_trials):
         sample = world.draw(n, rng)
-        rel, rets, shift = set_stats(sample, statistic)
+        rel, rets, shift = set_stats(sample, statistic, int(balance.integers(2 ** 31)))
         ones = np.ones((1, n))
         counts = _draw_counts(rng, n_samples, n) if n_samples else None
         est = {s: float(set_fd(rel, rets[s], ones, shift)[0]) for s in systems}
@@ -354,7 +380,7 @@ def main(argv=None):
     parser.add_argument('--reference', type=int, default=300)
     parser.add_argument('--samples', type=int, default=0, help='bootstrap samples per trial (0: jackknife only)')
     parser.add_argument('--permutations', type=int, default=0)
-    parser.add_argument('--statistic', default='fd', choices=('fd', 'fd-query'))
+    parser.add_argument('--statistic', default='fd', choices=STATISTICS)
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--systems', nargs='+', default=None,
                         help="a subset of the world's systems (fewer FDs per trial; keep an equal-in-law pair for the "

@@ -111,3 +111,26 @@ def test_interval_alternatives_default_is_the_package_interval_and_t_is_wider():
     cf_low, cf_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log Cornish-Fisher']
     z_low, z_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log z (default)']
     assert np.isclose(cf_low, z_low, atol=1e-12) and np.isclose(cf_high, z_high, atol=1e-12)
+
+
+def test_per_query5_keeps_the_top_graded_five_per_query_and_fd_is_of_those_rows():
+    """--statistic fd-per-query5 (FD(per_query=5)): each query keeps min(R_q, 5) relevant rows, no kept row of a
+    lower grade than a dropped one of its query, the draw fixed by the seed; FD̂ is the FD of exactly those rows."""
+    world = make_world('cranfield', d=16) if (ROOT.parent / 'shared').exists() else make_world('heavy', d=8, seed=2)
+    sample = world.draw(20, np.random.default_rng(4))
+    qid, label = np.asarray(sample.relevant_qid), np.asarray(sample.relevant_label)
+    assert len(set(label)) > 1 and max(np.unique(qid, return_counts=True)[1]) > 5   # the rule has work to do
+    keep = cw.balanced_rows(sample, 5, seed=11)
+    for q in set(qid):
+        mine = np.flatnonzero(qid == q)
+        kept, dropped = np.intersect1d(mine, keep), np.setdiff1d(mine, keep)
+        assert len(kept) == min(len(mine), 5)
+        if len(dropped):
+            assert label[dropped].max() <= label[kept].min()
+    assert np.array_equal(keep, cw.balanced_rows(sample, 5, seed=11))
+    assert not np.array_equal(keep, cw.balanced_rows(sample, 5, seed=12))
+    rel, rets, shift = cw.set_stats(sample, 'fd-per-query5', balance_seed=11)
+    system = world.systems[0]
+    vecs = np.asarray(sample.retrieved[system][0], float)
+    fd = cw.set_fd(rel, rets[system], np.ones((1, len(sample.qids))), shift)[0]
+    assert np.isclose(fd, fd_numpy(np.asarray(sample.relevant, float)[keep], vecs), rtol=1e-9)

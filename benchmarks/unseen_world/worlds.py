@@ -9,8 +9,11 @@ def _unit(x):
 
 
 class World:
+    """``kind``: sphere, clustered or hub_lognorm; a suffix ``-s<σ>`` (added later, e.g. ``sphere-s0.9``) sets the sd
+    of the log relevant-set size (default 1.1), to place a world between the lead's covered and uncovered ones."""
     def __init__(self, kind, d, seed=12345):
-        self.kind, self.d = kind, d
+        kind, _, sigma = kind.partition('-s')
+        self.kind, self.d, self.sigma = kind, d, float(sigma) if sigma else 1.1
         r = np.random.default_rng(seed)
         self.mean_dir = _unit(r.normal(size=d))
         self.spec = (np.arange(1, d + 1) ** -0.8)          # power-law noise spectrum
@@ -24,7 +27,7 @@ class World:
         return scale * z @ self.basis.T
 
     def n_rel(self, r):
-        return int(np.clip(np.round(np.exp(r.normal(np.log(10), 1.1))), 1, 200))
+        return int(np.clip(np.round(np.exp(r.normal(np.log(10), self.sigma))), 1, 200))
 
     def query(self, r):
         """returns rel vectors (R x d), and per system (vectors 10 x d, labels 10, rel index or -1)"""
