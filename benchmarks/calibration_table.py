@@ -10,6 +10,10 @@ from pathlib import Path
 import pandas as pd
 
 
+#: the rows of a variant's runs: world name + this (``FD`` in the column headers then means that variant)
+VARIANT_LABELS = {'fd-per-query5': ' · FD(per_query=5)', 'fd-query': " · FD(weighting='query')"}
+
+
 def _fmt(values) -> str:
     values = [v for v in values if pd.notna(v)]
     if not values:
@@ -100,6 +104,9 @@ def main(argv=None):
             frame['population'] = float('nan')
         known = {'cranfield': 225, 'scifact': 300}  # the finite worlds' N, for runs written before it was recorded
         frame['population'] = frame['population'].fillna(frame['world'].map(known))
+        # a variant's runs (--statistic other than fd) are rows of their own, named by the measure they calibrate
+        kind = frame['statistic_kind'].fillna('fd') if 'statistic_kind' in frame else pd.Series('fd', index=frame.index)
+        frame['world'] = frame['world'] + kind.map(VARIANT_LABELS).fillna('')
     cov = cov.sort_values(['d', 'world', 'n_queries'], kind='stable')
     tests = tests.sort_values(['d', 'world', 'n_queries'], kind='stable')
     if rst:

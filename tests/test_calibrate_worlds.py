@@ -134,3 +134,22 @@ def test_per_query5_keeps_the_top_graded_five_per_query_and_fd_is_of_those_rows(
     vecs = np.asarray(sample.retrieved[system][0], float)
     fd = cw.set_fd(rel, rets[system], np.ones((1, len(sample.qids))), shift)[0]
     assert np.isclose(fd, fd_numpy(np.asarray(sample.relevant, float)[keep], vecs), rtol=1e-9)
+
+
+def test_calibration_table_keeps_a_variants_runs_apart(tmp_path, capsys):
+    """A --statistic fd-per-query5 run of the same world, d and n is a row of its own (named by the variant), not
+    merged into FD's coverage range."""
+    import pandas as pd
+    from benchmarks import calibration_table
+    base = dict(world='w', d=16, n_queries=43, statistic='FD', method='jackknife_log', estimand='E[FD_n]',
+                who='a', truth=1.0, undefined=0.0, width=0.1, trials=10)
+    for name, kind, cov in (('plain', 'fd', 0.5), ('pq5', 'fd-per-query5', 0.9)):
+        pd.DataFrame([dict(base, coverage=cov, statistic_kind=kind)]).to_csv(tmp_path / f'{name}.coverage.csv',
+                                                                             index=False)
+        pd.DataFrame([dict(world='w', d=16, n_queries=43, statistic='FD', test='jackknife z', hypothesis='null',
+                           pair='a-b', rejection_rate=cov / 10, trials=10, relative_difference=0.0,
+                           statistic_kind=kind)]).to_csv(tmp_path / f'{name}.tests.csv', index=False)
+    calibration_table.main([str(tmp_path)])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(('| w |', '| w · '))]
+    coverage = {r.split(' | ')[0]: r.split(' | ')[6] for r in rows if 'jackknife z' not in r}
+    assert coverage == {'| w': '0.50', '| w · FD(per_query=5)': '0.90'}
