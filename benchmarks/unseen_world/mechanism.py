@@ -7,7 +7,9 @@ relevant-set sizes are kept) and prints, for FD@10's default interval:
 - the same intervals with a t reference on (Kish number − 1) degrees of freedom (the half-width read back from the
   printed interval: SE_log = log(high/value)/z);
 - the correlation across sets of log FD̂ with its jackknife SE, and the skewness of log FD̂ over the reference sets;
-- the 10th/50th/90th percentiles of the per-set sd of log R (the statistic pf.interval_caveat prints).
+- the 10th/50th/90th percentiles of the per-set sd of log R and of the per-set Kish share (ΣR)²/(nΣR²) (the
+  statistics pf.interval_caveat prints), and the coverage of the sets whose Kish share is ≥ 0.6 (where the
+  caveat says "held"; added later).
 
     python benchmarks/unseen_world/mechanism.py
 """
@@ -19,8 +21,8 @@ from worlds import World, draw_set
 R = 'benchmarks/unseen_world/results/'
 Z = float(st.norm.ppf(0.975))
 print('| world | d | n | trials | default | Kish above / below median | sd log R below / above median | t(Kish−1) | '
-      'r(log FD̂, SE) | skew log FD̂ | sd log R q10/q50/q90 |')
-print('|---|---|---|---|---|---|---|---|---|---|---|')
+      'r(log FD̂, SE) | skew log FD̂ | sd log R q10/q50/q90 | Kish share q10/q50/q90 | coverage where share ≥ 0.6 (sets) |')
+print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
 for f in sorted(glob.glob(R + 'trials_*_intervals.csv')):
     tag = re.match(r'.*trials_(.*)_intervals.csv', f).group(1)
     kind, d, n = re.match(r'(.*)_d(\d+)_n(\d+)', tag).groups()
@@ -43,6 +45,11 @@ for f in sorted(glob.glob(R + 'trials_*_intervals.csv')):
     corr = np.mean([np.corrcoef(np.log(g.value), np.log(g.high / g.value))[0, 1] for _, g in fb.groupby('system')])
     skew = [st.skew(np.log(tr[f'FD_{s}'])) for s in 'ABCD']
     q = np.quantile(list(sdlog.values()), [0.1, 0.5, 0.9])
+    share = np.array(list(kish.values())) / n
+    qk = np.quantile(share, [0.1, 0.5, 0.9])
+    even = ke / n >= 0.6
     print(f'| {kind} | {d} | {n} | {T} | {cov.mean():.3f} | {cov[hi_k].mean():.3f} / {cov[~hi_k].mean():.3f} | '
           f'{cov[~hi_s].mean():.3f} / {cov[hi_s].mean():.3f} | {cov_t.mean():.3f} | {corr:.2f} | '
-          f'{min(skew):+.2f} to {max(skew):+.2f} | {q[0]:.2f}/{q[1]:.2f}/{q[2]:.2f} |')
+          f'{min(skew):+.2f} to {max(skew):+.2f} | {q[0]:.2f}/{q[1]:.2f}/{q[2]:.2f} | '
+          f'{qk[0]:.2f}/{qk[1]:.2f}/{qk[2]:.2f} | {cov[even].mean() if even.any() else float("nan"):.3f} '
+          f'({int((share >= 0.6).sum())}) |')
