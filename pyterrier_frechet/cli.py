@@ -25,6 +25,7 @@ from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
 from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
+from .analyses.table import DEFAULT_MEASURES
 from .data.runs import WrongFileKind, check_run_queries, read_qrels, read_run, run_files, run_names
 
 logger = logging.getLogger(__name__)
@@ -669,7 +670,7 @@ def _vectors_group(p) -> None:
 
 def _measures_group(p) -> None:
     g = p.add_argument_group('measures')
-    g.add_argument('--metrics', nargs='+', default=['FD@10', 'FD(urr=True)@10', 'nDCG@10', 'RR@10'],
+    g.add_argument('--metrics', nargs='+', default=list(DEFAULT_MEASURES),
                    help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')
     g.add_argument('--rel', type=_positive_int, default=None,
                    help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...)')
