@@ -142,3 +142,17 @@ def test_bootstrap_and_the_cli_carry_the_caveat(tmp_path, capsys):
                  '--vectors', str(tmp_path / 'v'), '--metrics', 'FD@5', '--samples', '20', '--quiet']) == 0
     out = capsys.readouterr()
     assert result.caveats[0] in out.out + out.err
+
+
+def test_caption_carries_both_flags_shortened_and_not_the_few_band():
+    from pyterrier_frechet.analyses.validity import caption_caveats
+    notes = (interval_caveat(qrels_with_counts([2, 6, 20] * 5), [FD @ 10])
+             + interval_caveat(qrels_with_counts([1, 4, 16] * 5), [FD @ 10])
+             + interval_caveat(qrels_with_counts([1, 2, 5] * 5), [FD @ 10]))
+    caption = caption_caveats(notes)
+    assert len(caption) == 2
+    assert caption[0].startswith('FD intervals may be too narrow here: relevant documents per query (label ≥ 1): 2 to 20 '
+                                 'over 15 queries, sd of log count 0.94 (default FD intervals covered only 0.84–0.89')
+    assert caption[1].startswith('FD intervals are probably too narrow here: relevant documents per query (label ≥ 1): '
+                                 '1 to 16 over 15 queries, sd of log count 1.13 (default FD intervals covered only 0.86–0.89')
+    assert all(c.endswith('"Calibration").') and len(c) < 300 for c in caption)
