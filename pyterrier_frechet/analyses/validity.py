@@ -110,12 +110,14 @@ def caption_caveats(notes) -> List[str]:
     """The flagged ones of :func:`interval_caveat`'s ``notes`` ("probably" and "may be too narrow"), shortened for a
     table caption (what was found and where to read why); the note of a set where FD is FD(per_query=5) is left out."""
     shortened = []
+    balanced = f"FD(per_query={FEW})'s {BALANCED} in every world measured"
     for note in notes:
         if note.startswith(TOO_NARROW):
             shortened.append(f'{note.split(", as in the worlds")[0]} (default FD intervals covered only {UNDER_COVERED} '
-                             'in worlds with relevant counts this unequal; pyterrier-frechet docs, "Calibration").')
+                             f'in worlds with relevant counts this unequal, {balanced}; pyterrier-frechet docs, '
+                             '"Calibration").')
         elif note.startswith(MAY_BE_NARROW):
             shortened.append(f'{note.split("; the default FD interval")[0]} (default FD intervals covered only '
                              f'{MAY_BE_COVERED} in worlds whose queries rarely had many more relevant documents than '
-                             'most; pyterrier-frechet docs, "Calibration").')
+                             f'most, {balanced}; pyterrier-frechet docs, "Calibration").')
     return shortened
