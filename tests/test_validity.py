@@ -43,7 +43,7 @@ def test_spread_is_the_sd_of_log_counts_by_hand():
 ])
 def test_caveat_bands(counts, band):
     """No band says the interval held: a set drawn from a population with rare heavy queries looks even when it
-    holds none of them (the unseen σ 0.9 world: coverage 0.84 at per-set sd 0.76–1.01). Only a set in which no query
+    holds none of them (the unseen σ 0.9 world: coverage 0.88 at per-set sd 0.74–0.99). Only a set in which no query
     has more than 5 relevant documents is said to be safe, because there FD is FD(per_query=5)."""
     counts_ = np.asarray(counts, float)
     sd = float(np.log(counts_).std())
@@ -152,7 +152,7 @@ def test_caption_carries_both_flags_shortened_and_not_the_few_band():
     caption = caption_caveats(notes)
     assert len(caption) == 2
     assert caption[0].startswith('FD intervals may be too narrow here: relevant documents per query (label ≥ 1): 2 to 20 '
-                                 'over 15 queries, sd of log count 0.94 (default FD intervals covered only 0.84–0.89')
+                                 'over 15 queries, sd of log count 0.94 (default FD intervals covered only 0.86–0.89')
     assert caption[1].startswith('FD intervals are probably too narrow here: relevant documents per query (label ≥ 1): '
                                  '1 to 16 over 15 queries, sd of log count 1.13 (default FD intervals covered only 0.86–0.89')
     assert all(c.endswith('"Calibration").') and "FD(per_query=5)'s 0.92–0.98" in c and len(c) < 400 for c in caption)
