@@ -346,3 +346,60 @@ def test_scifact_world_is_its_full_population():
         assert abs(ir_measures.calc_aggregate([M], qr, rr)[M] - p.per_query_metric_mean[name]) < 1e-12
     pm = p.per_query_metric_mean
     assert pm['dense'] > pm['dense_noise_a'] == pm['dense_noise_b'] > pm['bm25_top100_random']
+
+
+# ---- (e) TREC DL 2019 passage ---------------------------------------------------------------------------------
+MSM = SHARED / 'data' / 'msmarco-passage'
+need_dl19 = pytest.mark.skipif(not (MSM / 'runs').exists(), reason='needs /work/shared (msmarco-passage)')
+
+
+@need_dl19
+@pytest.mark.shared
+def test_dl19_world_is_dl19_at_grade_2_with_its_real_runs():
+    """The DL19 world from the files with plain numpy/pandas: 43 queries, grade >= 2 relevant (3 to 219 per query,
+    the counts pf.interval_caveat prints for DL19: sd of log 1.19), the real top 10 of the first-stage runs, exact
+    pooled population moments, nDCG@10 = ir_measures' on the grade >= 2 qrels, the pick pair drawn from TAS-B's top 20."""
+    ir_measures = pytest.importorskip('ir_measures')
+    w = make_world('dl19', 384)
+    with pytest.raises(ValueError, match='384'):
+        make_world('dl19', 128)
+    q = pd.read_csv(MSM / 'qrels.dl19-passage.txt', sep=' ', header=None, names=['qid', 'it', 'docno', 'label'],
+                    dtype=str)
+    q['label'] = q.label.astype(int)
+    q = q[q.label >= 2]
+    counts = q.groupby('qid').size().to_numpy(float)
+    assert w.max_queries == 43 and counts.min() == 3 and counts.max() == 219
+    assert abs(np.log(counts).std() - 1.19) < 0.005
+    E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
+    vec = dict(zip((SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt').read_text().split(), E))
+    p = w.population()
+    X = np.array([vec[x] for x in q.docno])
+    assert np.allclose(p.relevant_mean, X.mean(0), atol=1e-12)
+    assert np.allclose(p.relevant_cov, np.cov(X.T, bias=True), atol=1e-10)
+    qr = q.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'})[['query_id', 'doc_id', 'relevance']]
+    M = ir_measures.nDCG @ 10
+    for s, f in [('bm25', 'bm25'), ('tasb', 'tasb'), ('splade_pp_ed', 'splade-pp-ed')]:
+        r = pd.read_csv(MSM / 'runs' / f'run.dl19.{f}.top100.txt', sep=' ', header=None,
+                        names=['qid', 'q0', 'docno', 'rank', 'score', 'tag'], dtype={'qid': str, 'docno': str})
+        r = r[(r['rank'] <= 10) & r.qid.isin(set(q.qid))]
+        Y = np.array([vec[x] for x in r.docno])
+        assert np.allclose(p.retrieved_mean[s], Y.mean(0), atol=1e-12)
+        assert np.allclose(p.retrieved_cov[s], np.cov(Y.T, bias=True), atol=1e-10)
+        nd = ir_measures.calc_aggregate([M], qr, r.rename(columns={'qid': 'query_id', 'docno': 'doc_id'}))[M]
+        assert abs(p.per_query_metric_mean[s] - nd) < 1e-12, s
+        if s == 'tasb':
+            full = pd.read_csv(MSM / 'runs' / 'run.dl19.tasb.top100.txt', sep=' ', header=None,
+                               names=['qid', 'q0', 'docno', 'rank', 'score', 'tag'], dtype={'qid': str, 'docno': str})
+            top20 = full[full['rank'] <= 20].groupby('qid').docno.apply(set).to_dict()
+    a, b = w.equal_pairs[0]
+    differ = 0
+    for qid in w.population_qids:
+        da, db = set(w.runs[a].docno[w.runs[a].qid == qid]), set(w.runs[b].docno[w.runs[b].qid == qid])
+        assert len(da) == len(db) == 10 and da <= top20[qid] and db <= top20[qid]
+        differ += da != db
+    assert differ >= 40
+    # draws are without replacement and reproducible; n = 43 is the population, 44 is refused
+    s1, s2 = w.draw(20, np.random.default_rng(3)), w.draw(20, np.random.default_rng(3))
+    assert s1.qids == s2.qids and len(set(s1.qids)) == 20 and (s1.relevant_label >= 2).all()
+    with pytest.raises(ValueError, match='43'):
+        w.draw(44, np.random.default_rng(0))

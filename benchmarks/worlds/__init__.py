@@ -22,9 +22,16 @@ def cranfield_raw_world(d: int = 384, seed: int = 0):
     return CranfieldWorld(d, seed, raw=True)
 
 
+def dl19_world(d: int = 384, seed: int = 0):
+    """(e) TREC DL 2019 passage (43 queries, relevant at grade >= 2, five real first-stage runs, shared MiniLM
+    vectors) as a finite population: the real-data world with rare heavy queries."""
+    from .cranfield import DL19World
+    return DL19World(d, seed)
+
+
 WORLDS = {'independent': independent_world, 'topics': topics_world, 'heavy': heavy_world,
           'sphere': sphere_world, 'cranfield': cranfield_world, 'scifact': scifact_world,
-          'cranfield-raw': cranfield_raw_world}
+          'cranfield-raw': cranfield_raw_world, 'dl19': dl19_world}
 
 
 def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
@@ -36,5 +43,5 @@ def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
 
 __all__ = ['Population', 'QuerySample', 'World', 'SyntheticWorld', 'SystemSpec', 'independent_world',
            'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'cranfield_raw_world',
-           'make_world', 'WORLDS',
+           'dl19_world', 'make_world', 'WORLDS',
            'ndcg_matrix', 'per_query_ndcg', 'pooled_moments']

@@ -193,8 +193,8 @@ class CranfieldWorld(World):
         if dataset not in ('cranfield', 'scifact'):
             raise ValueError(f"dataset must be 'cranfield' or 'scifact', got {dataset!r}")
         self.name, self.d, self.k, self.seed = dataset + ('-raw' if raw else ''), int(d), K, int(seed)
-        self.systems = list(SYSTEMS)
-        self.equal_pairs = list(SWAP_PAIRS)
+        self.systems, self.all_systems = list(SYSTEMS), list(SYSTEMS)
+        self.equal_pairs, self.swap_pairs = list(SWAP_PAIRS), list(SWAP_PAIRS)
         missing = [s for s in SYSTEMS if not (DATA / f'{dataset}.{s}.trec').exists()]
         if missing:
             raise ValueError(f'runs {missing} are missing from {DATA}: run '
@@ -209,23 +209,26 @@ class CranfieldWorld(World):
         self.population_qids = sorted(self.qrels.qid.unique(), key=int)
         self.max_queries = len(self.population_qids)
         self.runs = {s: read_trec_run(DATA / f'{dataset}.{s}.trec') for s in SYSTEMS}
+        self._index()
+
+    def _index(self):
         self._rel_by_q = {q: g for q, g in self.qrels.groupby('qid')}
         self._lab = {(q, dn): l for q, dn, l in self.qrels.itertuples(index=False)}
         self._run_by_q = {s: {q: g for q, g in r.groupby('qid')} for s, r in self.runs.items()}
         self._pop = None
-        self.metric_order = sorted(SYSTEMS, key=lambda s: -self.population().per_query_metric_mean[s])
+        self.metric_order = sorted(self.all_systems, key=lambda s: -self.population().per_query_metric_mean[s])
 
     def draw(self, n_queries: int, rng: np.random.Generator) -> QuerySample:
         self._check_n(n_queries)
         qids = [self.population_qids[i] for i in rng.choice(self.max_queries, size=n_queries, replace=False)]
         swap = {}
-        for a, b in SWAP_PAIRS:
+        for a, b in self.swap_pairs:
             flip = rng.random(len(qids)) < 0.5
             for q, f in zip(qids, flip):
                 swap[(a, q)], swap[(b, q)] = (b, a) if f else (a, b)
         rel = pd.concat([self._rel_by_q[q] for q in qids], ignore_index=True)
         retrieved, labels, docnos, scores = {}, {}, {}, {}
-        for s in SYSTEMS:
+        for s in self.all_systems:
             parts = [self._run_by_q[swap.get((s, q), s)].get(q) for q in qids]
             r = pd.concat([p for p in parts if p is not None], ignore_index=True)
             retrieved[s] = (np.array([self.vec[x] for x in r.docno]).reshape(len(r), self.d),
@@ -255,8 +258,8 @@ class CranfieldWorld(World):
             qs = set(self.population_qids)
             rel_m, rel_c = pooled_moments(np.array([self.vec[x] for x in self.qrels.docno]))
             ret_m, ret_c, nd = {}, {}, {}
-            partner = {a: b for a, b in SWAP_PAIRS} | {b: a for a, b in SWAP_PAIRS}
-            for s in SYSTEMS:
+            partner = {a: b for a, b in self.swap_pairs} | {b: a for a, b in self.swap_pairs}
+            for s in self.all_systems:
                 group = sorted({s, partner.get(s, s)})
                 docs = [x for g in group for x in self.runs[g].docno[self.runs[g].qid.isin(qs)]]
                 ret_m[s], ret_c[s] = pooled_moments(np.array([self.vec[x] for x in docs]))
@@ -265,6 +268,56 @@ class CranfieldWorld(World):
                                    method={'moments': 'exact (finite population of the judged queries)',
                                            'per_query_metric_mean': 'exact (swap pairs: mean of the two runs)'})
         return self._pop
+
+
+MSMARCO = SHARED / 'data' / 'msmarco-passage'
+#: DL19's first-stage runs (every top-10 passage has a MiniLM vector in ../shared/embeddings) and two independent
+#: random 10-of-top-20 picks from TAS-B's ranking (an exchangeable pair: equal in law)
+#: (system names without '-': the calibration scripts name a pair 'a-b')
+DL19_RUNS = ['bm25', 'bm25_rm3', 'tasb', 'openai_ada2', 'splade_pp_ed']
+DL19_PICK_PAIR = ('tasb_pick_a', 'tasb_pick_b')
+
+
+class DL19World(CranfieldWorld):
+    """TREC DL 2019 passage as a finite population: its 43 judged queries, the relevant passages at grade >= ``rel``
+    (TREC's binary convention: 2; 3 to 219 per query, the rare heavy queries where FD's default interval
+    under-covered in the unseen worlds), the real top 10 of five first-stage runs, the shared MiniLM vectors
+    (d = 384 only). Draws are without replacement (n < 43). nDCG@10 here uses the grades >= ``rel`` only (the same
+    qrels as the FD's relevant side), so it is a coarsened nDCG, not TREC's."""
+
+    def __init__(self, d: int = 384, seed: int = 0, rel: int = 2):
+        if d != 384:
+            raise ValueError(f'the DL19 world has the 384-d MiniLM vectors only, got d = {d}')
+        self.name, self.d, self.k, self.seed = f'dl19-rel{rel}', 384, K, int(seed)
+        qrels = pd.read_csv(MSMARCO / 'qrels.dl19-passage.txt', sep=r'\s+', header=None,
+                            names=['qid', 'iter', 'docno', 'label'], dtype={'qid': str, 'docno': str, 'label': np.int64})
+        self.qrels = qrels[qrels.label >= rel][['qid', 'docno', 'label']].reset_index(drop=True)
+        self.population_qids = sorted(self.qrels.qid.unique(), key=int)
+        self.max_queries = len(self.population_qids)
+        ids = [l.strip() for l in open(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt')]
+        E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
+        self.vec = dict(zip(ids, E))
+        runs = {}
+        for s in DL19_RUNS:
+            r = read_trec_run(MSMARCO / 'runs' / f"run.dl19.{s.replace('_', '-')}.top100.txt")
+            runs[s] = r[r.qid.isin(self.population_qids)].sort_values(['qid', 'rank'], kind='stable')
+        rng = np.random.default_rng(20261126)
+        for s in DL19_PICK_PAIR:
+            parts = []
+            for _, g in runs['tasb'].groupby('qid', sort=True):
+                g = g[g['rank'] <= 20]
+                pick = np.sort(rng.choice(len(g), size=min(K, len(g)), replace=False))
+                parts.append(g.iloc[pick].assign(rank=np.arange(1, len(pick) + 1)))
+            runs[s] = pd.concat(parts, ignore_index=True)
+        self.runs = {s: r[r['rank'] <= K].reset_index(drop=True) for s, r in runs.items()}
+        missing = sorted({x for r in self.runs.values() for x in r.docno} - set(self.vec)
+                         | set(self.qrels.docno) - set(self.vec))
+        if missing:
+            raise ValueError(f'{len(missing)} passages of the DL19 world have no vector (first: {missing[:3]})')
+        self.all_systems = DL19_RUNS + list(DL19_PICK_PAIR)
+        self.systems = list(self.all_systems)
+        self.equal_pairs = self.swap_pairs = [DL19_PICK_PAIR]
+        self._index()
 
 
 if __name__ == '__main__':
