@@ -282,8 +282,8 @@ class DL19World(CranfieldWorld):
     """TREC DL 2019 passage as a finite population: its 43 judged queries, the relevant passages at grade >= ``rel``
     (TREC's binary convention: 2; 3 to 219 per query, as unequal as the unseen worlds where FD's default interval
     under-covered, but with heavy queries common, not rare: 11 of the 43 have 100 or more), the real top 10 of five
-    first-stage runs, the shared MiniLM vectors (d = 384 only). Draws are without replacement (n < 43). nDCG@10 here uses the grades >= ``rel`` only (the same
-    qrels as the FD's relevant side), so it is a coarsened nDCG, not TREC's."""
+    first-stage runs, the shared MiniLM vectors (d = 384 only). Draws are without replacement (n < 43). nDCG@10
+    here uses the grades >= ``rel`` only (the same qrels as the FD's relevant side), a coarsened nDCG, not TREC's."""
 
     def __init__(self, d: int = 384, seed: int = 0, rel: int = 2):
         if d != 384:
