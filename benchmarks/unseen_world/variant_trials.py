@@ -7,7 +7,8 @@ dominance away, each stated as a hypothesis before running: its jackknife interv
 
 - ``weighting_query``: ``FD(weighting='query')@10``, every query weighs 1 on each side;
 - ``per_query5``: ``FD(per_query=5, seed=t)@10``, at most 5 relevant documents per query (all labels are 1 here, so
-  a uniform draw of 5 without replacement; the truth draws its own subsets: the same law, not the same subsets).
+  a uniform draw of 5 without replacement; the truth draws its own subsets: the same law, not the same subsets);
+  ``per_query10`` likewise with at most 10 (added 2026-11-26: does a looser cap still hold?).
 
 Truth: E[FD̂ₙ] of the variant over the 200 reference sets truth.py draws (rng 999), with this file's own FD (weighted
 mean; ``numpy.cov(aweights=)``) — not the package's. Trials: the package through ``pf.bootstrap(...).summary``
@@ -41,15 +42,20 @@ def fd_weighted(rel_sets, ret_sets, by_query):
     return float(((m1 - m2) ** 2).sum() + np.trace(S1) + np.trace(S2) - 2 * np.sqrt(np.clip(ev, 0, None)).sum())
 
 
+def cap(variant):
+    """The per-query cap of a per_queryK variant (None for weighting_query)."""
+    return int(variant[len('per_query'):]) if variant.startswith('per_query') else None
+
+
 def own(qs, variant, rng):
     if variant == 'weighting_query':
         rel = [q[0] for q in qs]
-    else:  # per_query5: a uniform subset of at most 5 relevant documents per query
-        rel = [q[0][rng.permutation(len(q[0]))[:5]] for q in qs]
+    else:  # per_queryK: a uniform subset of at most K relevant documents per query
+        rel = [q[0][rng.permutation(len(q[0]))[:cap(variant)]] for q in qs]
     return {s: fd_weighted(rel, [q[1][s][0] for q in qs], variant == 'weighting_query') for s in SYSTEMS}
 
 
-VARIANTS = ('weighting_query', 'per_query5')
+VARIANTS = ('weighting_query', 'per_query5', 'per_query10')
 variant, kind, d, n, T = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 assert variant in VARIANTS, f'VARIANT must be one of {VARIANTS}'
 pairs = len(sys.argv) > 6 and sys.argv[6] == 'pairs'   # optional: compare_systems on every pair too
@@ -66,7 +72,7 @@ for t in range(T):
     qs = draw_set(w, r, n)
     counts = np.array([len(q[0]) for q in qs], float)
     qrels, runs = write_set(qs, prefix)
-    params = dict(weighting='query') if variant == 'weighting_query' else dict(per_query=5, seed=t)
+    params = dict(weighting='query') if variant == 'weighting_query' else dict(per_query=cap(variant), seed=t)
     measure = FD(encoder=pf.VectorStore(prefix), **params) @ 10
     b = pf.bootstrap(runs, qrels, [measure], n_samples=20, seed=t, verbose=False).summary
     if pairs:  # the default paired test and ΔFD interval of every pair (the jackknife's: the resamples do not enter)
@@ -77,7 +83,7 @@ for t in range(T):
     if variant == 'weighting_query':
         mine = own(qs, variant, r_balance)
     else:  # own FD on the subsets the package's balancing kept (a check of the value, not of the truth)
-        kept = set(pf.balance_qrels(qrels, 5, seed=t, qid='query_id', docno='doc_id', label='relevance').doc_id)
+        kept = set(pf.balance_qrels(qrels, cap(variant), seed=t, qid='query_id', docno='doc_id', label='relevance').doc_id)
         rel = [np.array([v for j, v in enumerate(q[0]) if f'q{qi}r{j}' in kept]) for qi, q in enumerate(qs)]
         mine = {s: fd_weighted(rel, [q[1][s][0] for q in qs], False) for s in SYSTEMS}
     for _, row in b.iterrows():
