@@ -24,7 +24,8 @@ def cranfield_raw_world(d: int = 384, seed: int = 0):
 
 def dl19_world(d: int = 384, seed: int = 0):
     """(e) TREC DL 2019 passage (43 queries, relevant at grade >= 2, five real first-stage runs, shared MiniLM
-    vectors) as a finite population: the real-data world with rare heavy queries."""
+    vectors) as a finite population: real data with very unequal relevant counts (3 to 219 per query; heavy queries
+    common, not rare: 11 of 43 have 100 or more)."""
     from .cranfield import DL19World
     return DL19World(d, seed)
 
