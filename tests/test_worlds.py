@@ -379,17 +379,15 @@ def test_dl19_world_is_dl19_at_grade_2_with_its_real_runs():
     qr = q.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'})[['query_id', 'doc_id', 'relevance']]
     M = ir_measures.nDCG @ 10
     for s, f in [('bm25', 'bm25'), ('tasb', 'tasb'), ('splade_pp_ed', 'splade-pp-ed')]:
-        r = pd.read_csv(MSM / 'runs' / f'run.dl19.{f}.top100.txt', sep=' ', header=None,
-                        names=['qid', 'q0', 'docno', 'rank', 'score', 'tag'], dtype={'qid': str, 'docno': str})
-        r = r[(r['rank'] <= 10) & r.qid.isin(set(q.qid))]
+        full = pd.read_csv(MSM / 'runs' / f'run.dl19.{f}.top100.txt', sep=' ', header=None,
+                           names=['qid', 'q0', 'docno', 'rank', 'score', 'tag'], dtype={'qid': str, 'docno': str})
+        r = full[(full['rank'] <= 10) & full.qid.isin(set(q.qid))]
         Y = np.array([vec[x] for x in r.docno])
         assert np.allclose(p.retrieved_mean[s], Y.mean(0), atol=1e-12)
         assert np.allclose(p.retrieved_cov[s], np.cov(Y.T, bias=True), atol=1e-10)
         nd = ir_measures.calc_aggregate([M], qr, r.rename(columns={'qid': 'query_id', 'docno': 'doc_id'}))[M]
         assert abs(p.per_query_metric_mean[s] - nd) < 1e-12, s
         if s == 'tasb':
-            full = pd.read_csv(MSM / 'runs' / 'run.dl19.tasb.top100.txt', sep=' ', header=None,
-                               names=['qid', 'q0', 'docno', 'rank', 'score', 'tag'], dtype={'qid': str, 'docno': str})
             top20 = full[full['rank'] <= 20].groupby('qid').docno.apply(set).to_dict()
     a, b = w.equal_pairs[0]
     differ = 0

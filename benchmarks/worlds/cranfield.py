@@ -26,6 +26,7 @@ DATA = HERE / 'data'
 SHARED = HERE.parents[2] / 'shared'
 CRAN = SHARED / 'data' / 'cranfield'
 SCIFACT = SHARED / 'data' / 'beir-scifact'
+MSMARCO = SHARED / 'data' / 'msmarco-passage'
 K = 10
 SYSTEMS = ['bm25', 'dense', 'title_bm25', 'bm25_top100_random', 'dense_noise_a', 'dense_noise_b']
 #: systems whose stored runs are two independent perturbations of one system; `draw` hands the two runs to the two
@@ -110,7 +111,8 @@ def load_queries(dataset='cranfield') -> pd.DataFrame:
 
 
 def load_qrels(dataset='cranfield') -> pd.DataFrame:
-    path = CRAN / 'qrels.graded.trec' if dataset == 'cranfield' else SCIFACT / 'qrels.beir-v1.0.0-scifact.test.txt'
+    path = {'cranfield': CRAN / 'qrels.graded.trec', 'scifact': SCIFACT / 'qrels.beir-v1.0.0-scifact.test.txt',
+            'dl19': MSMARCO / 'qrels.dl19-passage.txt'}[dataset]
     q = pd.read_csv(path, sep=r'\s+', header=None, names=['qid', 'iter', 'docno', 'label'],
                     dtype={'qid': str, 'docno': str, 'label': np.int64})
     return q[['qid', 'docno', 'label']]
@@ -124,10 +126,15 @@ def load_vectors(dataset='cranfield', raw: bool = False):
         ids, path = DATA / 'cranfield_corpus.minilm-raw.ids.txt', DATA / 'cranfield_corpus.minilm-raw.f32.npy'
     elif dataset == 'cranfield':
         ids, path = SHARED / 'embeddings' / 'cranfield.minilm.ids.txt', SHARED / 'embeddings' / 'cranfield.minilm.npy'
+    elif dataset == 'dl19':
+        ids, path = (SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt',
+                     SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy')
     else:
         ids, path = DATA / 'scifact_corpus.minilm.ids.txt', DATA / 'scifact_corpus.minilm.f16.npy'
     if not path.exists():
-        raise ValueError(f'{path} is missing: run python -m benchmarks.worlds.encode_data --scifact-corpus')
+        raise ValueError(f'{path} is missing: ' + ('put the shared folder beside the repository (../shared)'
+                                                    if SHARED in path.parents else
+                                                    'run python -m benchmarks.worlds.encode_data --scifact-corpus'))
     return [l.strip() for l in open(ids)], np.load(path).astype(np.float64)
 
 
@@ -270,7 +277,6 @@ class CranfieldWorld(World):
         return self._pop
 
 
-MSMARCO = SHARED / 'data' / 'msmarco-passage'
 #: DL19's first-stage runs (every top-10 passage has a MiniLM vector in ../shared/embeddings) and two independent
 #: random 10-of-top-20 picks from TAS-B's ranking (an exchangeable pair: equal in law)
 #: (system names without '-': the calibration scripts name a pair 'a-b')
@@ -289,14 +295,11 @@ class DL19World(CranfieldWorld):
         if d != 384:
             raise ValueError(f'the DL19 world has the 384-d MiniLM vectors only, got d = {d}')
         self.name, self.d, self.k, self.seed = f'dl19-rel{rel}', 384, K, int(seed)
-        qrels = pd.read_csv(MSMARCO / 'qrels.dl19-passage.txt', sep=r'\s+', header=None,
-                            names=['qid', 'iter', 'docno', 'label'], dtype={'qid': str, 'docno': str, 'label': np.int64})
-        self.qrels = qrels[qrels.label >= rel][['qid', 'docno', 'label']].reset_index(drop=True)
+        qrels = load_qrels('dl19')
+        self.qrels = qrels[qrels.label >= rel].reset_index(drop=True)
         self.population_qids = sorted(self.qrels.qid.unique(), key=int)
         self.max_queries = len(self.population_qids)
-        ids = [l.strip() for l in open(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt')]
-        E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
-        self.vec = dict(zip(ids, E))
+        self.vec = dict(zip(*load_vectors('dl19')))
         runs = {}
         for s in DL19_RUNS:
             r = read_trec_run(MSMARCO / 'runs' / f"run.dl19.{s.replace('_', '-')}.top100.txt")
@@ -316,7 +319,7 @@ class DL19World(CranfieldWorld):
             raise ValueError(f'{len(missing)} passages of the DL19 world have no vector (first: {missing[:3]})')
         self.all_systems = DL19_RUNS + list(DL19_PICK_PAIR)
         self.systems = list(self.all_systems)
-        self.equal_pairs = self.swap_pairs = [DL19_PICK_PAIR]
+        self.equal_pairs, self.swap_pairs = [DL19_PICK_PAIR], [DL19_PICK_PAIR]
         self._index()
 
 
