@@ -401,3 +401,21 @@ def test_dl19_world_is_dl19_at_grade_2_with_its_real_runs():
     assert s1.qids == s2.qids and len(set(s1.qids)) == 20 and (s1.relevant_label >= 2).all()
     with pytest.raises(ValueError, match='43'):
         w.draw(44, np.random.default_rng(0))
+
+
+@need_dl19
+@pytest.mark.shared
+def test_dl19_rel1_world_takes_every_judged_relevant_passage():
+    """'dl19-rel1' is the DL19 world at grade >= 1 (the package's default rel): 4 to 341 relevant per query, Kish
+    share (sum R)^2 / (n sum R^2) 0.57, counted here from the qrels file; its relevant mean is those passages' mean."""
+    w = make_world('dl19-rel1', 384)
+    q = pd.read_csv(MSM / 'qrels.dl19-passage.txt', sep=' ', header=None, names=['qid', 'it', 'docno', 'label'],
+                    dtype=str)
+    q = q[q.label.astype(int) >= 1]
+    counts = q.groupby('qid').size().to_numpy(float)
+    assert w.name == 'dl19-rel1' and w.max_queries == 43 == len(counts)
+    assert counts.min() == 4 and counts.max() == 341
+    assert abs(counts.sum() ** 2 / (len(counts) * (counts ** 2).sum()) - 0.573) < 0.001
+    E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
+    vec = dict(zip((SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt').read_text().split(), E))
+    assert np.allclose(w.population().relevant_mean, np.array([vec[x] for x in q.docno]).mean(0), atol=1e-12)

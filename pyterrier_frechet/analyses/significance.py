@@ -396,7 +396,8 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
             p_own, own = float('nan'), resampling(m).paired_test
             if own in LEAVE_OUT_TESTS and col in jack.get(a, {}) and col in jack.get(b, {}):
                 # FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
-                # pt_docs "Calibration"; the population ΔFD is not, at d = 384); a per-query mean's: the paired t
+                # independent queries of pt_docs "Calibration"; where queries share topics only with query_groups=;
+                # the population ΔFD is not, at d = 384); a per-query mean's: the paired t
                 # interval for the population mean difference (its jackknife standard error is s/√n exactly)
                 method = 'jackknife' if own == 'jackknife' else 'paired t'
                 jd = jack[a][col] - jack[b][col]
