@@ -119,6 +119,21 @@ def topic_clusters(qids) -> np.ndarray:
     return pd.factorize(pd.Index(labels))[0].astype(np.int64)
 
 
+def auto_clusters(sample, size: int = 5, seed: int = 0) -> np.ndarray:
+    """Query groups found from the qrels alone (exploratory; not a package option): k-means (k-means++ start, seeded)
+    of the queries' unit-normalised relevant centroids into round(n / ``size``) groups, as integer codes. The groups
+    depend on the relevant documents only, never on a system's results, so every system shares them."""
+    from scipy.cluster.vq import kmeans2
+    qids = list(sample.qids)
+    rel_q = np.asarray(sample.relevant_qid)
+    rel = np.asarray(sample.relevant, dtype=np.float64)
+    cent = np.stack([rel[rel_q == q].mean(0) for q in qids])
+    cent /= np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-12)
+    k = max(2, int(round(len(qids) / size)))
+    _centres, labels = kmeans2(cent, k, minit='++', seed=np.random.default_rng(seed))
+    return pd.factorize(labels)[0].astype(np.int64)
+
+
 def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray):
     """FD with each query group left out (the package's cluster jackknife plan) and the t reference's degrees of
     freedom (G − 1)."""
@@ -196,11 +211,12 @@ def compared_pairs(world) -> List[tuple]:
 
 def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
         statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True, jackknife='auto',
-        checkpoint=None, query_groups: bool = False):
+        checkpoint=None, query_groups=False):
     """Coverage, tests and context frames; ``checkpoint(cov, tests, context)`` is called after every trial with the
     frames over the trials done so far (so a run stopped early keeps what it measured, with its trial count).
     ``query_groups``: also the cluster jackknife over the world's topics (:func:`topic_clusters`; the package's
-    ``query_groups=``), its intervals and tests recorded as methods ``… groups`` on the same trials."""
+    ``query_groups=``), its intervals and tests recorded as methods ``… groups`` on the same trials; ``'auto'``: over
+    groups found from each trial's qrels instead (:func:`auto_clusters`, exploratory)."""
     systems = list(world.systems)
     ref = reference(world, n, n_reference, seed, statistic)
     e_fd = ref.groupby('system')['fd'].mean()
@@ -262,7 +278,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         est = {s: float(set_fd(rel, rets[s], ones, shift)[0]) for s in systems}
         loo = {s: leave_one_out(rel, rets[s], shift, n, seed, jackknife) for s in systems}
         if query_groups:
-            clusters = topic_clusters(sample.qids)
+            clusters = (auto_clusters(sample, seed=seed * 100003 + t) if query_groups == 'auto'
+                        else topic_clusters(sample.qids))
             grouped = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
             df = next(iter(grouped.values()))[1]
             gloo = {s: v[0] for s, v in grouped.items()}
@@ -388,8 +405,9 @@ def main(argv=None):
     parser.add_argument('--jackknife', default='auto',
                         help="the package's jackknife plan: auto (leave-one-out up to 500 queries, 200 groups above), "
                              'exact, or a number of groups')
-    parser.add_argument('--query-groups', action='store_true',
-                        help="also the cluster jackknife over the world's topics (methods '… groups')")
+    parser.add_argument('--query-groups', nargs='?', const='topics', default=None, choices=('topics', 'auto'),
+                        help="also the cluster jackknife over the world's topics (methods '… groups'); 'auto': over "
+                             "groups of about 5 queries found by k-means of each set's relevant centroids (exploratory)")
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
     from benchmarks.worlds import make_world

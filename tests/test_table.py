@@ -363,3 +363,34 @@ def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
     assert '| x | 0.300 [–] |' in md and '\\[–\\]: undefined there (1 cell' in md
     assert '0.300 {\\scriptsize [--]}' in tex
     assert '\\textbf{$-$0.250} {\\scriptsize [$-$0.500, 0.100]}' in tex  # LaTeX minus signs; lowest FD is bold
+
+
+def test_small_values_keep_their_significant_figures():
+    """FD at MS MARCO dev scale is ~0.009: three decimals would print 0.009 [0.009, 0.009] for both systems and mark
+    both best. A column whose smallest entry is below 0.01 gets the decimals that show two significant figures (the
+    best mark compares those); columns of ordinary size keep three."""
+    from pyterrier_frechet.analyses.table import column_decimals
+    assert column_decimals([0.25, 0.2, 0.31]) == 3 and column_decimals([0.05, 0.6]) == 3
+    assert column_decimals([0.0087, 0.0124]) == 4 and column_decimals([0.00012]) == 5
+    assert column_decimals([0.0, np.nan, 0.5]) == 3 and column_decimals([np.nan]) == 3 and column_decimals([250.0]) == 3
+    summary = pd.DataFrame([
+        {'name': 'strong', 'measure': 'FD@5', 'value': 0.008794, 'low': 0.008667, 'high': 0.008923,
+         'interval': 'jackknife_log', 'estimand': 'E[FD_n]'},
+        {'name': 'weak', 'measure': 'FD@5', 'value': 0.012448, 'low': 0.012277, 'high': 0.012622,
+         'interval': 'jackknife_log', 'estimand': 'E[FD_n]'},
+        {'name': 'strong', 'measure': 'nDCG@5', 'value': 0.264, 'low': 0.2577, 'high': 0.2699,
+         'interval': 'percentile', 'estimand': 'population mean'},
+        {'name': 'weak', 'measure': 'nDCG@5', 'value': 0.1296, 'low': 0.1244, 'high': 0.1348,
+         'interval': 'percentile', 'estimand': 'population mean'}])
+    table = PaperTable.from_results(BootstrapResult(summary, {'strong': {}, 'weak': {}}, ['q1', 'q2']),
+                                    ['FD@5', 'nDCG@5'])
+    md, tex = table.to_markdown(), table.to_latex()
+    assert '| strong | **0.0088** [0.0087, 0.0089] | **0.264** [0.258, 0.270] |' in md
+    assert '| weak | 0.0124 [0.0123, 0.0126] | 0.130 [0.124, 0.135] |' in md
+    assert '\\textbf{0.0088} {\\scriptsize [0.0087, 0.0089]}' in tex
+    assert table.cells.set_index(['name', 'measure'])['best'].to_dict() == {
+        ('strong', 'FD@5'): True, ('weak', 'FD@5'): False, ('strong', 'nDCG@5'): True, ('weak', 'nDCG@5'): False}
+    # two values equal to 3 decimals but not to 4: only the lower is best
+    close = summary.iloc[:2].assign(value=[0.00871, 0.00879], low=np.nan, high=np.nan)
+    t2 = PaperTable.from_results(BootstrapResult(close, {'strong': {}, 'weak': {}}, ['q1', 'q2']), ['FD@5'])
+    assert t2.cells['best'].tolist() == [True, False]

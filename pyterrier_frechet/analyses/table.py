@@ -62,6 +62,18 @@ def letter(i: int) -> str:
     return _LETTERS[i % len(_LETTERS)] + (str(i // len(_LETTERS) + 1) if i >= len(_LETTERS) else '')
 
 
+def column_decimals(values, digits: int = 3) -> int:
+    """Decimals for one column of the table: ``digits``, or more where the column's smallest non-zero magnitude (over
+    its values and interval ends) would otherwise show fewer than ``digits - 1`` significant figures — FD at MS MARCO
+    dev scale prints 0.0088 [0.0087, 0.0089], not 0.009 [0.009, 0.009]; a column whose smallest entry is 0.05 keeps
+    ``digits``. At most 12."""
+    a = np.abs(np.asarray(values, dtype=np.float64))
+    a = a[np.isfinite(a) & (a > 0)]
+    if not len(a):
+        return digits
+    return int(min(12, max(digits, digits - 2 - np.floor(np.log10(a.min())))))
+
+
 @dataclass(frozen=True)
 class PaperTable:
     """A results table for a paper, as ranx's ``Report``: build it with :func:`paper_table` or
@@ -185,7 +197,8 @@ class PaperTable:
         cells['worse_than'] = [sorted(worse[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
         best = []
         for label, group in cells.groupby('measure', sort=False):
-            shown = group['value'].map(lambda v: round(v, digits) if np.isfinite(v) else np.nan)
+            places = column_decimals(group[['value', 'low', 'high']].to_numpy().ravel(), digits)
+            shown = group['value'].map(lambda v: round(v, places) if np.isfinite(v) else np.nan)
             target = shown.max() if orient[label] else shown.min()
             best += list(group.index[(shown == target).to_numpy()]) if np.isfinite(target) else []
         cells['best'] = cells.index.isin(best)
@@ -229,10 +242,16 @@ class PaperTable:
                 'better_than', 'worse_than']
         return out[cols]
 
-    def _fmt(self, v: float, latex: bool = False) -> str:
+    def decimals(self, measure: str) -> int:
+        """The decimals a measure's column is printed with (:func:`column_decimals` of its values and interval
+        ends; the best marks compare values rounded so)."""
+        col = self.cells[self.cells['measure'] == measure]
+        return column_decimals(col[['value', 'low', 'high']].to_numpy().ravel(), self.digits)
+
+    def _fmt(self, v: float, latex: bool = False, places: Optional[int] = None) -> str:
         if not np.isfinite(v):
             return '--' if latex else '–'
-        text = f'{v:.{self.digits}f}'
+        text = f'{v:.{self.digits if places is None else places}f}'
         return ('$-$' + text[1:]) if latex and text.startswith('-') else text
 
     def _marks(self, r) -> Tuple[str, str]:
@@ -330,16 +349,18 @@ class PaperTable:
         lines = ['| ' + ' | '.join(markdown_text(h) for h in head) + ' |',
                  '|' + '|'.join([':--'] * (len(head) - len(self.measures)) + ['--:'] * len(self.measures)) + '|']
         cells = self.cells.set_index(['name', 'measure'])
+        decimals = {m: self.decimals(m) for m in self.measures}
         for i, name in enumerate(self.systems):
             row = ([letter(i)] if letters else []) + [markdown_text(self._system_label(name))]
             for m in self.measures:
-                r = cells.loc[(name, m)]
-                value = self._fmt(r['value'])
+                r, places = cells.loc[(name, m)], decimals[m]
+                value = self._fmt(r['value'], places=places)
                 value = f'**{value}**' if r['best'] else value
                 sig, outside = self._marks(r)
                 text = value + outside
                 if intervals:
-                    text += f' [{self._fmt(r["low"])}, {self._fmt(r["high"])}]' if np.isfinite(r['low']) else ' [–]'
+                    text += (f' [{self._fmt(r["low"], places=places)}, {self._fmt(r["high"], places=places)}]'
+                             if np.isfinite(r['low']) else ' [–]')
                 if sig:
                     text += ' ' + (sig if not letters else ''.join(_SUPERSCRIPT.get(ch, ch) for ch in sig))
                 row.append(text)
@@ -373,16 +394,18 @@ class PaperTable:
         lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
         lines += [f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
         cells = self.cells.set_index(['name', 'measure'])
+        decimals = {m: self.decimals(m) for m in self.measures}
         for i, name in enumerate(self.systems):
             row = ([letter(i)] if letters else []) + [latex_text(self._system_label(name))]
             for m in self.measures:
-                r = cells.loc[(name, m)]
-                value = self._fmt(r['value'], latex=True)
+                r, places = cells.loc[(name, m)], decimals[m]
+                value = self._fmt(r['value'], latex=True, places=places)
                 value = f'\\textbf{{{value}}}' if r['best'] else value
                 sig, outside = self._marks(r)
                 text = value + ('\\textsuperscript{\\dag}' if outside else '')
                 if intervals:
-                    text += (f' {{\\scriptsize [{self._fmt(r["low"], True)}, {self._fmt(r["high"], True)}]}}'
+                    text += (f' {{\\scriptsize [{self._fmt(r["low"], True, places)}, '
+                             f'{self._fmt(r["high"], True, places)}]}}'
                              if np.isfinite(r['low']) else ' {\\scriptsize [--]}')
                 if sig:
                     text += ('$^{\\mathrm{' + sig + '}}$' if letters else
@@ -459,7 +482,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
             (:func:`~pyterrier_frechet.compare_systems`).
         interval: the bootstrap's interval method of every measure (default: per kind of measure, chosen by
             measured coverage: each measure's resampling declares it).
-        verbose: progress bars. digits: decimals printed (and compared for the best marks).
+        verbose: progress bars. digits: decimals printed (and compared for the best marks); a column whose smallest
+            value or interval end is below 10^-(digits-1) gets as many as show ``digits - 1`` significant figures.
 
     One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
     """
