@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 import pyterrier_frechet as pf  # noqa: E402
 from pyterrier_frechet import FD, pipelines  # noqa: E402
 from pyterrier_frechet.data.bundled import Collection, cranfield  # noqa: E402
+from pyterrier_frechet.measures.base import column_label  # noqa: E402
 
 VASWANI = Path(__file__).resolve().parents[2] / 'shared' / 'data' / 'vaswani'
 
@@ -61,7 +62,8 @@ def fd_at_10(collection: Collection, run: pd.DataFrame, cache_dir) -> tuple:
     # Cranfield's document 995 is empty in the source collection: embed it as such (the default refuses empty text)
     emb = pf.Embedder(texts=collection.texts, cache_dir=cache_dir, empty_text='embed', verbose=False)
     t0 = time.perf_counter()
-    value = pf.evaluate({'bm25': run}, collection.qrels, [FD(encoder=emb) @ 10])['FD@10'].iloc[0]
+    measure = FD(encoder=emb) @ 10
+    value = pf.evaluate({'bm25': run}, collection.qrels, [measure])[column_label(measure)].iloc[0]
     return float(value), emb.n_encoded, time.perf_counter() - t0
 
 
@@ -79,12 +81,13 @@ def main():
         runs[name] = pipelines.bm25(coll, work / f'index-{name}', num_results=10).transform(coll.topics)
         print(f'{name}: {len(coll.texts)} documents, {coll.topics.qid.nunique()} queries, '
               f'{runs[name].docno.nunique()} distinct retrieved docnos in the top 10')
-    shared = work / 'cache-shared'
+    caches = Path(tempfile.mkdtemp(prefix='caches-', dir=work))  # fresh every run: the first passes start cold
+    shared = caches / 'shared'
     rows = []
     for name in ('cranfield', 'vaswani'):
         rows.append(('shared', name, *fd_at_10(corpora[name], runs[name], shared)))
     for name in ('cranfield', 'vaswani'):
-        rows.append(('separate', name, *fd_at_10(corpora[name], runs[name], work / f'cache-{name}')))
+        rows.append(('separate', name, *fd_at_10(corpora[name], runs[name], caches / name)))
     for name in ('vaswani', 'cranfield'):
         rows.append(('warm', name, *fd_at_10(corpora[name], runs[name], shared)))
     table = pd.DataFrame(rows, columns=['pass', 'corpus', 'FD@10', 'encoded', 'seconds'])
