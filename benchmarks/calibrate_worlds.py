@@ -120,18 +120,13 @@ def topic_clusters(qids) -> np.ndarray:
 
 
 def auto_clusters(sample, size: int = 5, seed: int = 0) -> np.ndarray:
-    """Query groups found from the qrels alone (exploratory; not a package option): k-means (k-means++ start, seeded)
-    of the queries' unit-normalised relevant centroids into round(n / ``size``) groups, as integer codes. The groups
-    depend on the relevant documents only, never on a system's results, so every system shares them."""
-    from scipy.cluster.vq import kmeans2
-    qids = list(sample.qids)
+    """Query groups found from the qrels alone, as ``--query-groups auto`` / ``pf.topic_groups`` finds them: the
+    package's :func:`~pyterrier_frechet.analyses.topic_groups.cluster_centroids` of the queries' relevant centroids
+    (every relevant document of the drawn set), as integer codes in the order of ``sample.qids``."""
+    from pyterrier_frechet.analyses.topic_groups import cluster_centroids
     rel_q = np.asarray(sample.relevant_qid)
     rel = np.asarray(sample.relevant, dtype=np.float64)
-    cent = np.stack([rel[rel_q == q].mean(0) for q in qids])
-    cent /= np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-12)
-    k = max(2, int(round(len(qids) / size)))
-    _centres, labels = kmeans2(cent, k, minit='++', seed=np.random.default_rng(seed))
-    return pd.factorize(labels)[0].astype(np.int64)
+    return cluster_centroids(np.stack([rel[rel_q == q].mean(0) for q in sample.qids]), size, seed)
 
 
 def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray):
@@ -430,6 +425,7 @@ def main(argv=None):
             frame['jackknife'] = jackknife_plan(jackknife, n, args.seed).describe(n)
             frame['population'] = world.max_queries or ''
             frame['systems'] = ' '.join(world.systems)
+            frame['query_groups'] = args.query_groups or ''
         cov.to_csv(f'{args.out}.coverage.csv', index=False)
         tests.to_csv(f'{args.out}.tests.csv', index=False)
         context.to_csv(f'{args.out}.context.csv')

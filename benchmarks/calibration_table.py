@@ -107,6 +107,9 @@ def main(argv=None):
         # a variant's runs (--statistic other than fd) are rows of their own, named by the measure they calibrate
         kind = frame['statistic_kind'].fillna('fd') if 'statistic_kind' in frame else pd.Series('fd', index=frame.index)
         frame['world'] = frame['world'] + kind.map(VARIANT_LABELS).fillna('')
+        # runs whose '… groups' methods used groups found from the qrels (--query-groups auto), not the world's topics
+        if 'query_groups' in frame:
+            frame.loc[frame['query_groups'].fillna('') == 'auto', 'world'] += ' (groups found from the qrels)'
     cov = cov.sort_values(['d', 'world', 'n_queries'], kind='stable')
     tests = tests.sort_values(['d', 'world', 'n_queries'], kind='stable')
     if rst:

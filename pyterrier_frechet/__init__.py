@@ -44,6 +44,7 @@ _LAZY = {
     'DEFAULT_MODEL': ('vectors.embedder', 'DEFAULT_MODEL'),
     'bootstrap': ('analyses.bootstrap', 'bootstrap'),
     'read_query_groups': ('data.listings', 'read_query_groups'),
+    'topic_groups': ('analyses.topic_groups', 'topic_groups'),
     'correlations': ('analyses.correlation', 'correlations'),
     'tau_ap': ('analyses.correlation', 'tau_ap'),
     'tau_intervals': ('analyses.correlation', 'tau_intervals'),

@@ -325,7 +325,7 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
     return Output(summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                             f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
                             'estimate: the value each interval is centred for'] + estimands
-                  + _population_notes(args, len(result.queries)) + _groups_notes(result)
+                  + _population_notes(args, len(result.queries)) + _groups_notes(result, args)
                   + list(result.caveats), result.point)
 
 
@@ -357,7 +357,7 @@ def run_agreement(args, data: Data, plot_dir) -> Output:
                           f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
                           f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
                           f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < '
-                          f'{args.alpha}, uncorrected (Sakai 2006)'] + _groups_notes(boot), boot.point)
+                          f'{args.alpha}, uncorrected (Sakai 2006)'] + _groups_notes(boot, args), boot.point)
 
 
 def _reference(table: pd.DataFrame) -> str:
@@ -428,30 +428,53 @@ def run_compare(args, data: Data, plot_dir) -> Output:
         notes.append(f'p_randomisation is empty for {", ".join(without)}: the randomisation test swaps the two runs\' '
                      f'retrieved sets per query and is offered for {", ".join(randomised_names())} only; their '
                      'bootstrap p and p_holm stand')
-    return Output(table, notes + _population_notes(args, len(boot.queries)) + _groups_notes(boot), boot.point)
+    return Output(table, notes + _population_notes(args, len(boot.queries)) + _groups_notes(boot, args), boot.point)
 
 
 def _query_groups(args, data):
-    """The --query-groups file as a frame (qid, group), checked against the qrels before any work; None without it."""
+    """The --query-groups file as a frame (qid, group), checked against the qrels before any work; None without it.
+    ``--query-groups auto``: groups found from the qrels and the vectors (:func:`~pyterrier_frechet.topic_groups`, at
+    the smallest ``rel`` of the vector measures); a file named ``auto`` is read as ``./auto``."""
     if getattr(args, 'query_groups', None) is None:
         return None
     from .analyses.bootstrap import check_query_groups
     from .data.listings import read_query_groups
     try:
-        groups = read_query_groups(args.query_groups)
+        if args.query_groups == AUTO_GROUPS:
+            from .analyses.topic_groups import topic_groups
+            check_groups_population_first(getattr(args, 'population', None))
+            if data.encoder is None:
+                raise ValueError('auto finds the groups from the relevant documents\' vectors: give --vectors (or '
+                                 'an encoder) and a vector measure')
+            rels = [int(m['rel']) for m in data.measures if 'rel' in getattr(m, 'SUPPORTED_PARAMS', {})]
+            groups = topic_groups(data.qrels, data.encoder, rel=min(rels) if rels else 1)
+        else:
+            groups = read_query_groups(args.query_groups)
         check_query_groups(groups, data.qrels, getattr(args, 'population', None))
     except (OSError, ValueError) as ex:
         raise CliError(f'--query-groups {args.query_groups}: {ex}') from ex
     return groups
 
 
-def _groups_notes(boot) -> list:
-    """The note saying the resampling was over the --query-groups groups."""
+def _groups_notes(boot, args=None) -> list:
+    """The note saying the resampling was over the --query-groups groups (and, for ``auto``, how they were found)."""
     if boot.query_groups is None:
         return []
     g = boot.n_query_groups
-    return [f'--query-groups: the {len(boot.queries)} queries were resampled in {g} groups (cluster bootstrap) and left '
-            f'out a group at a time (cluster jackknife), with a t reference on {g - 1} degrees of freedom']
+    found = (' found from the qrels (k-means of the queries\' relevant-document centroids, about 5 queries per group; '
+             'named groups are better where the collection has them)'
+             if args is not None and getattr(args, 'query_groups', None) == AUTO_GROUPS else '')
+    return [f'--query-groups: the {len(boot.queries)} queries were resampled in {g} groups{found} (cluster bootstrap) '
+            f'and left out a group at a time (cluster jackknife), with a t reference on {g - 1} degrees of freedom']
+
+
+AUTO_GROUPS = 'auto'
+
+
+def check_groups_population_first(population) -> None:
+    """--query-groups auto with --population: refused before the vectors are read."""
+    from .analyses.bootstrap import check_groups_population
+    check_groups_population(AUTO_GROUPS, population)
 
 
 def _population_notes(args, n_queries: int) -> list:
@@ -519,8 +542,11 @@ def cmd_report(args) -> int:
                         qrels_name=args.qrels, verbose=not args.quiet, test=args.test, population=args.population,
                         query_groups=groups)
     tables = ', '.join(str(path.parent / f'table.{ext}') for ext in ('md', 'tex', 'csv'))
+    auto = ([f'--query-groups auto: {groups["group"].nunique()} groups found from the qrels (k-means of the queries\' '
+             'relevant-document centroids, about 5 queries per group); every section used them']
+            if groups is not None and args.query_groups == AUTO_GROUPS else [])
     print('\n'.join([f'wrote {path}', f'the paper table: {tables}', _samples_note(args, len(data.runs))]
-                    + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
+                    + auto + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))
     return 0
 
 
@@ -618,13 +644,15 @@ POPULATION = _arg('--population', type=_positive_int, default=None, metavar='N',
                        'correction 1 - n/N. Leave it out (default) when the queries stand for a larger or unbounded query '
                        'population, as TREC topics do, or when the runs are random given the query (sampling, random '
                        'tie-breaks)')
-QUERY_GROUPS = _arg('--query-groups', default=None, metavar='FILE',
+QUERY_GROUPS = _arg('--query-groups', default=None, metavar='FILE|auto',
                     help='queries that are not independent (several share a topic, a session or an information need): '
                          'a text file of "qid group" lines (tab- or space-separated, # comments) giving every judged '
                          'query its group (a query may be a group of its own). The bootstrap then draws whole groups '
                          'and the jackknife leaves whole groups out, with a t reference on G - 1 degrees of freedom; '
                          'without it the intervals assume independent queries and are too narrow for topic-sharing '
-                         'queries (pt_docs "Calibration")')
+                         'queries (pt_docs "Calibration"). "auto": groups of about 5 queries found from the qrels and '
+                         'the vectors (k-means of the queries\' relevant centroids; pf.topic_groups), for a collection '
+                         'that does not say which queries share a topic')
 SPARSIFY = (_arg('--per-query', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                  help=HELP['per_query'] + '; one τ per N (default 1 5 10)'),
             _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
