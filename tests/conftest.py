@@ -1,4 +1,5 @@
 """Shared fixtures: a toy collection with known vectors, and an independent FD reference."""
+import io
 import os
 from pathlib import Path
 
@@ -190,3 +191,14 @@ def write_trec_files(folder, qrels=None, runs=None, vectors=None, vector_dtype=n
 def needs_shared():
     return pytest.mark.skipif(not SHARED.exists() and not os.environ.get('CI'),
                               reason='needs ../shared (real data); CI has it')
+
+
+def assert_cli_compare_is_the_api(stdout: str, runs, qrels, vectors_prefix, query_groups) -> None:
+    """``compare --format csv --samples 200 --metrics FD@5 nDCG@5``'s table (``stdout``) equals
+    ``pf.compare_systems`` on the same runs with ``query_groups``: differences, intervals and both p-values."""
+    import pyterrier_frechet as pf
+    table = pd.read_csv(io.StringIO(stdout))
+    expected = pf.compare_systems(runs, qrels, [pf.FD(encoder=pf.VectorStore(str(vectors_prefix))) @ 5, 'nDCG@5'],
+                                  n_samples=200, verbose=False, query_groups=query_groups)
+    columns = ['diff', 'ci_low', 'ci_high', 'p_jackknife', 'p_normal']
+    np.testing.assert_allclose(table[columns].to_numpy(float), expected[columns].to_numpy(float), rtol=1e-6)

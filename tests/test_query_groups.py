@@ -10,7 +10,7 @@ import scipy.stats
 import pyterrier_frechet as pf
 from pyterrier_frechet.analyses.bootstrap import query_clusters, resample_counts
 from pyterrier_frechet.core.weighted import cluster_groups, jackknife_plan
-from conftest import DictEncoder, reference_fd_eigh
+from conftest import DictEncoder, assert_cli_compare_is_the_api, reference_fd_eigh
 
 D, Q, PER = 4, 12, 3          # 12 queries in 4 groups of 3
 
@@ -169,12 +169,7 @@ def test_cli_query_groups_equal_the_api_and_reach_the_report(grouped, tmp_path, 
             '--metrics', 'FD@5', 'nDCG@5', '--quiet']
     assert main(['compare', *data, '--samples', '200', '--format', 'csv', '--query-groups', str(folder / 'groups.tsv')]) == 0
     out = capsys.readouterr()
-    table = pd.read_csv(pd.io.common.StringIO(out.out))
-    expected = pf.compare_systems(runs, qrels, [pf.FD(encoder=pf.VectorStore(str(folder / 'vecs'))) @ 5, 'nDCG@5'],
-                                  n_samples=200, verbose=False, query_groups=groups)
-    np.testing.assert_allclose(table[['diff', 'ci_low', 'ci_high', 'p_jackknife', 'p_normal']].to_numpy(float),
-                               expected[['diff', 'ci_low', 'ci_high', 'p_jackknife', 'p_normal']].to_numpy(float),
-                               rtol=1e-6)
+    assert_cli_compare_is_the_api(out.out, runs, qrels, folder / 'vecs', groups)
     assert 'resampled in 4 groups (cluster bootstrap)' in out.err
     # a judged query missing from the file: refused, naming the flag, the file and the query, before any work
     (folder / 'partial.tsv').write_text(''.join(f'{q}\t{g}\n' for q, g in groups.items() if q != 'q5'))

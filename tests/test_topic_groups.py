@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import pyterrier_frechet as pf
-from conftest import DictEncoder
+from conftest import DictEncoder, assert_cli_compare_is_the_api
 
 D, TOPICS, PER = 6, 4, 3       # 12 queries: 4 topics of 3
 
@@ -97,12 +97,7 @@ def test_cli_auto_groups_equal_the_api_s(topical, tmp_path, capsys):
     auto = pf.topic_groups(qrels, DictEncoder(vectors))
     assert main(['compare', *data, '--samples', '200', '--format', 'csv', '--query-groups', 'auto']) == 0
     out = capsys.readouterr()
-    table = pd.read_csv(pd.io.common.StringIO(out.out))
-    expected = pf.compare_systems(runs, qrels, [pf.FD(encoder=pf.VectorStore(str(folder / 'vecs'))) @ 5, 'nDCG@5'],
-                                  n_samples=200, verbose=False, query_groups=auto)
-    np.testing.assert_allclose(table[['diff', 'ci_low', 'ci_high', 'p_jackknife', 'p_normal']].to_numpy(float),
-                               expected[['diff', 'ci_low', 'ci_high', 'p_jackknife', 'p_normal']].to_numpy(float),
-                               rtol=1e-6)
+    assert_cli_compare_is_the_api(out.out, runs, qrels, folder / 'vecs', auto)
     assert 'resampled in 2 groups found from the qrels' in out.err
     assert main(['compare', *data, '--query-groups', 'auto', '--population', '40']) == 2
     assert '--query-groups auto' in capsys.readouterr().err
