@@ -652,8 +652,9 @@ QUERY_GROUPS = _arg('--query-groups', default=None, metavar='FILE|auto',
                          'without it the intervals assume independent queries and are too narrow for topic-sharing '
                          'queries (pt_docs "Calibration"). "auto": groups of about 5 queries found from the qrels and '
                          'the vectors (k-means of the queries\' relevant centroids; pf.topic_groups), for a collection '
-                         'that does not say which queries share a topic: conservative (where queries are independent '
-                         'FD intervals came out 1.8-3.1 times as wide), not calibrated')
+                         'that does not say which queries share a topic: a conservative sensitivity check, not '
+                         'calibrated (where queries were independent FD intervals came out 1.8-4.8 times as wide and the '
+                         'FD test lost most of its power)')
 SPARSIFY = (_arg('--per-query', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                  help=HELP['per_query'] + '; one τ per N (default 1 5 10)'),
             _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
