@@ -101,3 +101,16 @@ def test_cli_auto_groups_equal_the_api_s(topical, tmp_path, capsys):
     assert 'resampled in 2 groups found from the qrels' in out.err
     assert main(['compare', *data, '--query-groups', 'auto', '--population', '40']) == 2
     assert '--query-groups auto' in capsys.readouterr().err
+
+
+def test_cli_auto_groups_need_vectors(topical, tmp_path, capsys):
+    """--query-groups auto finds groups from the relevant documents' vectors: with only nDCG and no --vectors it is
+    refused (exit 2) naming the flag and what to give, before any resampling."""
+    from pyterrier_frechet.cli import main
+    from conftest import write_trec_files
+    vectors, qrels, runs, _topic_of = topical
+    folder = write_trec_files(tmp_path, qrels, runs, vectors)
+    assert main(['bootstrap', '--qrels', str(folder / 'qrels.txt'), '--runs', str(folder / 'runs'),
+                 '--metrics', 'nDCG@5', '--quiet', '--query-groups', 'auto']) == 2
+    err = capsys.readouterr().err
+    assert '--query-groups auto' in err and '--vectors' in err
