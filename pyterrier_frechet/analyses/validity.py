@@ -14,8 +14,8 @@ number of queries (0.86–0.90), weighting every query equally (FD(weighting='qu
 package's heavy-tailed world t(n − 1), t on a kurtosis df and a Cornish–Fisher correction (pt_docs "Calibration").
 What does hold is a measure whose relevant side is not dominated by a few queries: FD(per_query=5)@10 (qrels
 balanced to at most 5 relevant per query) covered its own E[FD̂ₙ] in 0.92–0.98 of query sets (pooled over systems)
-in every world of independent queries measured at d = 384 and 43 queries: the unseen sphere and cluster worlds, the
-package's independent, sphere and heavy-tailed worlds, and Cranfield with real MiniLM vectors and runs
+in every world of independent queries measured at d = 384 and 43 queries: the three unseen worlds (sphere, clusters,
+hubs with log-normal norms), the package's independent, sphere and heavy-tailed worlds, and Cranfield with real MiniLM vectors and runs
 (docs/calibration-worlds). Where queries share topics, no interval over single queries held, FD(per_query=5)'s
 (0.83–0.93 at d = 384, 43 queries; 0.80–0.97 at d = 128, 200) and nDCG's paired t (0.73–0.95) included; the
 cluster jackknife over the named topics (``query_groups=``) did (0.93–1.00).
