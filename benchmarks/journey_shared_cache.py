@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 import pyterrier_frechet as pf  # noqa: E402
 from pyterrier_frechet import FD, pipelines  # noqa: E402
 from pyterrier_frechet.data.bundled import Collection, cranfield  # noqa: E402
+from pyterrier_frechet.data.runs import read_qrels  # noqa: E402
 from pyterrier_frechet.measures.base import column_label  # noqa: E402
 
 VASWANI = Path(__file__).resolve().parents[2] / 'shared' / 'data' / 'vaswani'
@@ -53,8 +54,7 @@ def vaswani() -> Collection:
                             'query': ' '.join(re.search(r'<TITLE>(.*?)(?:</TITLE>|$)', q, flags=re.S | re.I)
                                               .group(1).split()).lower()}
                            for q in queries])
-    qrels = pd.read_csv(VASWANI / 'qrels', sep=r'\s+', header=None, names=['qid', 'iter', 'docno', 'label'],
-                        dtype={'qid': str, 'docno': str})[['qid', 'docno', 'label']]
+    qrels = read_qrels(VASWANI / 'qrels')
     return Collection('vaswani', topics, qrels, texts)
 
 

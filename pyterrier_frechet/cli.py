@@ -441,8 +441,9 @@ def _query_groups(args, data):
     from .data.listings import read_query_groups
     try:
         if args.query_groups == AUTO_GROUPS:
+            from .analyses.bootstrap import check_groups_population
             from .analyses.topic_groups import topic_groups
-            check_groups_population_first(getattr(args, 'population', None))
+            check_groups_population(AUTO_GROUPS, getattr(args, 'population', None))  # before the vectors are read
             if data.encoder is None:
                 raise ValueError('auto finds the groups from the relevant documents\' vectors: give --vectors (or '
                                  'an encoder) and a vector measure')
@@ -461,20 +462,15 @@ def _groups_notes(boot, args=None) -> list:
     if boot.query_groups is None:
         return []
     g = boot.n_query_groups
-    found = (' found from the qrels (k-means of the queries\' relevant-document centroids, about 5 queries per group; '
-             'named groups are better where the collection has them)'
+    found = (f' found from the qrels ({AUTO_GROUPS_HOW}; named groups are better where the collection has them)'
              if args is not None and getattr(args, 'query_groups', None) == AUTO_GROUPS else '')
     return [f'--query-groups: the {len(boot.queries)} queries were resampled in {g} groups{found} (cluster bootstrap) '
             f'and left out a group at a time (cluster jackknife), with a t reference on {g - 1} degrees of freedom']
 
 
 AUTO_GROUPS = 'auto'
-
-
-def check_groups_population_first(population) -> None:
-    """--query-groups auto with --population: refused before the vectors are read."""
-    from .analyses.bootstrap import check_groups_population
-    check_groups_population(AUTO_GROUPS, population)
+#: How --query-groups auto finds its groups, as the notes of every command say it.
+AUTO_GROUPS_HOW = "k-means of the queries' relevant-document centroids, about 5 queries per group"
 
 
 def _population_notes(args, n_queries: int) -> list:
@@ -542,8 +538,7 @@ def cmd_report(args) -> int:
                         qrels_name=args.qrels, verbose=not args.quiet, test=args.test, population=args.population,
                         query_groups=groups)
     tables = ', '.join(str(path.parent / f'table.{ext}') for ext in ('md', 'tex', 'csv'))
-    auto = ([f'--query-groups auto: {groups["group"].nunique()} groups found from the qrels (k-means of the queries\' '
-             'relevant-document centroids, about 5 queries per group); every section used them']
+    auto = ([f'--query-groups auto: {groups["group"].nunique()} groups found from the qrels ({AUTO_GROUPS_HOW}); every section used them']
             if groups is not None and args.query_groups == AUTO_GROUPS else [])
     print('\n'.join([f'wrote {path}', f'the paper table: {tables}', _samples_note(args, len(data.runs))]
                     + auto + _dropped_notes(pd.read_csv(path.parent / 'results.csv'))))

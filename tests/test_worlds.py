@@ -353,6 +353,20 @@ MSM = SHARED / 'data' / 'msmarco-passage'
 need_dl19 = pytest.mark.skipif(not (MSM / 'runs').exists(), reason='needs /work/shared (msmarco-passage)')
 
 
+def _dl19_relevant(rel: int) -> pd.DataFrame:
+    """DL19's qrels rows with label >= rel, read with plain pandas (not the world's loader)."""
+    q = pd.read_csv(MSM / 'qrels.dl19-passage.txt', sep=' ', header=None, names=['qid', 'it', 'docno', 'label'],
+                    dtype=str)
+    q['label'] = q.label.astype(int)
+    return q[q.label >= rel]
+
+
+def _dl19_vectors() -> dict:
+    """docno -> MiniLM vector (float64) from the shared files, with plain numpy."""
+    E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
+    return dict(zip((SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt').read_text().split(), E))
+
+
 @need_dl19
 @pytest.mark.shared
 def test_dl19_world_is_dl19_at_grade_2_with_its_real_runs():
@@ -363,15 +377,11 @@ def test_dl19_world_is_dl19_at_grade_2_with_its_real_runs():
     w = make_world('dl19', 384)
     with pytest.raises(ValueError, match='384'):
         make_world('dl19', 128)
-    q = pd.read_csv(MSM / 'qrels.dl19-passage.txt', sep=' ', header=None, names=['qid', 'it', 'docno', 'label'],
-                    dtype=str)
-    q['label'] = q.label.astype(int)
-    q = q[q.label >= 2]
+    q = _dl19_relevant(2)
     counts = q.groupby('qid').size().to_numpy(float)
     assert w.max_queries == 43 and counts.min() == 3 and counts.max() == 219
     assert abs(np.log(counts).std() - 1.19) < 0.005
-    E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
-    vec = dict(zip((SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt').read_text().split(), E))
+    vec = _dl19_vectors()
     p = w.population()
     X = np.array([vec[x] for x in q.docno])
     assert np.allclose(p.relevant_mean, X.mean(0), atol=1e-12)
@@ -409,13 +419,10 @@ def test_dl19_rel1_world_takes_every_judged_relevant_passage():
     """'dl19-rel1' is the DL19 world at grade >= 1 (the package's default rel): 4 to 341 relevant per query, Kish
     share (sum R)^2 / (n sum R^2) 0.57, counted here from the qrels file; its relevant mean is those passages' mean."""
     w = make_world('dl19-rel1', 384)
-    q = pd.read_csv(MSM / 'qrels.dl19-passage.txt', sep=' ', header=None, names=['qid', 'it', 'docno', 'label'],
-                    dtype=str)
-    q = q[q.label.astype(int) >= 1]
+    q = _dl19_relevant(1)
     counts = q.groupby('qid').size().to_numpy(float)
     assert w.name == 'dl19-rel1' and w.max_queries == 43 == len(counts)
     assert counts.min() == 4 and counts.max() == 341
     assert abs(counts.sum() ** 2 / (len(counts) * (counts ** 2).sum()) - 0.573) < 0.001
-    E = np.load(SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.npy').astype(np.float64)
-    vec = dict(zip((SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm.ids.txt').read_text().split(), E))
+    vec = _dl19_vectors()
     assert np.allclose(w.population().relevant_mean, np.array([vec[x] for x in q.docno]).mean(0), atol=1e-12)

@@ -53,9 +53,10 @@ def topic_groups(qrels, encoder=None, size: int = DEFAULT_SIZE, rel: int = 1, se
     keep = judgments.labels >= rel
     qcode = judgments.qcode[keep]
     docnos = judgments.doc_names[judgments.dcode[keep]].astype(str)
-    if len(np.unique(qcode)) < 4:
+    n_judged = len(np.unique(qcode))
+    if n_judged < 4:
         raise ValueError(f'topic_groups needs at least 4 queries with a document labelled >= {rel}, got '
-                         f'{len(np.unique(qcode))}: too few to group')
+                         f'{n_judged}: too few to group')
     vecs, found = lookup_vectors(encoder, docnos)
     qcode, vecs = qcode[found], vecs[found]
     with_vectors = np.unique(qcode)
@@ -63,7 +64,7 @@ def topic_groups(qrels, encoder=None, size: int = DEFAULT_SIZE, rel: int = 1, se
         raise ValueError(f'topic_groups: only {len(with_vectors)} queries have a relevant document with a vector; '
                          'at least 4 are needed')
     sums = np.zeros((len(queries), vecs.shape[1]), dtype=np.float64)
-    np.add.at(sums, qcode, vecs.astype(np.float64))
+    np.add.at(sums, qcode, vecs)  # lookup_vectors returns float64
     labels = cluster_centroids(sums[with_vectors], size, seed)
     group = {q: f'own:{q}' for q in queries}
     for code, label in zip(with_vectors, labels):
