@@ -1,0 +1,64 @@
+"""The default log-scale jackknife intervals re-scored with a Student t reference on n − 1 degrees of freedom (lead).
+
+Every FD interval the trials of both unseen-world checks recorded is [θ̂·exp(−z·SE), θ̂·exp(z·SE)] with z the normal
+0.975 quantile (the package default). The same interval on t(n − 1) is the recorded one widened on the log scale by
+t_{0.975, n−1} / z_{0.975} (1.0297 at 43 queries). This script re-scores the recorded intervals (no package call) and
+prints the coverage of the truth under both references, for every 43-query setting of the two checks:
+
+- this folder (graded, aniso; FD@10 and FD(per_query=5)@10), truths = the mean of the reference sets' own values;
+- benchmarks/unseen_world (sphere, clustered, hub_lognorm, sphere-s0.9): FD@10 from trials_*_intervals.csv,
+  FD(per_query=5)@10 from variant_per_query5_*.csv (their recorded truth column).
+
+    python benchmarks/unseen_world2/t_reference.py
+"""
+import glob
+import os
+import re
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIRST = os.path.join(HERE, '..', 'unseen_world', 'results')
+N = 43
+WIDEN = stats.t.ppf(0.975, N - 1) / stats.norm.ppf(0.975)
+
+
+def coverage(frame: pd.DataFrame, widen: float = 1.0) -> float:
+    """Share of rows whose log-scale interval, widened by ``widen`` about log(value), holds the truth."""
+    centre = np.log(frame.value)
+    low = centre - (centre - np.log(frame.low)) * widen
+    high = centre + (np.log(frame.high) - centre) * widen
+    truth = np.log(frame.truth)
+    return float(((low <= truth) & (truth <= high)).mean())
+
+
+def settings():
+    for path in sorted(glob.glob(os.path.join(HERE, 'results', 'trials_*_d*.csv'))):
+        world, d = re.match(r'trials_(.*)_d(\d+)\.csv', os.path.basename(path)).groups()
+        trials = pd.read_csv(path)
+        truth = pd.read_csv(os.path.join(HERE, 'results', f'truth_{world}_d{d}.csv'))
+        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10')):
+            rows = trials[trials.measure == measure].copy()
+            rows['truth'] = [truth[f'{s}_{measure}'].mean() for s in rows.system]
+            yield f'{world} (check 2)', d, label, rows
+    for path in sorted(glob.glob(os.path.join(FIRST, f'trials_*_n{N}_intervals.csv'))):
+        tag = re.match(r'trials_(.*)_intervals\.csv', os.path.basename(path)).group(1)
+        world, d = re.match(r'(.*)_d(\d+)_n\d+', tag).groups()
+        truth = pd.read_csv(os.path.join(FIRST, f'truth_{tag}.csv'))
+        rows = pd.read_csv(path)
+        rows = rows[rows.measure == 'FD'].copy()
+        rows['truth'] = [truth[f'FD_{s}'].mean() for s in rows.system]
+        yield world, d, 'FD@10', rows
+        balanced = os.path.join(FIRST, f'variant_per_query5_{tag}.csv')
+        if os.path.exists(balanced):
+            yield world, d, 'FD(per_query=5)@10', pd.read_csv(balanced)
+
+
+if __name__ == '__main__':
+    print(f't(n − 1) widens the log-scale half-width by {WIDEN:.4f} at n = {N}\n')
+    print('| world | d | measure | trials | coverage, normal reference (default) | coverage, t(n − 1) |')
+    print('|---|---|---|---|---|---|')
+    for world, d, label, rows in settings():
+        print(f'| {world} | {d} | {label} | {rows.trial.nunique()} | {coverage(rows):.3f} | {coverage(rows, WIDEN):.3f} |')
