@@ -155,4 +155,4 @@ def test_caption_carries_both_flags_shortened_and_not_the_few_band():
                                  'over 15 queries, sd of log count 0.94 (default FD intervals covered only 0.86–0.89')
     assert caption[1].startswith('FD intervals are probably too narrow here: relevant documents per query (label ≥ 1): '
                                  '1 to 16 over 15 queries, sd of log count 1.13 (default FD intervals covered only 0.86–0.89')
-    assert all(c.endswith('"Calibration").') and "FD(per_query=5)'s 0.91–0.98" in c and len(c) < 400 for c in caption)
+    assert all(c.endswith('"Calibration").') and "FD(per_query=5)'s 0.90–0.98" in c and len(c) < 400 for c in caption)

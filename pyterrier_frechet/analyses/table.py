@@ -33,8 +33,8 @@ from .validity import caption_caveats, fd_like
 logger = logging.getLogger(__name__)
 
 #: The measures :func:`paper_table` uses when none are given (every data command's ``--metrics`` default): FD@10 is the
-#: headline; FD(per_query=5)@10 is there for its interval and paired test, which covered 0.91–0.98 in every world of
-#: independent queries measured with 43 queries (0.92–0.98 at d = 384), where FD@10's covered 0.86–0.96 (pt_docs "The
+#: headline; FD(per_query=5)@10 is there for its interval and paired test, which covered 0.90–0.98 in every world of
+#: independent queries measured with 43 queries, where FD@10's covered 0.86–0.96 (pt_docs "The
 #: paper table", "Calibration"; where queries share topics, name them: ``query_groups=``).
 DEFAULT_MEASURES = ('FD@10', 'FD(urr=True)@10', 'FD(per_query=5)@10', 'nDCG@10', 'RR@10')
 #: The multiple-comparison correction of the significance marks (:func:`~pyterrier_frechet.analyses.significance.holm`).
