@@ -59,9 +59,11 @@ UNDER_COVERED = '0.86–0.89'
 BALANCED = '0.90–0.98'
 TOO_NARROW = 'FD intervals are probably too narrow here'
 MAY_BE_NARROW = 'FD intervals may be too narrow here'
+#: Where BALANCED was measured (the caption's shortened form says "measured at 43 queries").
+MEASURED = 'in every world of independent queries measured with 43 queries at d = 128 and 384'
 EVERY_BALANCED = (f'FD(per_query=5), whose relevant side has at most {FEW} documents per query, covered {BALANCED} '
-                  'in every world of independent queries measured with 43 queries at d = 128 and 384 (0.90–0.93 with 200 '
-                  'heavy-tailed unnormalised ones; where queries share topics only --query-groups held)')
+                  f'{MEASURED} (0.90–0.93 with 200 heavy-tailed unnormalised ones; where queries share topics only '
+                  '--query-groups held)')
 
 
 def relevant_count_spread(qrels, rel: int = 1) -> Optional[dict]:
@@ -100,7 +102,7 @@ def interval_caveat(qrels, measures) -> List[str]:
         if spread['max'] <= FEW:
             notes.append(f'{where[0].upper()}{where[1:]}: no query has more than {FEW}, so no query dominates the '
                          f'relevant side and FD equals FD(per_query={FEW}) here, whose default interval covered '
-                         f'{BALANCED} in every world of independent queries measured with 43 queries at d = 128 and 384')
+                         f'{BALANCED} {MEASURED}')
         elif spread['sd_log'] >= SPREAD_CAVEAT:
             notes.append(f'{TOO_NARROW}: {where}, as in the worlds where the default FD '
                          f'interval covered E[FD̂ₙ] in only {UNDER_COVERED} of query sets at d = 384 (sd ≈ 1.1; it held, '
