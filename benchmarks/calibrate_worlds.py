@@ -290,6 +290,10 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
                 if s in pop_fd:
                     record(('FD', method, 'population FD', s), low, high, pop_fd[s])
+                if method in ('jackknife', 'jackknife_log'):   # the same on t(m − 1), m leave-outs (the default since stop 42)
+                    low, high = interval(method, est[s], np.array([]), ci, jackknife=loo[s],
+                                         df=np.isfinite(loo[s]).sum() - 1)
+                    record(('FD', f'{method} t', 'E[FD_n]', s), low, high, e_fd[s])
                 if query_groups and method in ('jackknife', 'jackknife_log'):
                     low, high = interval(method, est[s], np.array([]), ci, jackknife=gloo[s], df=df)
                     record(('FD', f'{method} groups', 'E[FD_n]', s), low, high, e_fd[s])
@@ -324,6 +328,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 if pop_fd:
                     record(('ΔFD', method, 'population ΔFD', f'{a}-{b}'), low, high, pop_fd[a] - pop_fd[b])
+            low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, df=np.isfinite(jd).sum() - 1)
+            record(('ΔFD', 'jackknife t', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
             if fpc is not None:
                 low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, fpc=fpc)
                 record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])

@@ -50,16 +50,25 @@ def test_summary_columns_and_interval(toy):
     se = np.sqrt((len(logs) - 1) / len(logs) * np.sum((logs - logs.mean()) ** 2))
     assert (row.low, row.high) == pytest.approx((row.value * np.exp(-1.959963984540054 * se),
                                                  row.value * np.exp(1.959963984540054 * se)), rel=1e-12)
-    # nDCG: the percentile interval of the resampled means, around the full-set value
+    # nDCG: the Student t interval of the mean over the per-query values (scipy's, from ir_measures' own per-query nDCG)
+    import scipy.stats
+    import ir_measures, pyterrier as pt
     row_n = s.loc[('a', 'nDCG@3')]
+    per_query = [r.value for r in ir_measures.iter_calc([nDCG @ 3], pt.model.to_ir_measures(qrels),
+                                                         pt.model.to_ir_measures(run))]
+    assert row_n.interval == 't' and row_n.estimate == row_n.value == pytest.approx(np.mean(per_query))
+    assert row_n.estimand == 'population mean' and row_n.jackknife == f'leave-one-out ({len(per_query)} queries)'
+    assert (row_n.low, row_n.high) == pytest.approx(scipy.stats.t.interval(
+        0.95, len(per_query) - 1, loc=np.mean(per_query), scale=scipy.stats.sem(per_query)), rel=1e-12)
+    # asked for, the percentile interval of the resampled means
     vals = res.samples['a']['nDCG@3']
-    assert row_n.interval == 'percentile' and row_n.estimate == row_n.value
-    assert row_n.low == pytest.approx(np.quantile(vals, 0.025)) and row_n.high == pytest.approx(np.quantile(vals, 0.975))
+    row_p = bootstrap({'a': run}, qrels, [nDCG @ 3], n_samples=200, seed=1, interval='percentile').summary.iloc[0]
+    assert row_p.interval == 'percentile' and row_p.estimate == row_p.value
+    assert row_p.low == pytest.approx(np.quantile(vals, 0.025)) and row_p.high == pytest.approx(np.quantile(vals, 0.975))
     pct = bootstrap({'a': run}, qrels, [m], n_samples=200, seed=1, interval='percentile').summary.iloc[0]
     valid = res.samples['a'][str(m)][np.isfinite(res.samples['a'][str(m)])]
     assert (pct.low, pct.high) == pytest.approx(tuple(np.quantile(valid, [0.025, 0.975])))
     # the full-set value is the measure's own
-    import ir_measures, pyterrier as pt
     assert row.value == pytest.approx(ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m])
     with pytest.raises(ValueError, match='ci'):
         bootstrap({'a': run}, qrels, [m], ci=1.5)

@@ -29,6 +29,27 @@ def test_bca_equals_scipy_bootstrap_bca():
     assert (low, high) == pytest.approx((res.confidence_interval.low, res.confidence_interval.high), rel=1e-3)
 
 
+@pytest.mark.parametrize('n', [2, 5, 43, 300])
+def test_t_interval_of_a_mean_is_scipys_t_interval_from_the_leave_one_out_means(n):
+    # for a mean, the jackknife standard error over the leave-one-out means is s/√n exactly, so 't' is the textbook
+    # Student t interval on n − 1 degrees of freedom — with or without resamples beside it
+    data = np.random.default_rng(n).exponential(size=n)
+    loo = np.array([np.delete(data, i).mean() for i in range(n)])
+    expected = scipy.stats.t.interval(0.9, n - 1, loc=data.mean(), scale=scipy.stats.sem(data))
+    assert interval('t', data.mean(), np.array([]), 0.9, jackknife=loo) == pytest.approx(expected, rel=1e-12)
+    assert interval('t', data.mean(), np.ones(7), 0.9, jackknife=loo) == pytest.approx(expected, rel=1e-12)
+    # a finite population of N: the variance × (1 − n/N); an explicit df (the cluster jackknife's G − 1) is used as given
+    half = scipy.stats.t.ppf(0.95, n - 1) * scipy.stats.sem(data) * np.sqrt(1 - n / 1000)
+    assert interval('t', data.mean(), [], 0.9, jackknife=loo, fpc=1 - n / 1000) == pytest.approx(
+        (data.mean() - half, data.mean() + half), rel=1e-12)
+    half = scipy.stats.t.ppf(0.95, 1) * scipy.stats.sem(data)
+    assert interval('t', data.mean(), [], 0.9, jackknife=loo, df=1) == pytest.approx(
+        (data.mean() - half, data.mean() + half), rel=1e-12)
+    with pytest.raises(ValueError, match='jackknife'):
+        interval('t', data.mean(), np.ones(3), 0.9)
+    assert all(np.isnan(interval('t', 1.0, [], 0.9, jackknife=np.array([1.0]))))
+
+
 def test_bca_is_undefined_when_every_resample_lies_on_one_side():
     # FD on DL19: all 1000 resamples above the estimate, so z0 = Φ⁻¹(0) = −∞
     assert all(np.isnan(interval('bca', 0.0, np.linspace(1, 2, 50), 0.95, jackknife=np.arange(5.0))))

@@ -184,11 +184,12 @@ def test_cli_query_groups_equal_the_api_and_reach_the_report(grouped, tmp_path, 
     assert '**Query groups**: the 12 queries were resampled and left out in the 4 groups given' in text
     assert 'cluster jackknife over G=4 query groups, t reference' in text
     boot = pd.read_csv(tmp_path / 'report' / 'bootstrap.csv').set_index(['name', 'measure'])['interval']
-    assert boot['a', 'nDCG@5'] == 'percentile (cluster bootstrap over G=4 query groups)'
+    assert boot['a', 'nDCG@5'] == 't (cluster jackknife over G=4 query groups, t reference)'
     assert boot['a', 'FD@5'] == 'jackknife_log (cluster jackknife over G=4 query groups, t reference)'
     caption = (tmp_path / 'report' / 'table.md').read_text()
     assert 'centred on the value on the log scale (cluster jackknife over G=4 query groups, t reference).' in caption
-    assert 'interval for the population mean (cluster bootstrap over G=4 query groups).' in caption
+    assert ('Student t interval for the population mean (cluster jackknife over G=4 query groups, t reference).'
+            in caption)
 
 
 def test_per_query_mean_under_the_cluster_bootstrap_is_the_mean_of_the_queries_drawn():

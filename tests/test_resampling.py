@@ -97,4 +97,4 @@ def test_per_query_leave_out_of_groups_is_the_mean_of_the_rest():
     got = PerQueryMean().leave_out(None, Stats(), groups, 3, None)
     np.testing.assert_allclose(got, [np.mean([0.5, 0.9, 0.4]), np.mean([0.2, 0.1, 0.9]), np.mean([0.2, 0.5, 0.1, 0.4])],
                                rtol=1e-15)
-    assert PER_QUERY.interval == 'percentile' and PER_QUERY.paired_test == 't'
+    assert PER_QUERY.interval == 't' and PER_QUERY.paired_test == 't'

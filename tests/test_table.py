@@ -95,7 +95,7 @@ def test_per_query_intervals_are_the_bootstraps(data):
     boot = pf.bootstrap(runs, qrels, ['nDCG@5'], n_samples=1000, seed=0, verbose=False).summary.set_index('name')
     for name in RUNS:
         cell = table.cell(name, 'nDCG@5')
-        assert (cell['low'], cell['high'], cell['interval']) == (boot.loc[name, 'low'], boot.loc[name, 'high'], 'percentile')
+        assert (cell['low'], cell['high'], cell['interval']) == (boot.loc[name, 'low'], boot.loc[name, 'high'], 't')
 
 
 def _holm_by_hand(p, alpha):
@@ -228,8 +228,8 @@ def test_markdown_caption_names_value_and_interval(data):
     assert 'Value: each measure on the full query set' in caption
     assert ('\\[low, high\\] of FD@5: 95% log-scale jackknife interval over queries for E\\[FD̂ₙ\\], the expected value '
             'at 12 queries (not the population FD), centred on the value on the log scale.') in caption
-    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% percentile bootstrap (1000 samples, seed 0) interval for the '
-            'population mean.') in caption
+    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% Student t (mean ± t·s/√n, n − 1 degrees of freedom) interval for '
+            'the population mean.') in caption
     assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 6 comparisons" in caption
     assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife z-test for FD@5' in caption
 

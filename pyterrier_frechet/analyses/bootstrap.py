@@ -307,6 +307,7 @@ ESTIMAND_LABELS = {
     'basic': 'population value (not calibrated for FD at d/n > 1)',
     'bca': 'population value',
     'percentile': 'population mean',
+    't': 'population mean',
 }
 
 #: The same in one sentence each (tables' captions, the CLI's notes).
@@ -318,6 +319,7 @@ ESTIMANDS = {
     'jackknife_bc': 'the population value (jackknife bias-corrected; not calibrated for FD at d/n > 1)',
     'basic': 'the population value (bootstrap bias-corrected; not calibrated for FD at d/n > 1)',
     'percentile': 'the population mean of a per-query measure (percentile bootstrap over queries)',
+    't': 'the population mean of a per-query measure (Student t: the mean ± t_{n−1}·s/√n over queries)',
     'bca': 'the population value (BCa; undefined for FD when every resample lies above the full-set value)',
 }
 
@@ -352,7 +354,7 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             drop counts: ``point``).
         n_samples: bootstrap samples (default 1000, as in the paper).
         seed: the draws are ``numpy.random.default_rng(seed)``; the same draws serve every system.
-        ci: confidence level of the percentile interval (default 0.95).
+        ci: confidence level of the intervals (default 0.95).
         verbose: progress bars.
         backend: ``'numpy'`` or ``'torch'`` (FD's per-sample statistics batched on ``device``; equal to numpy
             to 1e-8 relative).
@@ -360,8 +362,9 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
         encoder: the vector source of vector measures that name none (default: the one set by
             :func:`~pyterrier_frechet.set_default_encoder`).
         interval: the interval method of every measure (:mod:`pyterrier_frechet.core.intervals`: ``'percentile'``,
-            ``'shifted'``, ``'basic'``, ``'bca'``, ``'jackknife'``, ``'jackknife_bc'``); default: the measure's
-            resampling's :attr:`~pyterrier_frechet.measures.resampling.Resampling.interval`, chosen by measured coverage. ``summary`` gives each interval's ``estimate`` —
+            ``'shifted'``, ``'basic'``, ``'bca'``, ``'jackknife'``, ``'jackknife_log'``, ``'jackknife_bc'``, ``'t'``);
+            default: the measure's resampling's :attr:`~pyterrier_frechet.measures.resampling.Resampling.interval`,
+            chosen by measured coverage (FD, CFD: ``jackknife_log``; per-query means: ``t``; DO, HSA: ``percentile``). ``summary`` gives each interval's ``estimate`` —
             the point it is printed beside (the bias-corrected value for ``basic`` and ``jackknife_bc``).
         jackknife: how the leave-out values of ``bca``, ``jackknife`` and ``jackknife_bc`` are formed for FD and CFD
             (downdated totals, O(Q·d²) plus one FD per leave-out; docs/scale.md): ``'exact'`` leaves each query

@@ -54,7 +54,8 @@ _TESTS = {
     'bootstrap': 'paired bootstrap count test',
 }
 _METHODS = {'percentile': 'percentile bootstrap', 'shifted': 'shifted percentile bootstrap', 'basic': 'basic bootstrap',
-            'bca': 'BCa bootstrap', 'jackknife': 'jackknife', 'jackknife_bc': 'bias-corrected jackknife'}
+            'bca': 'BCa bootstrap', 'jackknife': 'jackknife', 'jackknife_bc': 'bias-corrected jackknife',
+            't': 'Student t'}
 
 
 def letter(i: int) -> str:
@@ -301,7 +302,9 @@ class PaperTable:
                              f'population FD), centred on the value on the log scale{grouped}.')
             else:
                 what = ESTIMAND_LABELS.get(key, key)
-                made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else '')
+                made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else
+                                                      ' (mean ± t·s/√n, n − 1 degrees of freedom)' if key == 't' and not grouped
+                                                      else '')
                 parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}{grouped}.')
         undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
         if len(undefined):
@@ -442,6 +445,7 @@ _LATEX_SPECIAL = {'\\': r'\textbackslash{}', '&': r'\&', '%': r'\%', '$': r'\$',
 # Unicode the package's own sentences use, as pdflatex reads it (after the special characters are escaped)
 _LATEX_UNICODE = [
     ('E[FD̂ₙ]', r'$\mathrm{E}[\widehat{\mathrm{FD}}_n]$'), ('E[θ̂ₙ]', r'$\mathrm{E}[\hat\theta_n]$'),
+    ('t·s/√n', r'$t \cdot s/\sqrt{n}$'), ('√', r'$\surd$'), ('·', r'$\cdot$'),
     ('τ', r'$\tau$'), ('α', r'$\alpha$'), ('θ', r'$\theta$'), ('Σ', r'$\Sigma$'), ('≤', r'$\le$'), ('≥', r'$\ge$'),
     ('±', r'$\pm$'), ('×', r'$\times$'), ('−', '--'), ('—', '---'), ('–', '--'), ('…', r'\ldots{}'),
     ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('→', r'$\to$'),
