@@ -125,8 +125,12 @@ def test_bootstrap_and_compare_carry_the_correction_and_name_it(twelve):
         if p.measure == str(fd):  # jackknife_log: the log-scale half-widths shrink by √(1 − n/N)
             assert np.log(f.high / f.value) == pytest.approx(root * np.log(p.high / p.value), rel=1e-9)
             assert np.log(f.value / f.low) == pytest.approx(root * np.log(p.value / p.low), rel=1e-9)
-        else:  # percentile: the deviations from the value shrink by √(1 − n/N)
-            assert (f.low - f.value, f.high - f.value) == pytest.approx((root * (p.low - p.value), root * (p.high - p.value)))
+        else:  # t: the half-width t·s/√n shrinks by √(1 − n/N), then both are kept within the per-query values
+            values = 12 * p.value - 11 * plain.jackknife[p['name']][p.measure]  # a mean's pseudo-values: its values
+            half = scipy.stats.t.ppf(0.975, 11) * scipy.stats.sem(values)
+            assert (p.low, p.high) == pytest.approx((max(p.value - half, values.min()), min(p.value + half, values.max())))
+            assert (f.low, f.high) == pytest.approx((max(f.value - root * half, values.min()),
+                                                     min(f.value + root * half, values.max())))
         assert 'finite population: 12 of N=20 queries' in f.interval and 'N=' not in p.interval
         assert 'without replacement' in f.estimand
     assert finite.population == 20 and plain.population is None

@@ -35,18 +35,31 @@ def test_t_interval_of_a_mean_is_scipys_t_interval_from_the_leave_one_out_means(
     # Student t interval on n − 1 degrees of freedom — with or without resamples beside it
     data = np.random.default_rng(n).exponential(size=n)
     loo = np.array([np.delete(data, i).mean() for i in range(n)])
-    expected = scipy.stats.t.interval(0.9, n - 1, loc=data.mean(), scale=scipy.stats.sem(data))
+    low, high = scipy.stats.t.interval(0.9, n - 1, loc=data.mean(), scale=scipy.stats.sem(data))
+    expected = max(low, data.min()), min(high, data.max())  # within the values (binds at n = 2 and 5 here)
     assert interval('t', data.mean(), np.array([]), 0.9, jackknife=loo) == pytest.approx(expected, rel=1e-12)
     assert interval('t', data.mean(), np.ones(7), 0.9, jackknife=loo) == pytest.approx(expected, rel=1e-12)
     # a finite population of N: the variance × (1 − n/N); an explicit df (the cluster jackknife's G − 1) is used as given
     half = scipy.stats.t.ppf(0.95, n - 1) * scipy.stats.sem(data) * np.sqrt(1 - n / 1000)
     assert interval('t', data.mean(), [], 0.9, jackknife=loo, fpc=1 - n / 1000) == pytest.approx(
-        (data.mean() - half, data.mean() + half), rel=1e-12)
+        (max(data.mean() - half, data.min()), min(data.mean() + half, data.max())), rel=1e-12)
     half = scipy.stats.t.ppf(0.95, 1) * scipy.stats.sem(data)
     assert interval('t', data.mean(), [], 0.9, jackknife=loo, df=1) == pytest.approx(
-        (data.mean() - half, data.mean() + half), rel=1e-12)
+        (max(data.mean() - half, data.min()), min(data.mean() + half, data.max())), rel=1e-12)
     with pytest.raises(ValueError, match='jackknife'):
         interval('t', data.mean(), np.ones(3), 0.9)
+
+
+def test_t_interval_stays_within_the_per_query_values():
+    # RR@10 near its ceiling (TREC DL 2019: 0.93–0.98 for 14 of 19 runs): the t interval would end above 1; clipped to
+    # the range of the per-query values (a mean's jackknife pseudo-values) it ends at 1 exactly, its lower end is t's
+    rr = np.array([1.0] * 40 + [0.5, 0.5, 0.25])
+    loo = np.array([np.delete(rr, i).mean() for i in range(len(rr))])
+    low, high = scipy.stats.t.interval(0.95, len(rr) - 1, loc=rr.mean(), scale=scipy.stats.sem(rr))
+    assert high > 1 and interval('t', rr.mean(), [], 0.95, jackknife=loo) == pytest.approx((low, 1.0), rel=1e-12)
+    values = np.array([0.0, 0.0, 0.0, 0.0, 1.0])  # and at 0 from below
+    loo = np.array([np.delete(values, i).mean() for i in range(5)])
+    assert interval('t', 0.2, [], 0.95, jackknife=loo)[0] == 0.0
     assert all(np.isnan(interval('t', 1.0, [], 0.9, jackknife=np.array([1.0]))))
 
 

@@ -35,7 +35,10 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
     θ̂ ± t_{m−1, 1−α/2}·SE_J over the m leave-out values: for a per-query mean (nDCG, RR) SE_J = s/√n exactly, so
     this is the Student t interval for the population mean — the interval that matches the paired t-test of
     ``pt.Experiment`` and ``scipy.stats.ttest_rel`` — and, with one leave-out per query group (the cluster
-    jackknife), the cluster-robust t interval on G − 1 degrees of freedom. The percentile bootstrap of a mean is
+    jackknife), the cluster-robust t interval on G − 1 degrees of freedom. It is clipped to the range of the
+    jackknife pseudo-values m·θ̂ − (m−1)·θ₍ᵢ₎ — for a mean, the per-query values themselves —, so the interval of a
+    bounded measure stays inside its bounds (RR@10 near 1 on TREC DL 2019 reached 1.02 unclipped); the population
+    mean lies in that range unless every query falls on one side of it. The percentile bootstrap of a mean is
     narrower by √((n−1)/n)·z/t (0.96 at 43 queries) and under-covered wherever the two were measured (pt_docs
     "Calibration").
 
@@ -172,6 +175,9 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         centre = jackknife_corrected(estimate, jack) if method == 'jackknife_bc' else estimate
         z = jackknife_quantile(alpha, len(jack) - 1 if method == 't' and df is None else df)
         low, high = centre - z * se, centre + z * se
+        if method == 't':  # within the pseudo-values' range (a mean's: the per-query values')
+            pseudo = len(jack) * estimate - (len(jack) - 1) * jack
+            low, high = max(low, float(pseudo.min())), min(high, float(pseudo.max()))
     else:
         levels = bca_levels(estimate, valid, jackknife, ci)
         if levels is None:
