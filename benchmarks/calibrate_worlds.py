@@ -24,6 +24,7 @@ docs/calibration-worlds.md)::
 """
 import argparse
 import logging
+import math
 import sys
 import time
 from types import SimpleNamespace
@@ -334,7 +335,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, fpc=fpc)
                 record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 reject.setdefault(('FD', 'jackknife z fpc', kind, f'{a}-{b}'), []).append(
-                    jackknife_p(delta, jd, fpc=fpc) < alpha)
+                    jackknife_p(delta, jd, fpc=fpc, df=math.inf) < alpha)
             z = abs(delta) / se if se > 0 else np.inf
             reject.setdefault(('FD', 'jackknife z', kind, f'{a}-{b}'), []).append(2 * scipy.stats.norm.sf(z) < alpha)
             reject.setdefault(('FD', 'jackknife t', kind, f'{a}-{b}'), []).append(2 * scipy.stats.t.sf(z, n - 1) < alpha)

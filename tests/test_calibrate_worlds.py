@@ -141,7 +141,7 @@ def test_calibration_table_keeps_a_variants_runs_apart(tmp_path, capsys):
     merged into FD's coverage range."""
     import pandas as pd
     from benchmarks import calibration_table
-    base = dict(world='w', d=16, n_queries=43, statistic='FD', method='jackknife_log', estimand='E[FD_n]',
+    base = dict(world='w', d=16, n_queries=43, statistic='FD', method='jackknife_log t', estimand='E[FD_n]',
                 who='a', truth=1.0, undefined=0.0, width=0.1, trials=10)
     for name, kind, cov in (('plain', 'fd', 0.5), ('pq5', 'fd-per-query5', 0.9)):
         pd.DataFrame([dict(base, coverage=cov, statistic_kind=kind)]).to_csv(tmp_path / f'{name}.coverage.csv',

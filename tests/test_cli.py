@@ -293,7 +293,7 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     report_md = (many_runs / 'report' / 'report.md').read_text()
     assert '1000 samples (the default for the jackknife test)' in report_md
     # the text names each measure's own test, and no test no measure here uses
-    assert 'jackknife z-test of the difference for FD@5 (`p_jackknife`); the paired t-test for nDCG@5 (`p_t`' in report_md
+    assert 'jackknife t-test of the difference for FD@5 (`p_jackknife`); the paired t-test for nDCG@5 (`p_t`' in report_md
     assert 'normal approximation of the resampled differences for' not in report_md
     # the evaluated set placed on the coverage map: its relevant counts (label >= 1), counted here from the file
     labels = pd.read_csv(many_runs / 'qrels.txt', sep=' ', names=['q', 'i', 'd', 'label'])

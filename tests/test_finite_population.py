@@ -68,7 +68,7 @@ def test_a_mean_gets_cochrans_variance_of_a_draw_without_replacement():
     low, high = interval('jackknife', x.mean(), np.array([]), jackknife=jack, fpc=f)
     assert (high - low) / (2 * Z) == pytest.approx(np.sqrt(cochran), rel=1e-12)
     assert jackknife_p(x.mean() - 1.9, jack - 1.9, fpc=f) == pytest.approx(
-        2 * scipy.stats.norm.sf(abs(x.mean() - 1.9) / np.sqrt(cochran)), rel=1e-10)
+        2 * scipy.stats.t.sf(abs(x.mean() - 1.9) / np.sqrt(cochran), n - 1), rel=1e-10)
     draws = rng.normal(size=500)
     assert normal_p(0.1, draws, fpc=f) == pytest.approx(2 * scipy.stats.norm.sf(0.1 / (np.sqrt(f) * draws.std(ddof=1))))
 
@@ -139,8 +139,9 @@ def test_bootstrap_and_compare_carry_the_correction_and_name_it(twelve):
     jd = finite.jackknife['a'][str(fd)] - finite.jackknife['b'][str(fd)]
     n = len(jd)
     se = np.sqrt((1 - 12 / 20) * (n - 1) / n * np.sum((jd - jd.mean()) ** 2))
-    assert row.p_jackknife == pytest.approx(2 * scipy.stats.norm.sf(abs(row['diff']) / se), rel=1e-9)
-    assert (row.ci_low, row.ci_high) == pytest.approx((row['diff'] - Z * se, row['diff'] + Z * se), rel=1e-9)
+    t = scipy.stats.t.ppf(0.975, n - 1)  # the jackknife's t reference on n − 1 degrees of freedom
+    assert row.p_jackknife == pytest.approx(2 * scipy.stats.t.sf(abs(row['diff']) / se, n - 1), rel=1e-9)
+    assert (row.ci_low, row.ci_high) == pytest.approx((row['diff'] - t * se, row['diff'] + t * se), rel=1e-9)
     assert 'N=20' in row.interval
     diffs = finite.samples['a']['nDCG@6'] - finite.samples['b']['nDCG@6']
     row = table[(table.measure == 'nDCG@6') & (table.a == 'a') & (table.b == 'b')].iloc[0]

@@ -101,7 +101,7 @@ def test_bootstrap_jackknife_interval_equals_leave_one_query_out_by_hand(toy):
         loo.append(pf.frechet_distance(rel, np.stack([vectors[d] for d in top.docno])))
     n = len(units)
     se = np.sqrt((n - 1) / n * np.sum((np.array(loo) - np.mean(loo)) ** 2))
-    z = scipy.stats.norm.ppf(0.975)
+    z = scipy.stats.t.ppf(0.975, n - 1)  # the jackknife's t reference on n − 1 degrees of freedom
     assert row.value == pytest.approx(full, rel=1e-12) and row.estimate == row.value and row.interval == 'jackknife'
     assert (row.low, row.high) == pytest.approx((full - z * se, full + z * se), rel=1e-9)
     corrected = pf.bootstrap({'a': run}, qrels, [m], n_samples=100, seed=0, interval='jackknife_bc', verbose=False).summary.iloc[0]

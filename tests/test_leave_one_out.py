@@ -146,6 +146,12 @@ def test_experiment_baseline_test_of_plain_fd_is_the_jackknife_test(jk_data, wei
             assert table.loc[name, str(m)] == pytest.approx(evaluated.loc[name].iloc[0], rel=1e-12)
         assert 0 < p_expected < 1
         assert table.loc['b', f'{m} p-value'] == pytest.approx(p_expected, rel=1e-6), others
+    # compare's (and the paper table's) default test of the same difference: the same t statistic, on n − 1 degrees
+    # of freedom over the n units (pt.Experiment's rows add the qrels queries without relevant documents to the df)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', UserWarning)  # few resamples: only the jackknife p is read here
+        row = pf.compare_systems(runs, qrels, [m], n_samples=50, verbose=False).iloc[0]
+    assert row.test == 'jackknife' and row.p_jackknife == pytest.approx(2 * scipy.stats.t.sf(abs(t), n - 1), rel=1e-6)
 
 
 def test_experiment_baseline_test_of_cfd_is_its_jackknife_test(jk_data):
@@ -299,7 +305,8 @@ def test_experiment_p_is_the_jackknife_t_test():
     se = np.sqrt(4 / 5 * np.sum((jack - jack.mean()) ** 2))  # 0.01788…
     assert experiment_p(0.03, jack) == pytest.approx(2 * scipy.stats.t.sf(0.03 / se, 4), rel=1e-12)
     assert experiment_p(0.03, jack, n_rows=8) == pytest.approx(2 * scipy.stats.t.sf(0.03 / se, 7), rel=1e-12)
-    assert experiment_p(0.03, jack) > jackknife_p(0.03, jack)  # a t reference is never less conservative than z
+    # one row per leave-out: pt.Experiment's p is compare's (both t on n − 1), never below the normal reference's
+    assert experiment_p(0.03, jack) == jackknife_p(0.03, jack) > jackknife_p(0.03, jack, df=np.inf)
 
 
 @needs_shared()

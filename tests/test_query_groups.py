@@ -48,7 +48,7 @@ def test_cluster_groups_by_hand():
     assert n == 3 and groups.tolist() == [1, 0, -1, 1, 2, 0]      # cluster 7 holds no unit query: not a group
     plan = jackknife_plan('auto', 5, 0, clusters)
     assert plan.describe(5) == 'cluster jackknife (G=4 query groups of 5 queries)' and plan.df(3) == 2.0
-    assert jackknife_plan('auto', 5, 0).df(5) is None
+    assert jackknife_plan('auto', 5, 0).df(5) == 4.0 and jackknife_plan(3, 50, 0).df(3) == 2.0
     with pytest.raises(ValueError, match='have no query group'):
         cluster_groups(units, np.array([5, -1, 7, 5, 9, 2]))
     with pytest.raises(ValueError, match="leave jackknife at 'auto'"):
@@ -95,8 +95,8 @@ def test_bootstrap_with_query_groups_is_the_cluster_jackknife_and_bootstrap(grou
 
 
 def test_singleton_groups_leave_each_query_out(grouped):
-    """Each query its own group: the leave-one-out values of the default jackknife (a differential check), with
-    the t reference on n − 1 degrees of freedom instead of the normal one."""
+    """Each query its own group: the leave-one-out values of the default jackknife (a differential check) and the
+    same interval (both on t with n − 1 degrees of freedom)."""
     vectors, qrels, runs, _ = grouped
     m = pf.FD(encoder=DictEncoder(vectors)) @ 5
     alone = {q: q for q in qrels.qid.unique()}
@@ -104,8 +104,10 @@ def test_singleton_groups_leave_each_query_out(grouped):
     plain = pf.bootstrap(runs, qrels, [m], n_samples=20, seed=2, verbose=False)
     np.testing.assert_allclose(grouped_res.jackknife['a'][str(m)], plain.jackknife['a'][str(m)], rtol=1e-12)
     g, p = grouped_res.summary.iloc[0], plain.summary.iloc[0]
-    ratio = np.log(g.high / g.value) / np.log(p.high / p.value)
-    assert ratio == pytest.approx(scipy.stats.t.ppf(0.975, Q - 1) / scipy.stats.norm.ppf(0.975), rel=1e-10)
+    assert (g.low, g.high) == pytest.approx((p.low, p.high), rel=1e-12)
+    logs = np.log(plain.jackknife['a'][str(m)])
+    se = np.sqrt((Q - 1) / Q * np.sum((logs - logs.mean()) ** 2))
+    assert np.log(p.high / p.value) == pytest.approx(scipy.stats.t.ppf(0.975, Q - 1) * se, rel=1e-10)
 
 
 def test_compare_with_query_groups_is_the_cluster_jackknife_t_test(grouped):

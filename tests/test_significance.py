@@ -150,7 +150,8 @@ def test_few_resamples_warning_names_only_what_uses_the_resamples(toy):
 
 def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count():
     """Closed forms (math.erfc, independent of scipy): p = erfc(|z|/√2) with z = Δ̂/sd(Δ*) for the normal test, and
-    z = Δ̂/SE_J for the jackknife one — for a per-query mean, SE_J = s/√n, the paired z-test."""
+    z = Δ̂/SE_J for the jackknife one with the normal reference; its default t reference on n − 1 degrees of freedom
+    is, for a per-query mean (SE_J = s/√n), scipy's one-sample t-test of the per-query differences."""
     import math
     from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p, normal_p, samples_for_holm
     diffs = np.tile([-1.0, 1.0], 500)
@@ -164,7 +165,9 @@ def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count()
     x = np.random.default_rng(1).normal(0.2, 1.0, size=30)  # per-query differences
     jack = (x.sum() - x) / (len(x) - 1)
     se = x.std(ddof=1) / math.sqrt(len(x))
-    assert jackknife_p(x.mean(), jack) == pytest.approx(math.erfc(abs(x.mean()) / se / math.sqrt(2)), rel=1e-10)
+    assert jackknife_p(x.mean(), jack, df=math.inf) == pytest.approx(math.erfc(abs(x.mean()) / se / math.sqrt(2)),
+                                                                   rel=1e-10)
+    assert jackknife_p(x.mean(), jack) == pytest.approx(scipy.stats.ttest_1samp(x, 0.0).pvalue, rel=1e-10)
     # the count test's sample counts that resolve Holm's first step: 2/(B+1) < alpha/m
     assert samples_for_holm(0.05, 171) == 6840 and samples_for_holm(0.05, 36) == 1440 and samples_for_holm(0.05, 3) == 1000
     for m in (1, 7, 36, 55, 171):

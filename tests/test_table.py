@@ -68,8 +68,8 @@ def test_values_are_evaluate_values(data):
 
 def test_fd_interval_is_the_log_jackknife_over_queries_recomputed_through_evaluate(data):
     folder, qrels, runs, store, table, _ = data
-    z = scipy.stats.norm.ppf(0.975)
     queries = sorted(qrels['qid'].unique())
+    z = scipy.stats.t.ppf(0.975, len(queries) - 1)  # every query has relevant documents: n − 1 degrees of freedom
     for name in ('bm25_base', 'rerank'):
         full = pf.evaluate({name: runs[name]}, qrels, ['FD@5'], encoder=store)['FD@5'].iloc[0]
         loo = np.array([pf.evaluate({name: runs[name][runs[name].qid != q]}, qrels[qrels.qid != q], ['FD@5'],
@@ -231,7 +231,7 @@ def test_markdown_caption_names_value_and_interval(data):
     assert ('\\[low, high\\] of nDCG@5, RR@5: 95% Student t (mean ± t·s/√n, n − 1 degrees of freedom) interval for '
             'the population mean.') in caption
     assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 6 comparisons" in caption
-    assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife z-test for FD@5' in caption
+    assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife t-test for FD@5' in caption
 
 
 def test_tau_row_is_tau_intervals(data):

@@ -10,6 +10,9 @@ prints the coverage of the truth under both references, for every 43-query setti
   FD(per_query=5)@10 from variant_per_query5_*.csv (their recorded truth column).
 
     python benchmarks/unseen_world2/t_reference.py
+
+It also re-reads the recorded ΔFD intervals (widened the same way, on the linear scale) and the default paired test's
+p-values (p_t = 2·T₄₂(−Φ⁻¹(1 − p/2))): ΔFD coverage of the truth, level on the equal-in-law pair A–B, mean power.
 """
 import glob
 import os
@@ -56,9 +59,51 @@ def settings():
             yield world, d, 'FD(per_query=5)@10', pd.read_csv(balanced)
 
 
+def pair_settings():
+    """(world, d, measure label, rows with diff, low, high, p of the default jackknife test, truth E[ΔFD̂ₙ], equal)."""
+    for path in sorted(glob.glob(os.path.join(HERE, 'results', 'pairs_*_d*.csv'))):
+        world, d = re.match(r'pairs_(.*)_d(\d+)\.csv', os.path.basename(path)).groups()
+        pairs = pd.read_csv(path).rename(columns={'ci_low': 'low', 'ci_high': 'high'})
+        truth = pd.read_csv(os.path.join(HERE, 'results', f'truth_{world}_d{d}.csv'))
+        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10')):
+            rows = pairs[pairs.measure == measure].copy()
+            rows['truth'] = [truth[f'{a}_{measure}'].mean() - truth[f'{b}_{measure}'].mean() for a, b in zip(rows.a, rows.b)]
+            yield f'{world} (check 2)', d, label, rows
+    for path in sorted(glob.glob(os.path.join(FIRST, f'trials_*_n{N}_pairs.csv'))):
+        tag = re.match(r'trials_(.*)_pairs\.csv', os.path.basename(path)).group(1)
+        world, d = re.match(r'(.*)_d(\d+)_n\d+', tag).groups()
+        truth = pd.read_csv(os.path.join(FIRST, f'truth_{tag}.csv'))
+        rows = pd.read_csv(path)
+        rows = rows[rows.measure == 'FD'].copy()
+        rows['truth'] = [truth[f'FD_{a}'].mean() - truth[f'FD_{b}'].mean() for a, b in zip(rows.a, rows.b)]
+        yield world, d, 'FD@10', rows
+        balanced = os.path.join(FIRST, f'variant_per_query5_{tag}_pairs.csv')
+        if os.path.exists(balanced):
+            yield world, d, 'FD(per_query=5)@10', pd.read_csv(balanced)
+
+
+def pair_scores(rows: pd.DataFrame, widen: float, t_reference: bool):
+    """ΔFD coverage, level on the equal-in-law pair A–B and mean power over the other pairs at α = 0.05, with the
+    recorded normal-reference interval and p (``t_reference`` False) or both re-read on t(n − 1)."""
+    centre = rows['diff']
+    low = centre - (centre - rows.low) * widen
+    high = centre + (rows.high - centre) * widen
+    covered = float(((low <= rows.truth) & (rows.truth <= high)).mean())
+    p = rows.p if not t_reference else 2 * stats.t.sf(stats.norm.isf(rows.p / 2), N - 1)
+    equal = (rows.a == 'A') & (rows.b == 'B')
+    return covered, float((p[equal] < 0.05).mean()), float((p[~equal] < 0.05).mean())
+
+
 if __name__ == '__main__':
     print(f't(n − 1) widens the log-scale half-width by {WIDEN:.4f} at n = {N}\n')
     print('| world | d | measure | trials | coverage, normal reference (default) | coverage, t(n − 1) |')
     print('|---|---|---|---|---|---|')
     for world, d, label, rows in settings():
         print(f'| {world} | {d} | {label} | {rows.trial.nunique()} | {coverage(rows):.3f} | {coverage(rows, WIDEN):.3f} |')
+    print('\nΔFD intervals and the paired test (A and B are equal in law in every world), normal → t(n − 1):\n')
+    print('| world | d | measure | sets | ΔFD coverage | level A–B | mean power, other pairs |')
+    print('|---|---|---|---|---|---|---|')
+    for world, d, label, rows in pair_settings():
+        z, t = pair_scores(rows, 1.0, False), pair_scores(rows, WIDEN, True)
+        print(f'| {world} | {d} | {label} | {rows.trial.nunique()} | {z[0]:.3f} → {t[0]:.3f} | {z[1]:.3f} → {t[1]:.3f} '
+              f'| {z[2]:.2f} → {t[2]:.2f} |')

@@ -217,7 +217,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                     for m in boot_measures}
         own = {kind: ', '.join(c for c, t in own_test.items() if t == kind) for kind in ('jackknife', 't', 'normal')}
         parts = [text for kind, text in (
-            ('jackknife', f'the jackknife z-test of the difference for {own["jackknife"]} (`p_jackknife`)'),
+            ('jackknife', f'the jackknife t-test of the difference for {own["jackknife"]} (`p_jackknife`)'),
             ('t', f'the paired t-test for {own["t"]} (`p_t`: `scipy.stats.ttest_rel` on the per-query values)'),
             ('normal', f'the normal approximation of the resampled differences for {own["normal"]} (`p_normal`)'))
             if own[kind]]

@@ -7,8 +7,8 @@ Two tests that do, both seeded and built on the per-query statistics of :mod:`py
   two-sided bootstrap p-value (:func:`bootstrap_p`); the CI of the difference is the jackknife interval over the
   queries with relevant documents, for E[ΔFD̂ₙ] — the expected difference over query sets of this size — which it
   covers in the worlds of pt_docs "Calibration" (0.88–0.98), where the percentile interval does not. The default
-  test is the jackknife z-test of the same difference (:func:`jackknife_p`): it rejects exactly when that interval
-  excludes 0.
+  test is the jackknife t-test of the same difference (:func:`jackknife_p`, t on n − 1 degrees of freedom): it
+  rejects exactly when that interval excludes 0.
 - **randomisation test**: under the null hypothesis that A and B are exchangeable, swapping the two
   systems' retrieved sets for any subset of queries leaves the distribution of FD_A − FD_B unchanged.
   Each permutation swaps every query with probability ½; p = (1 + #{|Δ_perm| ≥ |Δ_obs|}) / (1 + n).
@@ -149,30 +149,29 @@ def _jackknife_two_sided(diff: float, jackknife: np.ndarray, fpc: float, tail) -
 
 def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Optional[float] = None) -> float:
     """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
-    (the test that matches the jackknife interval of the difference): ``2 Φ(−|Δ̂| / SE_J)``,
-    ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired z-test. ``fpc``: the
+    (the test that matches the jackknife interval of the difference): ``2 T_{n−1}(−|Δ̂| / SE_J)``,
+    ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²``. For a per-query mean this is the paired t-test. ``fpc``: the
     finite-population correction 1 − n/N when the queries are a draw without replacement from N
     (:func:`~pyterrier_frechet.core.intervals.finite_population_correction`); 1 for an infinite population. With
     it the test asks whether the systems differ on average over query sets drawn from *those N queries*. ``df``: the
-    Student t reference of the cluster jackknife over G query groups (G − 1; :meth:`~..core.weighted.JackknifePlan.df`):
-    ``2 T_df(−|Δ̂| / SE_J)``."""
-    from scipy.stats import norm, t as student_t
-    if df is not None:
-        return _jackknife_two_sided(diff, jackknife, check_fpc(fpc), lambda z, n: student_t.sf(z, df))
-    return _jackknife_two_sided(diff, jackknife, check_fpc(fpc), lambda z, n: norm.sf(z))
+    degrees of freedom of the t reference (default n − 1 over the n finite leave-out values, as
+    :meth:`~..core.weighted.JackknifePlan.df`; ``math.inf``: the normal reference, the z-test that was the default
+    before stop 42)."""
+    from scipy.stats import t as student_t
+    return _jackknife_two_sided(diff, jackknife, check_fpc(fpc),
+                                lambda z, n: student_t.sf(z, n - 1 if df is None else df))
 
 
 def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = None) -> float:
     """The p-value ``pt.Experiment(baseline=...)`` prints for FD or CFD: its paired t-test on the centred
     pseudo-values (:mod:`~pyterrier_frechet.evaluation.experiment_rows`) has the jackknife t statistic
     Δθ̂ / SE_J (:func:`jackknife_p`'s) on ``n_rows`` − 1 degrees of freedom (default: one row per leave-out):
-    ``2 T_{n−1}(−|Δ̂| / SE_J)``, never below the z-test's p."""
-    from scipy.stats import t as student_t
-    return _jackknife_two_sided(diff, jackknife, 1.0, lambda t, n: student_t.sf(t, (n_rows or n) - 1))
+    ``2 T_{n−1}(−|Δ̂| / SE_J)`` — with one row per leave-out, :func:`jackknife_p`'s p, which ``compare`` prints."""
+    return jackknife_p(diff, jackknife, df=None if n_rows is None else n_rows - 1)
 
 
 #: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: each measure's own test from the
-#: bootstrap's leave-one-query-out values — :func:`jackknife_p`, the z-test, for FD and CFD; the paired t-test for a
+#: bootstrap's leave-one-query-out values — :func:`jackknife_p`, the jackknife t-test, for FD and CFD; the paired t-test for a
 #: per-query mean such as nDCG (the jackknife t on n − 1 degrees of freedom, which for a mean is ``ttest_rel``'s
 #: statistic) — else :func:`normal_p`),
 #: ``'normal'`` (:func:`normal_p` everywhere) and ``'bootstrap'`` (the count p-value :func:`bootstrap_p`, quantised:
@@ -182,7 +181,7 @@ def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = Non
 TESTS = ('jackknife', 'normal', 'bootstrap')
 DEFAULT_TEST = 'jackknife'
 #: The measures' own paired tests (:attr:`~..measures.resampling.Resampling.paired_test`) read from the bootstrap's
-#: leave-out values: FD's jackknife z-test (``p_jackknife``), a per-query mean's paired t-test (``p_t``).
+#: leave-out values: FD's jackknife t-test (``p_jackknife``), a per-query mean's paired t-test (``p_t``).
 LEAVE_OUT_TESTS = ('jackknife', 't')
 
 #: Fewer resamples than this draw a warning: the p-values and interval ends still move with the seed.
@@ -401,9 +400,8 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 # interval for the population mean difference (its jackknife standard error is s/√n exactly)
                 method = 'jackknife' if own == 'jackknife' else 'paired t'
                 jd = jack[a][col] - jack[b][col]
-                # a t reference on n − 1 degrees of freedom for the paired t-test, and for the cluster jackknife (one
-                # leave-out per query group) on G − 1
-                df = float(np.isfinite(jd).sum() - 1) if own == 't' or boot.query_groups is not None else None
+                # a t reference on m − 1 degrees of freedom over the m leave-outs (n queries, or G query groups)
+                df = float(np.isfinite(jd).sum() - 1)
                 if boot.query_groups is not None:
                     method = f'{method} ({cluster_text(int(df) + 1)})'
                 low, high = interval('jackknife', diff, diffs, ci, jackknife=jd, fpc=fpc, df=df)

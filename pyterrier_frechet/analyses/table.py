@@ -48,7 +48,7 @@ _SUPERSCRIPT.update(zip('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))
 BETTER, WORSE = '▲', '▼'  # significantly better / worse than the baseline (LaTeX: amssymb's triangles)
 
 _TESTS = {
-    'jackknife': 'paired jackknife z-test',
+    'jackknife': 'paired jackknife t-test',
     't': 'paired t-test',
     'normal': 'normal approximation of the paired bootstrap',
     'bootstrap': 'paired bootstrap count test',

@@ -17,12 +17,13 @@ balanced to at most 5 relevant per query) covered its own E[FD̂ₙ] in 0.90–0
 in every world of independent queries measured with 43 queries: 0.92–0.98 at d = 384 in the three unseen worlds
 (sphere, clusters, hubs with log-normal norms), the package's independent, sphere and heavy-tailed worlds and
 Cranfield with real MiniLM vectors and runs (docs/calibration-worlds); 0.95–0.975 in the three unseen worlds at
-d = 128 (0.96–0.99 with 200 queries; benchmarks/unseen_world/side_by_side.py); 0.915 and 0.909 at d = 128 in the two
-worlds of a second independent check (docs/unseen-world2-check.md: graded relevance with shared documents;
-anisotropic vectors with near-duplicates; 200 query sets each, SE 0.015–0.017), where FD@10's covered 0.934 and
-0.941. A Student t reference on n − 1 degrees of freedom instead of the normal would make those two 0.926 and 0.927
-(benchmarks/unseen_world2/t_reference.py; not the default: measured after the fact, on recorded intervals); in the
-anisotropic world at d = 384 it covered 0.904 (47 sets, SE 0.039; FD@10's 0.952), with t too.
+d = 128 (0.96–0.99 with 200 queries; benchmarks/unseen_world/side_by_side.py); in the two worlds of a second
+independent check (docs/unseen-world2-check.md: graded relevance with shared documents; anisotropic vectors with
+near-duplicates; 200 query sets each, SE 0.015–0.017) 0.915 and 0.909 at d = 128 with the normal reference (the
+default before stop 42; FD@10's 0.934 and 0.941) and 0.926 and 0.927 with the t reference on n − 1 degrees of
+freedom, the default since (benchmarks/unseen_world2/t_reference.py re-reads the recorded intervals); in the
+anisotropic world at d = 384 0.904 either way (47 sets, SE 0.039; FD@10's 0.952). The figures above are the normal
+reference's; re-read on t they rise by 0.00–0.02.
 Where queries share topics, no interval over single queries held, FD(per_query=5)'s
 (0.83–0.93 at d = 384, 43 queries; 0.80–0.97 at d = 128, 200) and nDCG's paired t (0.73–0.95) included; the
 cluster jackknife over the named topics (``query_groups=``) did (0.93–1.00).

@@ -14,7 +14,7 @@ follows from such weights, exactly, without gathering a vector or rebuilding a f
 - :attr:`Resampling.interval`, :attr:`Resampling.estimand` — the interval it is printed with by default (chosen by
   measured coverage, pt_docs "Calibration") and what that interval is for;
 - :attr:`Resampling.paired_test` — the p-value ``compare`` and ``report`` read for a pair of systems by default
-  (FD's jackknife z-test, a per-query mean's paired t-test);
+  (FD's jackknife t-test, a per-query mean's paired t-test);
 - :attr:`Resampling.grouped_jackknife` (:meth:`Resampling.jackknife_plan`), :attr:`Resampling.randomisation`,
   :attr:`Resampling.backends`.
 
@@ -75,10 +75,10 @@ class Resampling:
     estimand: str = 'population mean'
     #: The p-value of a paired difference ``compare`` reads by default, and the interval of that difference:
     #: ``'jackknife'``: from the leave-out values of the difference (which the bootstrap keeps where :attr:`interval`
-    #: needs them), normal reference; ``'t'``: the same on n − 1 degrees of freedom, kept by the bootstrap always —
-    #: for a per-query mean the jackknife standard error is s/√n exactly, so this is the paired t-test (and its
-    #: interval) that ``pt.Experiment`` and ``scipy.stats.ttest_rel`` give; ``'normal'``: from the normal
-    #: approximation of the resampled differences.
+    #: needs them), t on m − 1 degrees of freedom over the m leave-outs (``p_jackknife``); ``'t'``: the same, kept by
+    #: the bootstrap always — for a per-query mean the jackknife standard error is s/√n exactly, so this is the
+    #: paired t-test (and its interval) that ``pt.Experiment`` and ``scipy.stats.ttest_rel`` give (``p_t``);
+    #: ``'normal'``: from the normal approximation of the resampled differences.
     paired_test: str = 'normal'
     #: Leave-outs: the unit queries in seeded groups when there are many (``jackknife='auto'``), or always one by one.
     grouped_jackknife: bool = False
