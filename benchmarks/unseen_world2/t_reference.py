@@ -37,47 +37,35 @@ def coverage(frame: pd.DataFrame, widen: float = 1.0) -> float:
     return float(((low <= truth) & (truth <= high)).mean())
 
 
-def settings():
-    for path in sorted(glob.glob(os.path.join(HERE, 'results', 'trials_*_d*.csv'))):
-        world, d = re.match(r'trials_(.*)_d(\d+)\.csv', os.path.basename(path)).groups()
-        trials = pd.read_csv(path)
+def recorded(kind: str):
+    """(world, d, measure label, rows with the recorded interval, its truth) of every 43-query setting of both checks:
+    ``kind`` 'trials' — one row per (query set, system), truth E[FD̂ₙ]; 'pairs' — one per (query set, pair), with the
+    difference's interval and the default test's p, truth E[ΔFD̂ₙ]."""
+    pairs = kind == 'pairs'
+
+    def truths(frame, rows, column):
+        if pairs:
+            return [frame[column(a)].mean() - frame[column(b)].mean() for a, b in zip(rows.a, rows.b)]
+        return [frame[column(s)].mean() for s in rows.system]
+
+    for path in sorted(glob.glob(os.path.join(HERE, 'results', f'{kind}_*_d*.csv'))):
+        world, d = re.match(rf'{kind}_(.*)_d(\d+)\.csv', os.path.basename(path)).groups()
+        frame = pd.read_csv(path).rename(columns={'ci_low': 'low', 'ci_high': 'high'})
         truth = pd.read_csv(os.path.join(HERE, 'results', f'truth_{world}_d{d}.csv'))
         for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10')):
-            rows = trials[trials.measure == measure].copy()
-            rows['truth'] = [truth[f'{s}_{measure}'].mean() for s in rows.system]
+            rows = frame[frame.measure == measure].copy()
+            rows['truth'] = truths(truth, rows, lambda name: f'{name}_{measure}')
             yield f'{world} (check 2)', d, label, rows
-    for path in sorted(glob.glob(os.path.join(FIRST, f'trials_*_n{N}_intervals.csv'))):
-        tag = re.match(r'trials_(.*)_intervals\.csv', os.path.basename(path)).group(1)
+    suffix = 'pairs' if pairs else 'intervals'
+    for path in sorted(glob.glob(os.path.join(FIRST, f'trials_*_n{N}_{suffix}.csv'))):
+        tag = re.match(rf'trials_(.*)_{suffix}\.csv', os.path.basename(path)).group(1)
         world, d = re.match(r'(.*)_d(\d+)_n\d+', tag).groups()
         truth = pd.read_csv(os.path.join(FIRST, f'truth_{tag}.csv'))
         rows = pd.read_csv(path)
         rows = rows[rows.measure == 'FD'].copy()
-        rows['truth'] = [truth[f'FD_{s}'].mean() for s in rows.system]
+        rows['truth'] = truths(truth, rows, lambda name: f'FD_{name}')
         yield world, d, 'FD@10', rows
-        balanced = os.path.join(FIRST, f'variant_per_query5_{tag}.csv')
-        if os.path.exists(balanced):
-            yield world, d, 'FD(per_query=5)@10', pd.read_csv(balanced)
-
-
-def pair_settings():
-    """(world, d, measure label, rows with diff, low, high, p of the default jackknife test, truth E[ΔFD̂ₙ], equal)."""
-    for path in sorted(glob.glob(os.path.join(HERE, 'results', 'pairs_*_d*.csv'))):
-        world, d = re.match(r'pairs_(.*)_d(\d+)\.csv', os.path.basename(path)).groups()
-        pairs = pd.read_csv(path).rename(columns={'ci_low': 'low', 'ci_high': 'high'})
-        truth = pd.read_csv(os.path.join(HERE, 'results', f'truth_{world}_d{d}.csv'))
-        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10')):
-            rows = pairs[pairs.measure == measure].copy()
-            rows['truth'] = [truth[f'{a}_{measure}'].mean() - truth[f'{b}_{measure}'].mean() for a, b in zip(rows.a, rows.b)]
-            yield f'{world} (check 2)', d, label, rows
-    for path in sorted(glob.glob(os.path.join(FIRST, f'trials_*_n{N}_pairs.csv'))):
-        tag = re.match(r'trials_(.*)_pairs\.csv', os.path.basename(path)).group(1)
-        world, d = re.match(r'(.*)_d(\d+)_n\d+', tag).groups()
-        truth = pd.read_csv(os.path.join(FIRST, f'truth_{tag}.csv'))
-        rows = pd.read_csv(path)
-        rows = rows[rows.measure == 'FD'].copy()
-        rows['truth'] = [truth[f'FD_{a}'].mean() - truth[f'FD_{b}'].mean() for a, b in zip(rows.a, rows.b)]
-        yield world, d, 'FD@10', rows
-        balanced = os.path.join(FIRST, f'variant_per_query5_{tag}_pairs.csv')
+        balanced = os.path.join(FIRST, f'variant_per_query5_{tag}' + ('_pairs.csv' if pairs else '.csv'))
         if os.path.exists(balanced):
             yield world, d, 'FD(per_query=5)@10', pd.read_csv(balanced)
 
@@ -98,12 +86,12 @@ if __name__ == '__main__':
     print(f't(n − 1) widens the log-scale half-width by {WIDEN:.4f} at n = {N}\n')
     print('| world | d | measure | trials | coverage, normal reference (default) | coverage, t(n − 1) |')
     print('|---|---|---|---|---|---|')
-    for world, d, label, rows in settings():
+    for world, d, label, rows in recorded('trials'):
         print(f'| {world} | {d} | {label} | {rows.trial.nunique()} | {coverage(rows):.3f} | {coverage(rows, WIDEN):.3f} |')
     print('\nΔFD intervals and the paired test (A and B are equal in law in every world), normal → t(n − 1):\n')
     print('| world | d | measure | sets | ΔFD coverage | level A–B | mean power, other pairs |')
     print('|---|---|---|---|---|---|---|')
-    for world, d, label, rows in pair_settings():
+    for world, d, label, rows in recorded('pairs'):
         z, t = pair_scores(rows, 1.0, False), pair_scores(rows, WIDEN, True)
         print(f'| {world} | {d} | {label} | {rows.trial.nunique()} | {z[0]:.3f} → {t[0]:.3f} | {z[1]:.3f} → {t[1]:.3f} '
               f'| {z[2]:.2f} → {t[2]:.2f} |')
