@@ -11,7 +11,7 @@ bootstrap's summary (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABEL
 :func:`~pyterrier_frechet.tau_intervals`.
 
 What is printed (pt_docs "The paper table"): the value is the measure on the full query set (FD as the paper defines
-it); by default FD's interval is the log-scale jackknife interval for E[FD̂ₙ], ``value · exp(±z·SE)``, which always
+it); by default FD's interval is the log-scale jackknife interval for E[FD̂ₙ], ``value · exp(±t·SE)``, which always
 contains the value; a per-query measure's is the percentile bootstrap interval for the population mean. A value
 outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, centred on a bias-corrected
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.

@@ -31,6 +31,10 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
 ``jackknife_bc``
     the jackknife bias-corrected estimate nθ̂ − (n−1)θ̄₍·₎ ± z·SE_J: removes the O(1/n) bias of FD, an interval
     for the population value.
+
+In these three z is the reference's upper quantile: Student t on ``df`` degrees of freedom where the caller passes
+``df`` — the package's bootstrap, ``compare`` and ``report`` pass m − 1 over the m leave-outs
+(:meth:`~pyterrier_frechet.core.weighted.JackknifePlan.df`, since stop 42) —, else the normal's.
 ``t``
     θ̂ ± t_{m−1, 1−α/2}·SE_J over the m leave-out values: for a per-query mean (nDCG, RR) SE_J = s/√n exactly, so
     this is the Student t interval for the population mean — the interval that matches the paired t-test of
