@@ -31,6 +31,7 @@ def test_measures_declare_their_capabilities():
     assert [(r.interval, r.paired_test, r.randomisation) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM, PER_QUERY)] == \
         [('jackknife_log', 'jackknife', True), ('jackknife_log', 'jackknife', False), ('percentile', 'normal', False),
          ('t', 't', False)]
+    assert (HISTOGRAM.estimand, PER_QUERY.estimand) == ('population value', 'population mean')  # DO is not a mean
     assert is_vector_measure(pf.KID @ 10) and not is_vector_measure(pf.DO @ 10) and is_set_measure(pf.DO @ 10)
     assert (pf.FD @ 10).is_set_valued() and not (pf.FD(jackknife=True) @ 10).is_set_valued()
     assert [higher_is_better(m) for m in (pf.FD, pf.KID, pf.KNNPrecision, pf.DO, pf.HSA, ir_measures.nDCG)] == \

@@ -306,7 +306,7 @@ ESTIMAND_LABELS = {
     'jackknife_bc': 'population value (not calibrated for FD at d/n > 1)',
     'basic': 'population value (not calibrated for FD at d/n > 1)',
     'bca': 'population value',
-    'percentile': 'population mean',
+    'percentile': 'population value',
     't': 'population mean',
 }
 
@@ -318,7 +318,7 @@ ESTIMANDS = {
     'shifted': 'E[θ̂ₙ] at this number of queries (bootstrap spread centred on the full-set value)',
     'jackknife_bc': 'the population value (jackknife bias-corrected; not calibrated for FD at d/n > 1)',
     'basic': 'the population value (bootstrap bias-corrected; not calibrated for FD at d/n > 1)',
-    'percentile': 'the population mean of a per-query measure (percentile bootstrap over queries)',
+    'percentile': 'the population value of the measure (percentile bootstrap over queries)',
     't': 'the population mean of a per-query measure (Student t: the mean ± t_{n−1}·s/√n over queries)',
     'bca': 'the population value (BCa; undefined for FD when every resample lies above the full-set value)',
 }

@@ -120,6 +120,7 @@ class HistogramCounts(Resampling):
     query with a histogram has no value (NaN)."""
     name = 'histogram'
     statistics = HISTOGRAM_COUNTS
+    estimand = 'population value'  # DO and HSA of the pooled histograms: not a mean over queries
 
     def samples(self, measure, stats, weights, engine, pbar=None):
         from ..core.histogram import Histograms
