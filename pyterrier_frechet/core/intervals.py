@@ -31,10 +31,6 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
 ``jackknife_bc``
     the jackknife bias-corrected estimate nθ̂ − (n−1)θ̄₍·₎ ± z·SE_J: removes the O(1/n) bias of FD, an interval
     for the population value.
-
-In these three z is the reference's upper quantile: Student t on ``df`` degrees of freedom where the caller passes
-``df`` — the package's bootstrap, ``compare`` and ``report`` pass m − 1 over the m leave-outs
-(:meth:`~pyterrier_frechet.core.weighted.JackknifePlan.df`, since stop 42) —, else the normal's.
 ``t``
     θ̂ ± t_{m−1, 1−α/2}·SE_J over the m leave-out values: for a per-query mean (nDCG, RR) SE_J = s/√n exactly, so
     this is the Student t interval for the population mean — the interval that matches the paired t-test of
@@ -45,6 +41,10 @@ In these three z is the reference's upper quantile: Student t on ``df`` degrees 
     mean lies in that range unless every query falls on one side of it. The percentile bootstrap of a mean is
     narrower by √((n−1)/n)·z/t (0.96 at 43 queries) and under-covered wherever the two were measured (pt_docs
     "Calibration").
+
+In ``jackknife``, ``jackknife_log`` and ``jackknife_bc`` z is the reference's upper quantile: Student t on ``df``
+degrees of freedom where the caller passes ``df`` — the package's bootstrap, ``compare`` and ``report`` pass m − 1
+over the m leave-outs (:meth:`~pyterrier_frechet.core.weighted.JackknifePlan.df`, since stop 42) —, else the normal's.
 
 **Finite populations** (``fpc``). Every method above treats the n queries as drawn independently from an infinite
 population. When they are a draw *without replacement* of n from a finite population of N queries (the judged
@@ -62,7 +62,7 @@ import numpy as np
 
 METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_log', 'jackknife_bc', 't')
 NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_log', 'jackknife_bc', 't')  # the methods that need the leave-one-query-out values
-FROM_JACKKNIFE = NEEDS_JACKKNIFE[1:]  # the methods built from the leave-one-query-out values alone (no resamples)
+FROM_JACKKNIFE = ('jackknife', 'jackknife_log', 'jackknife_bc', 't')  # built from the leave-outs alone (no resamples)
 
 
 def _finite(samples) -> np.ndarray:
