@@ -12,7 +12,7 @@ from own import own_values, to_package
 
 N = 43
 WID = {"graded": 1, "aniso": 2}
-RES = os.path.join(HERE, "results")
+RES = os.environ.get("UW2_RES", os.path.join(HERE, "results"))  # UW2_RES: write elsewhere (parallel jobs)
 
 
 def draw(W, rng):

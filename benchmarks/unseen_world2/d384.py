@@ -1,0 +1,89 @@
+"""d = 384 in both worlds of this check, on the package's current defaults (lead engineer, stop 43).
+
+The check itself ran 18 (graded) and 47 (aniso) query sets at d = 384 on the normal reference; `parallel.py` ran
+more on a 16-core machine with the defaults of stop 42 (t(n − 1) reference for FD, the t interval for nDCG@10):
+`results/device/` (graded trials 18 …, aniso 47 … and 200 …; the trial seeds are `run.py`'s, disjoint from the
+earlier ones). The earlier intervals are re-read on t(n − 1) exactly as `t_reference.py` does (log-scale half-width
+× t/z; ΔFD half-width × t/z; p re-read on t(42)); their nDCG@10 intervals (percentile, 200 resamples) are left out,
+since the default is now the t interval, which `ndcg_interval.py` measured on 1000 sets per world.
+
+    python benchmarks/unseen_world2/d384.py
+
+Truth = mean of the own values over the reference sets (`truth_WORLD_d384.csv`, 400 sets), as in every table here.
+"""
+import glob
+import os
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from t_reference import N, WIDEN
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RES = os.path.join(HERE, 'results')
+
+
+def sets(world, kind):
+    """The d = 384 rows of ``kind`` ('trials' or 'pairs'): earlier ones re-read on t(n − 1), device ones as recorded."""
+    old = pd.read_csv(os.path.join(RES, f'{kind}_{world}_d384.csv')).assign(source='check (re-read on t)')
+    new = [pd.read_csv(p) for p in sorted(glob.glob(os.path.join(RES, 'device', f'{kind}_{world}_d384_*.csv')))]
+    new = pd.concat(new).assign(source='device (recorded)')
+    assert not set(old.trial) & set(new.trial), 'trial seeds overlap'
+    if kind == 'trials':
+        fd = old.measure != 'nDCG'
+        centre = np.log(old.value)
+        old.loc[fd, 'low'] = np.exp(centre - (centre - np.log(old.low)) * WIDEN)[fd]
+        old.loc[fd, 'high'] = np.exp(centre + (np.log(old.high) - centre) * WIDEN)[fd]
+        old = old[fd]
+    else:
+        old['ci_low'] = old['diff'] - (old['diff'] - old.ci_low) * WIDEN
+        old['ci_high'] = old['diff'] + (old.ci_high - old['diff']) * WIDEN
+        old['p'] = 2 * stats.t.sf(stats.norm.isf(old.p / 2), N - 1)
+    return pd.concat([old, new], ignore_index=True)
+
+
+def cover_se(cover: pd.Series, trial: pd.Series) -> float:
+    """Standard error of a coverage over rows clustered in query sets (the systems of one set share its queries)."""
+    per_set = cover.groupby(trial.values).mean()
+    return float(per_set.std(ddof=1) / np.sqrt(len(per_set)))
+
+
+def main():
+    tq = stats.t.ppf(0.975, N - 1)
+    print('| world | measure | query sets | coverage (SE over sets) | interval above / below the truth '
+          '| √mean SE_J² / SD over sets (log scale; nDCG linear) |')
+    print('|---|---|---|---|---|---|')
+    for world in ('graded', 'aniso'):
+        truth = pd.read_csv(os.path.join(RES, f'truth_{world}_d384.csv'))
+        rows = sets(world, 'trials')
+        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10'), ('nDCG', 'nDCG@10 (t)')):
+            r = rows[rows.measure == measure].copy()
+            r['truth'] = [truth[f'{s}_{measure}'].mean() for s in r.system]
+            cover = (r.low <= r.truth) & (r.truth <= r.high)
+            if measure == 'nDCG':   # linear-scale t interval
+                se, sd = (r.high - r.low) / (2 * tq), r.groupby('system').value.transform('std')
+            else:
+                se = np.log(r.high / r.low) / (2 * tq)
+                sd = np.log(r.value).groupby(r.system).transform('std')
+            print(f'| {world} | {label} | {r.trial.nunique()} | {cover.mean():.3f} ({cover_se(cover, r.trial):.3f}) '
+                  f'| {(r.low > r.truth).sum()} / {(r.high < r.truth).sum()} | {np.sqrt(np.mean(se ** 2 / sd ** 2)):.2f} |')
+    print('\nΔFD intervals and the default paired test (A and B equal in law):\n')
+    print('| world | measure | query sets | ΔFD coverage (SE) | level A–B (α 0.05) | mean power, other pairs |')
+    print('|---|---|---|---|---|---|')
+    for world in ('graded', 'aniso'):
+        truth = pd.read_csv(os.path.join(RES, f'truth_{world}_d384.csv'))
+        rows = sets(world, 'pairs')
+        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10'), ('nDCG', 'nDCG@10 (device sets)')):
+            r = rows[rows.measure == measure].copy()
+            if measure == 'nDCG':
+                r = r[r.source == 'device (recorded)']
+            r['truth'] = [truth[f'{a}_{measure}'].mean() - truth[f'{b}_{measure}'].mean() for a, b in zip(r.a, r.b)]
+            equal = (r.a == 'A') & (r.b == 'B')
+            cover = (r.ci_low <= r.truth) & (r.truth <= r.ci_high)
+            print(f'| {world} | {label} | {r.trial.nunique()} | {cover.mean():.3f} ({cover_se(cover, r.trial):.3f}) '
+                  f'| {(r.p[equal] < 0.05).mean():.3f} | {(r.p[~equal] < 0.05).mean():.2f} |')
+
+
+if __name__ == '__main__':
+    main()
