@@ -287,19 +287,18 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                     continue
                 if method == 'jackknife_log' and not _has_method('jackknife_log'):
                     continue
-                low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s])
+                low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], df=math.inf)
                 record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
                 if s in pop_fd:
                     record(('FD', method, 'population FD', s), low, high, pop_fd[s])
                 if method in ('jackknife', 'jackknife_log'):   # the same on t(m − 1), m leave-outs (the default since stop 42)
-                    low, high = interval(method, est[s], np.array([]), ci, jackknife=loo[s],
-                                         df=np.isfinite(loo[s]).sum() - 1)
+                    low, high = interval(method, est[s], np.array([]), ci, jackknife=loo[s])
                     record(('FD', f'{method} t', 'E[FD_n]', s), low, high, e_fd[s])
                 if query_groups and method in ('jackknife', 'jackknife_log'):
                     low, high = interval(method, est[s], np.array([]), ci, jackknife=gloo[s], df=df)
                     record(('FD', f'{method} groups', 'E[FD_n]', s), low, high, e_fd[s])
                 if fpc is not None and method in ('jackknife', 'jackknife_log', 'shifted'):
-                    low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], fpc=fpc)
+                    low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], fpc=fpc, df=math.inf)
                     record(('FD', f'{method} fpc', 'E[FD_n]', s), low, high, e_fd[s])
             m = ndcg[s].mean()
             se = ndcg[s].std(ddof=1) / np.sqrt(n)
@@ -325,14 +324,14 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             jd = loo[a] - loo[b]
             se = _jackknife_se(jd)
             for method in ('jackknife', 'jackknife_bc'):
-                low, high = interval(method, delta, np.array([]), ci, jackknife=jd)
+                low, high = interval(method, delta, np.array([]), ci, jackknife=jd, df=math.inf)
                 record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 if pop_fd:
                     record(('ΔFD', method, 'population ΔFD', f'{a}-{b}'), low, high, pop_fd[a] - pop_fd[b])
-            low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, df=np.isfinite(jd).sum() - 1)
+            low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd)
             record(('ΔFD', 'jackknife t', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
             if fpc is not None:
-                low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, fpc=fpc)
+                low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, fpc=fpc, df=math.inf)
                 record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 reject.setdefault(('FD', 'jackknife z fpc', kind, f'{a}-{b}'), []).append(
                     jackknife_p(delta, jd, fpc=fpc, df=math.inf) < alpha)

@@ -1,17 +1,18 @@
-"""Alternatives to the default FD interval (jackknife on the log scale, normal reference), measured on the same trials.
+"""Alternatives to the FD interval (jackknife on the log scale) and its reference distribution, measured on the same trials.
 
 Where the default under-covers E[FD̂ₙ] (the heavy-tailed world; pt_docs Calibration), is there a repair that needs
 nothing but the one query set? For ``--trials`` query sets of a world of :mod:`benchmarks.worlds` this script keeps
 FD̂ and the n leave-one-query-out values of every system (the harness's, :func:`benchmarks.calibrate_worlds.leave_one_out`)
 and scores, against E[FD̂ₙ] over ``--reference`` independent sets (and their median):
 
-* ``log z``: the default, log FD̂ ± z·SE_J(log);
-* ``log t(n-1)``: Tukey's reference for the pseudo-values, Student t on n − 1 degrees of freedom;
+* ``log z``: log FD̂ ± z·SE_J(log), the normal reference (the package's default until stop 42);
+* ``log t(n-1)``: Tukey's reference for the pseudo-values, Student t on n − 1 degrees of freedom (the package's
+  default since stop 42: ``core.intervals.interval``'s ``jackknife_log``);
 * ``log t(df_K)``: t on the Satterthwaite degrees of freedom of the jackknife variance, 2 / (2/(n−1) + K/n), K the
   pseudo-values' excess kurtosis (a heavy-tailed set gets a wider interval);
 * ``log Cornish-Fisher``: both ends moved by the pseudo-values' skewness γ (the Edgeworth correction of a studentised
   mean, SE·γ(2z² + 1)/(6√n));
-* and the default's coverage among the sets whose pseudo-values have K > 10 and among the others (is K a flag?).
+* and the normal reference's coverage among the sets whose pseudo-values have K > 10 and among the others (is K a flag?).
 
 Run (one world at a time; ``--save`` keeps the per-trial values)::
 
@@ -63,8 +64,8 @@ def log_intervals(est: np.ndarray, loos: np.ndarray) -> dict:
     t_n = scipy.stats.t.ppf(0.975, n - 1)
     t_k = scipy.stats.t.ppf(0.975, 2.0 / (2.0 / (n - 1) + np.maximum(kurtosis, 0.0) / n))
     shift = skewness * (2 * Z ** 2 + 1) / (6 * np.sqrt(n))
-    return {'log z (default)': (centre - Z * se, centre + Z * se),
-            'log t(n-1)': (centre - t_n * se, centre + t_n * se),
+    return {'log z (normal)': (centre - Z * se, centre + Z * se),
+            'log t(n-1) (default)': (centre - t_n * se, centre + t_n * se),
             'log t(df_K)': (centre - t_k * se, centre + t_k * se),
             'log Cornish-Fisher': (centre - se * (Z - shift), centre + se * (Z + shift))}, kurtosis
 
@@ -83,12 +84,12 @@ def report(world, est, loos, ref) -> None:
             above = (target > high).mean(0)
             print(f'  {name:20s} → {estimand:11s} coverage {np.round(cover, 2)}  (truth above the interval '
                   f'{np.round(above, 2)})')
-    low, high = intervals['log z (default)']
+    low, high = intervals['log z (normal)']
     target = np.log(truths['E[FD_n]'])
     hit = (low <= target) & (target <= high)
     flagged = kurtosis > KURTOSIS_FLAG
     print(f'  pseudo-values\' excess kurtosis K: median {np.round(np.median(kurtosis, 0), 1)}; '
-          f'sets with K > {KURTOSIS_FLAG:g}: {flagged.mean():.2f}; default coverage among them '
+          f'sets with K > {KURTOSIS_FLAG:g}: {flagged.mean():.2f}; log z coverage among them '
           f'{hit[flagged].mean() if flagged.any() else float("nan"):.2f}, among the others '
           f'{hit[~flagged].mean() if (~flagged).any() else float("nan"):.2f}')
 

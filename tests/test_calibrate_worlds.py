@@ -6,6 +6,8 @@ names of the package."""
 import ast
 from pathlib import Path
 
+import math
+
 import numpy as np
 import scipy.linalg
 import scipy.stats
@@ -89,27 +91,29 @@ def test_benchmarks_and_examples_import_no_private_package_names():
     assert not found, f'private names change without notice; make them public or use the public API: {found}'
 
 
-def test_interval_alternatives_default_is_the_package_interval_and_t_is_wider():
-    """benchmarks/interval_alternatives.py scores alternatives beside the default: its 'log z (default)' must be the
-    package's jackknife_log interval (else the comparison is with something else), its t intervals wider by the
-    quantile ratio, and a symmetric set (no skewness) leaves the Cornish-Fisher interval where the default is."""
+def test_interval_alternatives_are_the_package_interval_on_both_references():
+    """benchmarks/interval_alternatives.py scores alternatives beside the default: its 'log t(n-1) (default)' must be
+    the package's jackknife_log interval and its 'log z (normal)' the same on ``df=math.inf`` (else the comparison is
+    with something else), t wider than z by the quantile ratio, and a symmetric set (no skewness) leaves the
+    Cornish-Fisher interval where the normal one is."""
     from benchmarks.interval_alternatives import log_intervals
     from pyterrier_frechet.core.intervals import interval
     rng = np.random.default_rng(4)
     loos = np.exp(rng.normal(1.0, 0.05, size=(3, 2, 25)))
     est = np.exp(rng.normal(1.0, 0.05, size=(3, 2)))
     got, kurtosis = log_intervals(est, loos)
-    low, high = got['log z (default)']
+    low, high = got['log z (normal)']
+    t_low, t_high = got['log t(n-1) (default)']
     for t in range(3):
         for j in range(2):
-            ref_low, ref_high = interval('jackknife_log', est[t, j], np.array([]), 0.95, jackknife=loos[t, j])
-            assert np.isclose(np.exp(low[t, j]), ref_low, rtol=1e-12) and np.isclose(np.exp(high[t, j]), ref_high, rtol=1e-12)
-    t_low, t_high = got['log t(n-1)']
+            for (lo, hi), df in (((low, high), math.inf), ((t_low, t_high), None)):
+                ref_low, ref_high = interval('jackknife_log', est[t, j], np.array([]), 0.95, jackknife=loos[t, j], df=df)
+                assert np.isclose(np.exp(lo[t, j]), ref_low, rtol=1e-12) and np.isclose(np.exp(hi[t, j]), ref_high, rtol=1e-12)
     ratio = scipy.stats.t.ppf(0.975, 24) / scipy.stats.norm.ppf(0.975)
     assert np.allclose(t_high - t_low, ratio * (high - low), rtol=1e-12)
     symmetric = np.exp(np.concatenate([1 + np.linspace(-0.1, 0.1, 13), [1.0]]))[None, None, :]
     cf_low, cf_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log Cornish-Fisher']
-    z_low, z_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log z (default)']
+    z_low, z_high = log_intervals(np.exp(np.ones((1, 1))), symmetric)[0]['log z (normal)']
     assert np.isclose(cf_low, z_low, atol=1e-12) and np.isclose(cf_high, z_high, atol=1e-12)
 
 

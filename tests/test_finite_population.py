@@ -1,6 +1,8 @@
 """The finite-population correction (population= / --population N): the variance of every interval and of the
 jackknife and normal tests times 1 − n/N, against hand computations, Cochran's variance of a sample mean drawn
 without replacement, and a coverage simulation over draws from a known finite population."""
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -35,20 +37,22 @@ def test_every_interval_scales_its_spread_by_the_root_of_the_correction():
     est, f = 2.05, 0.36
     n = len(jack)
     se = np.sqrt((n - 1) / n * np.sum((jack - jack.mean()) ** 2))  # the jackknife SE, written out
-    assert interval('jackknife', est, boot, jackknife=jack, fpc=f) == pytest.approx((est - Z * 0.6 * se, est + Z * 0.6 * se))
+    T = scipy.stats.t.ppf(0.975, n - 1)  # every jackknife interval's reference: Student t on m − 1 = 29
+    assert interval('jackknife', est, boot, jackknife=jack, fpc=f) == pytest.approx((est - T * 0.6 * se, est + T * 0.6 * se))
     centre = n * est - (n - 1) * jack.mean()
     assert interval('jackknife_bc', est, boot, jackknife=jack, fpc=f) == pytest.approx(
-        (centre - Z * 0.6 * se, centre + Z * 0.6 * se))
+        (centre - T * 0.6 * se, centre + T * 0.6 * se))
     logs = np.log(jack)
     se_log = np.sqrt((n - 1) / n * np.sum((logs - logs.mean()) ** 2))
     assert interval('jackknife_log', est, boot, jackknife=jack, fpc=f) == pytest.approx(
-        (est * np.exp(-Z * 0.6 * se_log), est * np.exp(Z * 0.6 * se_log)))
+        (est * np.exp(-T * 0.6 * se_log), est * np.exp(T * 0.6 * se_log)))
     q = np.quantile(boot, [0.025, 0.975])
     assert interval('percentile', est, boot, fpc=f) == pytest.approx(tuple(est + 0.6 * (q - est)))
     assert interval('shifted', est, boot, fpc=f) == pytest.approx(tuple(est + 0.6 * (q - boot.mean())))
     assert interval('basic', est, boot, fpc=f) == pytest.approx((est - 0.6 * (q[1] - est), est + 0.6 * (est - q[0])))
     # the default is no correction; all N queries drawn: no variance, the interval is the value itself
-    assert interval('jackknife', est, boot, jackknife=jack) == pytest.approx((est - Z * se, est + Z * se))
+    assert interval('jackknife', est, boot, jackknife=jack) == pytest.approx((est - T * se, est + T * se))
+    assert interval('jackknife', est, boot, jackknife=jack, df=math.inf) == pytest.approx((est - Z * se, est + Z * se))
     assert interval('jackknife_log', est, boot, jackknife=jack, fpc=0.0) == pytest.approx((est, est))
     with pytest.raises(ValueError, match='BCa'):
         interval('bca', est, boot, jackknife=jack, fpc=f)
@@ -66,7 +70,7 @@ def test_a_mean_gets_cochrans_variance_of_a_draw_without_replacement():
     f = finite_population_correction(n, big_n)
     cochran = (1 - n / big_n) * x.var(ddof=1) / n
     low, high = interval('jackknife', x.mean(), np.array([]), jackknife=jack, fpc=f)
-    assert (high - low) / (2 * Z) == pytest.approx(np.sqrt(cochran), rel=1e-12)
+    assert (high - low) / (2 * scipy.stats.t.ppf(0.975, n - 1)) == pytest.approx(np.sqrt(cochran), rel=1e-12)
     assert jackknife_p(x.mean() - 1.9, jack - 1.9, fpc=f) == pytest.approx(
         2 * scipy.stats.t.sf(abs(x.mean() - 1.9) / np.sqrt(cochran), n - 1), rel=1e-10)
     draws = rng.normal(size=500)

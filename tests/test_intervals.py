@@ -220,7 +220,8 @@ def test_paired_bootstrap_test_level_and_power_small_run():
 
 
 def test_jackknife_log_interval_by_hand():
-    """exp(log θ̂ ± z·SE_J(log θ₍ᵢ₎)), SE_J² = (n−1)/n Σ(log θ₍ᵢ₎ − mean)², written out for four values."""
+    """exp(log θ̂ ± q·SE_J(log θ₍ᵢ₎)), SE_J² = (n−1)/n Σ(log θ₍ᵢ₎ − mean)², written out for four values; q is
+    Student t's on n − 1 = 3 degrees of freedom (3.1824463052837, tables), the normal's on ``df=math.inf``."""
     import math
     from pyterrier_frechet.core.intervals import interval
     jack = [1.0, 2.0, 4.0, 8.0]
@@ -228,8 +229,10 @@ def test_jackknife_log_interval_by_hand():
     mean = sum(logs) / 4
     se = math.sqrt(3 / 4 * sum((v - mean) ** 2 for v in logs))  # = sqrt(3/4 · 5·ln2²) = ln2·sqrt(15/4)
     assert se == pytest.approx(math.log(2) * math.sqrt(15 / 4))
-    z = 1.959963984540054
+    t3, z = 3.1824463052837, 1.959963984540054
     low, high = interval('jackknife_log', 3.0, [], 0.95, jackknife=jack)
+    assert low == pytest.approx(3.0 * math.exp(-t3 * se)) and high == pytest.approx(3.0 * math.exp(t3 * se))
+    low, high = interval('jackknife_log', 3.0, [], 0.95, jackknife=jack, df=math.inf)
     assert low == pytest.approx(3.0 * math.exp(-z * se)) and high == pytest.approx(3.0 * math.exp(z * se))
     assert low * high == pytest.approx(9.0)  # symmetric on the log scale around θ̂
     assert math.isnan(interval('jackknife_log', 3.0, [], 0.95, jackknife=[1.0, 0.0, 2.0])[0])  # a value ≤ 0

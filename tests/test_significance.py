@@ -1,10 +1,13 @@
 """Paired tests of an FD difference: exact values on the full set, symmetry, and calibration under the null."""
+import math
+
 import ir_measures
 import numpy as np
 import scipy.stats
 import pandas as pd
 import pyterrier as pt
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import pyterrier_frechet as pf
 import pyterrier_frechet.analyses.significance
@@ -199,3 +202,29 @@ def test_compare_tests_a_per_query_measure_as_pt_experiment_does():
                                                                     - experiment.loc[b, measure], abs=1e-12)
             assert row.p_t == pytest.approx(experiment.loc[b, f'{measure} p-value'], rel=1e-9)
     assert table[table.b == "better"].p_t.max() < 0.01 < table[table.b == "same"].p_t.min()  # both kinds of pair
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 60), st.floats(-3.0, 3.0), st.floats(0.01, 2.0), st.integers(0, 5), st.integers(0, 2 ** 32 - 1),
+       st.sampled_from([None, math.inf, 3.0]), st.sampled_from([1.0, 0.36]), st.sampled_from([0.9, 0.95, 0.99]))
+def test_every_jackknife_interval_and_test_share_one_reference(n, diff, spread, undefined, seed, df, fpc, ci):
+    """One reference for the jackknife interval and the jackknife test, whatever the caller passes or leaves out
+    (the class of defect where ``interval`` defaulted to the normal and ``jackknife_p`` to t): the (1 − α) interval
+    of Δ̂ excludes 0 exactly when the test's p < α, and with ``df`` left out both are Student t on m − 1 over the m
+    finite leave-outs (NaN leave-outs are not counted), written out with scipy."""
+    from pyterrier_frechet.analyses.significance import jackknife_p
+    from pyterrier_frechet.core.intervals import interval, jackknife_df
+    rng = np.random.default_rng(seed)
+    jack = diff + spread * rng.standard_normal(n)
+    jack[rng.choice(n, size=min(undefined, n - 2), replace=False)] = np.nan
+    finite = jack[np.isfinite(jack)]
+    m = len(finite)
+    assert jackknife_df(jack) == m - 1
+    low, high = interval('jackknife', diff, np.array([]), ci, jackknife=jack, fpc=fpc, df=df)
+    p = jackknife_p(diff, jack, fpc=fpc, df=df)
+    se = math.sqrt(fpc * (m - 1) / m * np.sum((finite - finite.mean()) ** 2))
+    q = scipy.stats.t.ppf(1 - (1 - ci) / 2, m - 1 if df is None else df)
+    assert (high - low) / 2 == pytest.approx(q * se, rel=1e-10)
+    assert p == pytest.approx(min(1.0, 2 * scipy.stats.t.sf(abs(diff) / se, m - 1 if df is None else df)), rel=1e-9)
+    if abs(abs(diff) - q * se) > 1e-9 * max(1.0, abs(diff)):   # away from the boundary, duality holds exactly
+        assert (not low <= 0.0 <= high) == (p < 1 - ci)

@@ -7,7 +7,8 @@ of each system is the mean over ``--population`` further independent queries (it
 Each trial draws 43 queries (the trials' own seeds, [world, d, 100000 + t]) and computes, with the package's
 :func:`pyterrier_frechet.core.intervals.interval`:
 
-- ``percentile``: 1000 bootstrap resamples of the queries (multinomial counts, seeded), as ``pf.bootstrap`` does;
+- ``percentile``: 1000 bootstrap resamples of the queries, drawn by the package's own
+  :func:`pyterrier_frechet.analyses.bootstrap.draw_counts` with ``seed=t`` (as ``pf.bootstrap(seed=t)`` draws them);
 - ``t``: the mean ± t_{42}·SE_J from the leave-one-query-out means (`PER_QUERY.leave_out`, as ``pf.bootstrap``).
 
     python benchmarks/unseen_world2/ndcg_interval.py graded 128 1000     # ~2 min per world on 2 cores
@@ -15,6 +16,7 @@ Each trial draws 43 queries (the trials' own seeds, [world, d, 100000 + t]) and 
 import os
 import sys
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -24,6 +26,7 @@ sys.path.insert(0, HERE)
 from worlds import SYSTEMS, WORLDS  # noqa: E402
 from own import ndcg10  # noqa: E402
 
+from pyterrier_frechet.analyses.bootstrap import draw_counts  # noqa: E402
 from pyterrier_frechet.core.intervals import interval  # noqa: E402
 from pyterrier_frechet.measures.resampling import PER_QUERY  # noqa: E402
 
@@ -45,11 +48,11 @@ def main(world, d, trials, population=50_000, samples=1000):
     rows = []
     for t in range(trials):
         v = per_query(W, np.random.default_rng([WID[world], d, 100000 + t]), N)
-        counts = np.random.default_rng([WID[world], d, 200000 + t]).multinomial(N, np.full(N, 1 / N), size=samples)
+        counts = draw_counts(N, samples, seed=t)
         groups = np.arange(N)
         for j, s in enumerate(SYSTEMS):
             m = float(v[:, j].mean())
-            jack = PER_QUERY.leave_out(None, type('S', (), {'values': v[:, j]}), groups, N, None)
+            jack = PER_QUERY.leave_out(None, SimpleNamespace(values=v[:, j]), groups, N, None)
             for method, boot in (('percentile', counts @ v[:, j] / N), ('t', np.array([]))):
                 low, high = interval(method, m, boot, 0.95, jackknife=jack)
                 rows.append(dict(trial=t, system=s, method=method, low=low, high=high, truth=truth[j]))
@@ -66,8 +69,9 @@ def main(world, d, trials, population=50_000, samples=1000):
         a = f.groupby('method').miss_above.sum()
         print(f'| {s} | {truth[j]:.4f} | {c["percentile"]:.3f} | {c["t"]:.3f} | {a["percentile"]} / {a["t"]} |')
     c = frame.groupby('method').covered.mean()
-    se = np.sqrt(c * (1 - c) / len(frame[frame.method == 't']))
-    print(f'| all | | {c["percentile"]:.3f} (SE {se["percentile"]:.3f}) | {c["t"]:.3f} (SE {se["t"]:.3f}) | |')
+    per_set = frame.groupby(['method', 'trial']).covered.mean()   # the four systems of a set share its queries
+    se = per_set.groupby('method').std(ddof=1) / np.sqrt(trials)
+    print(f'| all (SE over sets) | | {c["percentile"]:.3f} (SE {se["percentile"]:.3f}) | {c["t"]:.3f} (SE {se["t"]:.3f}) | |')
     out = os.path.join(HERE, 'results', f'ndcg_interval_{world}_d{d}.csv.gz')
     frame.to_csv(out, index=False)
 

@@ -228,7 +228,7 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
                clusters: Optional[np.ndarray] = None):
     """The measure per bootstrap sample (row of ``counts``) and, with ``jackknife`` (see :func:`jackknife_plan`;
     ``clusters``: the cluster jackknife over those query groups), per left-out unit query (or group of them), with the
-    text saying which and the degrees of freedom of the t reference (None: normal)."""
+    text saying which and the degrees of freedom of the t reference (:meth:`~pyterrier_frechet.core.weighted.JackknifePlan.df`; None without ``jackknife``)."""
     res = resampling(measure)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
                  disable=not verbose or len(counts) < 200) as pbar:

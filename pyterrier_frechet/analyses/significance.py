@@ -22,6 +22,7 @@ docs/report-scale.md); ``test='bootstrap'`` gives the count p-value :func:`boots
 Every test selects documents and vectors as :func:`~pyterrier_frechet.evaluate` does
 (:func:`~pyterrier_frechet.evaluation.vector_sets.select_vector_sets`).
 """
+import math
 import warnings
 from typing import Dict, NamedTuple, Optional
 
@@ -29,7 +30,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.intervals import check_fpc, finite_population_correction, interval, jackknife_se
+from ..core.intervals import check_fpc, finite_population_correction, interval, jackknife_df, jackknife_se
 from ..core.weighted import QueryStats, jackknife_plan, leave_out_fds, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -157,9 +158,9 @@ def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Option
     degrees of freedom of the t reference (default n − 1 over the n finite leave-out values, as
     :meth:`~..core.weighted.JackknifePlan.df`; ``math.inf``: the normal reference, the z-test that was the default
     before stop 42)."""
-    from scipy.stats import t as student_t
+    from scipy.stats import norm, t as student_t
     return _jackknife_two_sided(diff, jackknife, check_fpc(fpc),
-                                lambda z, n: student_t.sf(z, n - 1 if df is None else df))
+                                lambda z, n: norm.sf(z) if df == math.inf else student_t.sf(z, n - 1 if df is None else df))
 
 
 def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = None) -> float:
@@ -401,7 +402,7 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 method = 'jackknife' if own == 'jackknife' else 'paired t'
                 jd = jack[a][col] - jack[b][col]
                 # a t reference on m − 1 degrees of freedom over the m leave-outs (n queries, or G query groups)
-                df = float(np.isfinite(jd).sum() - 1)
+                df = jackknife_df(jd)
                 if boot.query_groups is not None:
                     method = f'{method} ({cluster_text(int(df) + 1)})'
                 low, high = interval('jackknife', diff, diffs, ci, jackknife=jd, fpc=fpc, df=df)

@@ -42,9 +42,10 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
     narrower by √((n−1)/n)·z/t (0.96 at 43 queries) and under-covered wherever the two were measured (pt_docs
     "Calibration").
 
-In ``jackknife``, ``jackknife_log`` and ``jackknife_bc`` z is the reference's upper quantile: Student t on ``df``
-degrees of freedom where the caller passes ``df`` — the package's bootstrap, ``compare`` and ``report`` pass m − 1
-over the m leave-outs (:meth:`~pyterrier_frechet.core.weighted.JackknifePlan.df`, since stop 42) —, else the normal's.
+In every jackknife method z is the upper quantile of Student t on m − 1 degrees of freedom over the m finite
+leave-out values (:func:`jackknife_df`; Tukey's t interval for the jackknife, the default of every interval and test
+since stop 42); ``df`` overrides it (G − 1 for G query groups) and ``df=math.inf`` gives the normal reference, the
+default before stop 42, which the calibration harness still records beside t.
 
 **Finite populations** (``fpc``). Every method above treats the n queries as drawn independently from an infinite
 population. When they are a draw *without replacement* of n from a finite population of N queries (the judged
@@ -120,11 +121,18 @@ def jackknife_se(values, fpc: float = 1.0) -> float:
     return float(np.sqrt(fpc) * np.sqrt((n - 1) / n * np.sum((values - values.mean()) ** 2)))
 
 
-def jackknife_quantile(alpha: float, df: Optional[float] = None) -> float:
-    """The upper ``alpha`` quantile of the jackknife intervals' and tests' reference: standard normal, or Student t
-    on ``df`` degrees of freedom (the cluster jackknife over G query groups: G − 1)."""
+def jackknife_df(jackknife) -> float:
+    """Degrees of freedom of the jackknife's Student t reference: m − 1 over the m finite leave-out values (n − 1
+    for n queries, G − 1 for G query groups). The one default of every jackknife interval (:func:`interval`) and test
+    (:func:`~pyterrier_frechet.analyses.significance.jackknife_p`)."""
+    return float(np.isfinite(np.asarray(jackknife, dtype=np.float64)).sum() - 1)
+
+
+def jackknife_quantile(alpha: float, df: float) -> float:
+    """The upper ``alpha`` quantile of the jackknife intervals' and tests' reference: Student t on ``df`` degrees of
+    freedom (:func:`jackknife_df`), the standard normal for ``df = math.inf``."""
     import scipy.stats
-    if df is None:
+    if df == np.inf:
         return float(scipy.stats.norm.ppf(1 - alpha))
     if not df >= 1:
         raise ValueError(f'the t reference needs at least 1 degree of freedom (2 query groups), got {df}')
@@ -136,9 +144,9 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
     """The ``method`` interval (one of :data:`METHODS`) at level ``ci``; (NaN, NaN) when it is undefined (no
     finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread).
     ``fpc``: the finite-population correction 1 − n/N multiplying the interval's variance (module docstring;
-    :func:`finite_population_correction`); 1 (default) for an infinite query population. ``df``: the jackknife
-    intervals' Student t reference (:func:`jackknife_quantile`; None: normal — for ``t``, m − 1 over the m
-    leave-out values)."""
+    :func:`finite_population_correction`); 1 (default) for an infinite query population. ``df``: the degrees of
+    freedom of the jackknife methods' Student t reference (None: m − 1 over the m finite leave-out values,
+    :func:`jackknife_df`; ``math.inf``: the normal reference)."""
     if method not in METHODS:
         raise ValueError(f'interval method must be one of {METHODS}, got {method!r}')
     if not 0 < ci < 1:
@@ -167,7 +175,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         if len(jack) < 2 or estimate <= 0 or np.any(jack <= 0):
             return float('nan'), float('nan')
         se = jackknife_se(np.log(jack), fpc)
-        z = jackknife_quantile(alpha, df)
+        z = jackknife_quantile(alpha, jackknife_df(jack) if df is None else df)
         low, high = estimate * np.exp(-z * se), estimate * np.exp(z * se)
     elif method in ('jackknife', 'jackknife_bc', 't'):
         if jackknife is None:
@@ -177,7 +185,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
             return float('nan'), float('nan')
         se = jackknife_se(jack, fpc)
         centre = jackknife_corrected(estimate, jack) if method == 'jackknife_bc' else estimate
-        z = jackknife_quantile(alpha, len(jack) - 1 if method == 't' and df is None else df)
+        z = jackknife_quantile(alpha, jackknife_df(jack) if df is None else df)
         low, high = centre - z * se, centre + z * se
         if method == 't':  # within the pseudo-values' range (a mean's: the per-query values')
             pseudo = len(jack) * estimate - (len(jack) - 1) * jack
