@@ -49,40 +49,46 @@ def cover_se(cover: pd.Series, trial: pd.Series) -> float:
     return float(per_set.std(ddof=1) / np.sqrt(len(per_set)))
 
 
+def scored(kind):
+    """(world, measure label, rows with their truth) for ``kind`` 'trials' (truth E[value at 43 queries]) or 'pairs'
+    (truth the difference of those; nDCG's pairs only from the device sets, the earlier ones used the percentile)."""
+    measures = (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10'),
+                ('nDCG', 'nDCG@10 (t)' if kind == 'trials' else 'nDCG@10 (device sets)'))
+    for world in ('graded', 'aniso'):
+        truth = pd.read_csv(os.path.join(RES, f'truth_{world}_d384.csv')).mean()
+        rows = sets(world, kind)
+        for measure, label in measures:
+            r = rows[rows.measure == measure].copy()
+            if kind == 'pairs':
+                r = r[r.source == 'device (recorded)'] if measure == 'nDCG' else r
+                r['truth'] = [truth[f'{a}_{measure}'] - truth[f'{b}_{measure}'] for a, b in zip(r.a, r.b)]
+            else:
+                r['truth'] = [truth[f'{s}_{measure}'] for s in r.system]
+            yield world, measure, label, r
+
+
 def main():
     tq = stats.t.ppf(0.975, N - 1)
     print('| world | measure | query sets | coverage (SE over sets) | interval above / below the truth '
           '| √mean SE_J² / SD over sets (log scale; nDCG linear) |')
     print('|---|---|---|---|---|---|')
-    for world in ('graded', 'aniso'):
-        truth = pd.read_csv(os.path.join(RES, f'truth_{world}_d384.csv'))
-        rows = sets(world, 'trials')
-        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10'), ('nDCG', 'nDCG@10 (t)')):
-            r = rows[rows.measure == measure].copy()
-            r['truth'] = [truth[f'{s}_{measure}'].mean() for s in r.system]
-            cover = (r.low <= r.truth) & (r.truth <= r.high)
-            if measure == 'nDCG':   # linear-scale t interval
-                se, sd = (r.high - r.low) / (2 * tq), r.groupby('system').value.transform('std')
-            else:
-                se = np.log(r.high / r.low) / (2 * tq)
-                sd = np.log(r.value).groupby(r.system).transform('std')
-            print(f'| {world} | {label} | {r.trial.nunique()} | {cover.mean():.3f} ({cover_se(cover, r.trial):.3f}) '
-                  f'| {(r.low > r.truth).sum()} / {(r.high < r.truth).sum()} | {np.sqrt(np.mean(se ** 2 / sd ** 2)):.2f} |')
+    for world, measure, label, r in scored('trials'):
+        cover = (r.low <= r.truth) & (r.truth <= r.high)
+        if measure == 'nDCG':   # linear-scale t interval
+            se, sd = (r.high - r.low) / (2 * tq), r.groupby('system').value.transform('std')
+        else:
+            se = np.log(r.high / r.low) / (2 * tq)
+            sd = np.log(r.value).groupby(r.system).transform('std')
+        print(f'| {world} | {label} | {r.trial.nunique()} | {cover.mean():.3f} ({cover_se(cover, r.trial):.3f}) '
+              f'| {(r.low > r.truth).sum()} / {(r.high < r.truth).sum()} | {np.sqrt(np.mean(se ** 2 / sd ** 2)):.2f} |')
     print('\nΔFD intervals and the default paired test (A and B equal in law):\n')
     print('| world | measure | query sets | ΔFD coverage (SE) | level A–B (α 0.05) | mean power, other pairs |')
     print('|---|---|---|---|---|---|')
-    for world in ('graded', 'aniso'):
-        truth = pd.read_csv(os.path.join(RES, f'truth_{world}_d384.csv'))
-        rows = sets(world, 'pairs')
-        for measure, label in (('FD', 'FD@10'), ('FDpq5', 'FD(per_query=5)@10'), ('nDCG', 'nDCG@10 (device sets)')):
-            r = rows[rows.measure == measure].copy()
-            if measure == 'nDCG':
-                r = r[r.source == 'device (recorded)']
-            r['truth'] = [truth[f'{a}_{measure}'].mean() - truth[f'{b}_{measure}'].mean() for a, b in zip(r.a, r.b)]
-            equal = (r.a == 'A') & (r.b == 'B')
-            cover = (r.ci_low <= r.truth) & (r.truth <= r.ci_high)
-            print(f'| {world} | {label} | {r.trial.nunique()} | {cover.mean():.3f} ({cover_se(cover, r.trial):.3f}) '
-                  f'| {(r.p[equal] < 0.05).mean():.3f} | {(r.p[~equal] < 0.05).mean():.2f} |')
+    for world, measure, label, r in scored('pairs'):
+        equal = (r.a == 'A') & (r.b == 'B')
+        cover = (r.ci_low <= r.truth) & (r.truth <= r.ci_high)
+        print(f'| {world} | {label} | {r.trial.nunique()} | {cover.mean():.3f} ({cover_se(cover, r.trial):.3f}) '
+              f'| {(r.p[equal] < 0.05).mean():.3f} | {(r.p[~equal] < 0.05).mean():.2f} |')
 
 
 if __name__ == '__main__':
