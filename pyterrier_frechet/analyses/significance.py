@@ -155,12 +155,13 @@ def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Option
     finite-population correction 1 − n/N when the queries are a draw without replacement from N
     (:func:`~pyterrier_frechet.core.intervals.finite_population_correction`); 1 for an infinite population. With
     it the test asks whether the systems differ on average over query sets drawn from *those N queries*. ``df``: the
-    degrees of freedom of the t reference (default n − 1 over the n finite leave-out values, as
-    :meth:`~..core.weighted.JackknifePlan.df`; ``math.inf``: the normal reference, the z-test that was the default
-    before stop 42)."""
+    degrees of freedom of the t reference (default n − 1 over the n finite leave-out values,
+    :func:`~pyterrier_frechet.core.intervals.jackknife_df`, as for the jackknife intervals; ``math.inf``: the normal
+    reference, the z-test that was the default before stop 42)."""
     from scipy.stats import norm, t as student_t
+    dof = jackknife_df(jackknife) if df is None else df
     return _jackknife_two_sided(diff, jackknife, check_fpc(fpc),
-                                lambda z, n: norm.sf(z) if df == math.inf else student_t.sf(z, n - 1 if df is None else df))
+                                lambda z, n: norm.sf(z) if dof == math.inf else student_t.sf(z, dof))
 
 
 def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = None) -> float:
