@@ -30,6 +30,7 @@ def sets(world, kind):
     """The d = 384 rows of ``kind`` ('trials' or 'pairs'): earlier ones re-read on t(n − 1), device ones as recorded."""
     old = pd.read_csv(os.path.join(RES, f'{kind}_{world}_d384.csv')).assign(source='check (re-read on t)')
     new = [pd.read_csv(p) for p in sorted(glob.glob(os.path.join(RES, 'device', f'{kind}_{world}_d384_*.csv')))]
+    assert not any(set(x.trial) & set(y.trial) for i, x in enumerate(new) for y in new[i + 1:]), 'device batches overlap'
     new = pd.concat(new).assign(source='device (recorded)')
     assert not set(old.trial) & set(new.trial), 'trial seeds overlap'
     if kind == 'trials':

@@ -6,7 +6,9 @@ Worker w of a spec runs trials FIRST + w, FIRST + w + WORKERS, FIRST + w + 2·WO
 `run.py`'s: trial t uses `default_rng([world_id, d, 100000 + t])`), each in its own results folder, and starts a
 trial only while the time left exceeds 1.3 × its slowest trial so far. The stopping point is set by the clock
 alone, never by a result. The merged `trials_WORLD_dD.csv` / `pairs_WORLD_dD.csv` in OUTDIR hold every finished
-trial; `python merge_trials.py OUTDIR` appends them to `results/`.
+trial; they were copied to `results/device/` by hand (README). Give two calls disjoint FIRST ranges (stop 43 used
+47 and 200: the first call never reached 200). `d384.py` refuses overlapping trial numbers between the check's sets
+and the device ones, and within the device ones.
 """
 import os
 import subprocess
