@@ -228,20 +228,21 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
                clusters: Optional[np.ndarray] = None):
     """The measure per bootstrap sample (row of ``counts``) and, with ``jackknife`` (see :func:`jackknife_plan`;
     ``clusters``: the cluster jackknife over those query groups), per left-out unit query (or group of them), with the
-    text saying which and the degrees of freedom of the t reference (:meth:`~pyterrier_frechet.core.weighted.JackknifePlan.df`; None without ``jackknife``)."""
+    text saying which. The t reference's degrees of freedom follow from the leave-outs themselves
+    (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1)."""
     res = resampling(measure)
     with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
                  disable=not verbose or len(counts) < 200) as pbar:
         values = res.samples(measure, stats, counts, eng, pbar)
     if jackknife is None:
-        return values, None, '', None
+        return values, None, ''
     n_units = int(np.sum(stats.units))
     plan = res.jackknife_plan(jackknife, n_units, seed, clusters)
     groups, n_groups = plan.assign(stats.units)
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
-    return values, jack, plan.describe(n_units, n_groups), plan.df(n_groups)
+    return values, jack, plan.describe(n_units, n_groups)
 
 
 def cluster_text(n_groups: int) -> str:
@@ -257,8 +258,7 @@ def population_text(population: Optional[int], n_queries: int) -> str:
 
 
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
-                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', df: Optional[float] = None,
-                 groups_text: str = '') -> dict:
+                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', groups_text: str = '') -> dict:
     valid = samples[np.isfinite(samples)]
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
@@ -268,14 +268,14 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         low = high = np.nan
         estimate = np.nan if method == 'jackknife_bc' else value
     else:
-        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=fpc, df=df)
+        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=fpc)
         estimate = intervals.printed_estimate(method, value, samples, jackknife)
         if method == 'jackknife_log' and not np.isfinite(low) and len(jackknife) > 1:
             # a leave-out (or the value) is 0 — e.g. a query whose sets are identical once the others are left out —
             # so the log scale is undefined: the plain jackknife interval, for the same estimand, and it says so
             logger.warning('%s, %s: a leave-one-out value is not positive, so the log-scale interval is undefined; '
                            'the plain jackknife interval is printed instead', system, measure)
-            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc, df=df)
+            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc)
             method = 'jackknife (log scale undefined: a leave-out value is 0)'
             estimand = ''
     estimand = estimand or ESTIMAND_LABELS.get(method.split(' ')[0], '')
@@ -452,16 +452,16 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
             needs = method in intervals.NEEDS_JACKKNIFE
-            values, jack, jack_text, df = _resampled(m, stats, counts, eng, verbose,
+            values, jack, jack_text = _resampled(m, stats, counts, eng, verbose,
                                                      jackknife if needs or res.paired_test == 't' else None, seed,
                                                      clusters)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             if not needs:
-                jack, jack_text, df = None, '', None
+                jack, jack_text = None, ''
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text, df,
+                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text,
                                      groups_text))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,

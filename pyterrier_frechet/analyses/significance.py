@@ -134,20 +134,6 @@ def normal_p(diff: float, diffs: np.ndarray, fpc: float = 1.0) -> float:
     return float(min(1.0, 2 * norm.sf(abs(diff) / sd)))
 
 
-def _jackknife_two_sided(diff: float, jackknife: np.ndarray, fpc: float, tail) -> float:
-    """``min(1, 2·tail(|Δ̂| / SE_J, n))`` with ``SE_J² = fpc · (n−1)/n Σ(Δ₍ᵢ₎ − Δ̄₍·₎)²`` over the n finite leave-out
-    values; NaN for fewer than 2 of them or a non-finite Δ̂; 1 or 0 where SE_J vanishes (Δ̂ = 0 or not)."""
-    jack = np.asarray(jackknife, dtype=np.float64)
-    jack = jack[np.isfinite(jack)]
-    n = len(jack)
-    if n < 2 or not np.isfinite(diff):
-        return float('nan')
-    se = jackknife_se(jack, fpc)
-    if se <= 1e-15 * max(abs(diff), 1.0):
-        return 1.0 if diff == 0 else 0.0
-    return float(min(1.0, 2 * tail(abs(diff) / se, n)))
-
-
 def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Optional[float] = None) -> float:
     """Two-sided p-value of a difference from its jackknife standard error over the n leave-one-query-out values
     (the test that matches the jackknife interval of the difference): ``2 T_{n−1}(−|Δ̂| / SE_J)``,
@@ -157,11 +143,20 @@ def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Option
     it the test asks whether the systems differ on average over query sets drawn from *those N queries*. ``df``: the
     degrees of freedom of the t reference (default n − 1 over the n finite leave-out values,
     :func:`~pyterrier_frechet.core.intervals.jackknife_df`, as for the jackknife intervals; ``math.inf``: the normal
-    reference, the z-test that was the default before stop 42)."""
+    reference, the z-test that was the default before stop 42).
+    NaN for fewer than 2 finite leave-outs or a non-finite Δ̂; 1 or 0 where SE_J vanishes (Δ̂ = 0 or not)."""
     from scipy.stats import norm, t as student_t
-    dof = jackknife_df(jackknife) if df is None else df
-    return _jackknife_two_sided(diff, jackknife, check_fpc(fpc),
-                                lambda z, n: norm.sf(z) if dof == math.inf else student_t.sf(z, dof))
+    fpc = check_fpc(fpc)
+    jack = np.asarray(jackknife, dtype=np.float64)
+    jack = jack[np.isfinite(jack)]
+    if len(jack) < 2 or not np.isfinite(diff):
+        return float('nan')
+    se = jackknife_se(jack, fpc)
+    if se <= 1e-15 * max(abs(diff), 1.0):
+        return 1.0 if diff == 0 else 0.0
+    dof = jackknife_df(jack) if df is None else df
+    tail = norm.sf(abs(diff) / se) if dof == math.inf else student_t.sf(abs(diff) / se, dof)
+    return float(min(1.0, 2 * tail))
 
 
 def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = None) -> float:
