@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from t_reference import N, WIDEN
+from t_reference import N, p_on_t, widen_about
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RES = os.path.join(HERE, 'results')
@@ -34,15 +34,12 @@ def sets(world, kind):
     new = pd.concat(new).assign(source='device (recorded)')
     assert not set(old.trial) & set(new.trial), 'trial seeds overlap'
     if kind == 'trials':
-        fd = old.measure != 'nDCG'
-        centre = np.log(old.value)
-        old.loc[fd, 'low'] = np.exp(centre - (centre - np.log(old.low)) * WIDEN)[fd]
-        old.loc[fd, 'high'] = np.exp(centre + (np.log(old.high) - centre) * WIDEN)[fd]
-        old = old[fd]
+        old = old[old.measure != 'nDCG'].copy()
+        low, high = widen_about(np.log(old.value), np.log(old.low), np.log(old.high))
+        old['low'], old['high'] = np.exp(low), np.exp(high)
     else:
-        old['ci_low'] = old['diff'] - (old['diff'] - old.ci_low) * WIDEN
-        old['ci_high'] = old['diff'] + (old.ci_high - old['diff']) * WIDEN
-        old['p'] = 2 * stats.t.sf(stats.norm.isf(old.p / 2), N - 1)
+        old['ci_low'], old['ci_high'] = widen_about(old['diff'], old.ci_low, old.ci_high)
+        old['p'] = p_on_t(old.p)
     return pd.concat([old, new], ignore_index=True)
 
 

@@ -28,11 +28,21 @@ N = 43
 WIDEN = stats.t.ppf(0.975, N - 1) / stats.norm.ppf(0.975)
 
 
+def widen_about(centre, low, high, widen: float = WIDEN):
+    """The interval [low, high] with both half-widths about ``centre`` times ``widen`` (on the scale given: log FD
+    for the log-scale interval, ΔFD itself for the difference's) — a recorded normal-reference interval re-read on
+    t(n − 1) with the default ``widen``."""
+    return centre - (centre - low) * widen, centre + (high - centre) * widen
+
+
+def p_on_t(p):
+    """A recorded normal-reference two-sided p re-read on t(n − 1): 2·T_{n−1}(−Φ⁻¹(1 − p/2))."""
+    return 2 * stats.t.sf(stats.norm.isf(p / 2), N - 1)
+
+
 def coverage(frame: pd.DataFrame, widen: float = 1.0) -> float:
     """Share of rows whose log-scale interval, widened by ``widen`` about log(value), holds the truth."""
-    centre = np.log(frame.value)
-    low = centre - (centre - np.log(frame.low)) * widen
-    high = centre + (np.log(frame.high) - centre) * widen
+    low, high = widen_about(np.log(frame.value), np.log(frame.low), np.log(frame.high), widen)
     truth = np.log(frame.truth)
     return float(((low <= truth) & (truth <= high)).mean())
 
@@ -73,11 +83,9 @@ def recorded(kind: str):
 def pair_scores(rows: pd.DataFrame, widen: float, t_reference: bool):
     """ΔFD coverage, level on the equal-in-law pair A–B and mean power over the other pairs at α = 0.05, with the
     recorded normal-reference interval and p (``t_reference`` False) or both re-read on t(n − 1)."""
-    centre = rows['diff']
-    low = centre - (centre - rows.low) * widen
-    high = centre + (rows.high - centre) * widen
+    low, high = widen_about(rows['diff'], rows.low, rows.high, widen)
     covered = float(((low <= rows.truth) & (rows.truth <= high)).mean())
-    p = rows.p if not t_reference else 2 * stats.t.sf(stats.norm.isf(rows.p / 2), N - 1)
+    p = p_on_t(rows.p) if t_reference else rows.p
     equal = (rows.a == 'A') & (rows.b == 'B')
     return covered, float((p[equal] < 0.05).mean()), float((p[~equal] < 0.05).mean())
 
