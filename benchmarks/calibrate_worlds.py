@@ -37,7 +37,7 @@ import scipy.stats
 
 from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
-from pyterrier_frechet.core.intervals import interval
+from pyterrier_frechet.core.intervals import interval, jackknife_df
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
 from pyterrier_frechet.measures.resampling import PER_QUERY
 
@@ -136,7 +136,7 @@ def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray):
     from pyterrier_frechet.core.weighted import jackknife_plan
     plan = jackknife_plan('auto', len(clusters), 0, clusters)
     values, _groups, n_groups = _planned_leave_outs(plan, rel, ret, shift, len(clusters))
-    return values, plan.df(n_groups)
+    return values, jackknife_df(values)
 
 
 def ndcg_per_query(sample, system: str, k: int) -> np.ndarray:

@@ -47,8 +47,7 @@ def test_cluster_groups_by_hand():
     groups, n = cluster_groups(units, clusters)
     assert n == 3 and groups.tolist() == [1, 0, -1, 1, 2, 0]      # cluster 7 holds no unit query: not a group
     plan = jackknife_plan('auto', 5, 0, clusters)
-    assert plan.describe(5) == 'cluster jackknife (G=4 query groups of 5 queries)' and plan.df(3) == 2.0
-    assert jackknife_plan('auto', 5, 0).df(5) == 4.0 and jackknife_plan(3, 50, 0).df(3) == 2.0
+    assert plan.describe(5) == 'cluster jackknife (G=4 query groups of 5 queries)'
     with pytest.raises(ValueError, match='have no query group'):
         cluster_groups(units, np.array([5, -1, 7, 5, 9, 2]))
     with pytest.raises(ValueError, match="leave jackknife at 'auto'"):
@@ -130,6 +129,35 @@ def test_compare_with_query_groups_is_the_cluster_jackknife_t_test(grouped):
     # the standalone paired test forms the same interval
     pt_res = pf.paired_test(runs['a'], runs['b'], qrels, m, n_samples=50, n_permutations=50, query_groups=groups)
     assert (pt_res.ci_low, pt_res.ci_high) == pytest.approx((diff - t * se, diff + t * se), rel=1e-8)
+
+
+def test_paired_test_t_reference_counts_only_defined_leave_outs(grouped, monkeypatch):
+    """A leave-out that is undefined (NaN) drops out of the standard error and out of the t reference's degrees of
+    freedom alike: the interval is t(m − 1) over the m finite leave-outs, as compare_systems' and bootstrap's are
+    (one df, jackknife_df, for every interval and test)."""
+    import pyterrier_frechet.analyses.significance as significance
+    vectors, qrels, runs, groups = grouped
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 5
+    real = significance.leave_out_fds
+    seen = []
+
+    def first_undefined(*args, **kwargs):
+        values = np.array(real(*args, **kwargs), dtype=np.float64)
+        values[0] = np.nan
+        seen.append(values)
+        return values
+
+    monkeypatch.setattr(significance, 'leave_out_fds', first_undefined)
+    res = pf.paired_test(runs['a'], runs['b'], qrels, m, n_samples=50, n_permutations=0, query_groups=groups)
+    queries = sorted(groups)
+    names = sorted(set(groups.values()))
+    jd = np.array([_fd_without(vectors, qrels, runs['a'], {q for q in queries if groups[q] == g})
+                   - _fd_without(vectors, qrels, runs['b'], {q for q in queries if groups[q] == g}) for g in names])[1:]
+    assert len(seen) == 2 and len(jd) == 3                    # 4 groups, the first one's leave-out undefined
+    se = np.sqrt((len(jd) - 1) / len(jd) * np.sum((jd - jd.mean()) ** 2))
+    diff = _fd_without(vectors, qrels, runs['a'], set()) - _fd_without(vectors, qrels, runs['b'], set())
+    t = scipy.stats.t.ppf(0.975, 2)                           # 3 finite leave-outs: 2 degrees of freedom, not G − 1 = 3
+    assert (res.ci_low, res.ci_high) == pytest.approx((diff - t * se, diff + t * se), rel=1e-8)
 
 
 def test_query_groups_refused_before_any_work(grouped):

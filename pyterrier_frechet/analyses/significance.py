@@ -250,7 +250,9 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     groups, n_groups = plan.assign(units)
     jack = (leave_out_fds(rel, ret_a, units, groups, n_groups, shift)
             - leave_out_fds(rel, ret_b, units, groups, n_groups, shift))
-    low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc, df=plan.df(n_groups))
+    # t on m − 1 degrees of freedom over the m finite leave-outs (jackknife_df, the interval's default): the same
+    # count as the standard error's, also when a leave-out is undefined
+    low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc)
     p_rand = _randomisation_p(ps, diff, n_permutations, seed)
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))
 

@@ -324,15 +324,6 @@ class JackknifePlan(NamedTuple):
             return f'leave-one-out ({n_units} queries)'
         return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
 
-    def df(self, n_values: int) -> Optional[float]:
-        """Degrees of freedom of the Student t reference of intervals and tests from ``n_values`` leave-outs:
-        ``n_values`` − 1 — n − 1 for the leave-one-out jackknife of n queries, G − 1 for G groups (delete-a-group or
-        cluster). The jackknife variance is a sum of squares over the leave-outs, so its t reference has that many
-        degrees of freedom less one (Tukey's t interval for the jackknife; Miller 1974); the per-query mean's t interval and paired
-        t-test, and ``pt.Experiment``'s test of FD, use the same. Measured: pt_docs "Calibration" (the normal
-        reference, the default before stop 42, gave FD(per_query=5)@10 0.909 and 0.915 where t gives 0.927 and 0.926)."""
-        return float(n_values - 1)
-
     def assign(self, units: np.ndarray):
         """The group of each query (−1: no unit) and the number of groups (:func:`jackknife_groups`, seeded by
         :func:`group_seed`; with ``clusters``, the clusters that hold a unit query, numbered in order)."""
