@@ -37,7 +37,7 @@ import scipy.stats
 
 from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
-from pyterrier_frechet.core.intervals import interval, jackknife_df
+from pyterrier_frechet.core.intervals import interval
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
 from pyterrier_frechet.measures.resampling import PER_QUERY
 
@@ -130,13 +130,13 @@ def auto_clusters(sample, size: int = 5, seed: int = 0) -> np.ndarray:
     return cluster_centroids(np.stack([rel[rel_q == q].mean(0) for q in sample.qids]), size, seed)
 
 
-def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray):
-    """FD with each query group left out (the package's cluster jackknife plan) and the t reference's degrees of
-    freedom (G − 1)."""
+def cluster_leave_outs(rel, ret, shift, clusters: np.ndarray) -> np.ndarray:
+    """FD with each query group left out (the package's cluster jackknife plan); its intervals and tests take t on
+    G − 1 degrees of freedom over the G finite leave-outs (``jackknife_df``, their default)."""
     from pyterrier_frechet.core.weighted import jackknife_plan
     plan = jackknife_plan('auto', len(clusters), 0, clusters)
     values, _groups, n_groups = _planned_leave_outs(plan, rel, ret, shift, len(clusters))
-    return values, jackknife_df(values)
+    return values
 
 
 def ndcg_per_query(sample, system: str, k: int) -> np.ndarray:
@@ -164,12 +164,6 @@ def _draw_counts(rng, n_samples: int, n: int) -> np.ndarray:
     counts = np.zeros((n_samples, n))
     np.add.at(counts, (np.arange(n_samples)[:, None], rng.integers(0, n, size=(n_samples, n))), 1)
     return counts
-
-
-def _jackknife_se(values: np.ndarray) -> float:
-    values = values[np.isfinite(values)]
-    m = len(values)
-    return float(np.sqrt((m - 1) / m * np.sum((values - values.mean()) ** 2))) if m > 1 else float('nan')
 
 
 # ---------------------------------------------------------------------------------------------------- truths
@@ -276,9 +270,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         if query_groups:
             clusters = (auto_clusters(sample, seed=seed * 100003 + t) if query_groups == 'auto'
                         else topic_clusters(sample.qids))
-            grouped = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
-            df = next(iter(grouped.values()))[1]
-            gloo = {s: v[0] for s, v in grouped.items()}
+            gloo = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
         boot = {s: set_fd(rel, rets[s], counts, shift) for s in systems} if n_samples else {}
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
@@ -295,7 +287,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                     low, high = interval(method, est[s], np.array([]), ci, jackknife=loo[s])
                     record(('FD', f'{method} t', 'E[FD_n]', s), low, high, e_fd[s])
                 if query_groups and method in ('jackknife', 'jackknife_log'):
-                    low, high = interval(method, est[s], np.array([]), ci, jackknife=gloo[s], df=df)
+                    low, high = interval(method, est[s], np.array([]), ci, jackknife=gloo[s])
                     record(('FD', f'{method} groups', 'E[FD_n]', s), low, high, e_fd[s])
                 if fpc is not None and method in ('jackknife', 'jackknife_log', 'shifted'):
                     low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], fpc=fpc, df=math.inf)
@@ -307,7 +299,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             if query_groups:   # the cluster jackknife of the mean (cluster-robust standard error), t on G − 1
                 # the package's leave-outs of a per-query mean (its PER_QUERY resampling), one per topic
                 jk = PER_QUERY.leave_out(None, SimpleNamespace(values=ndcg[s]), clusters, int(clusters.max()) + 1, None)
-                low, high = interval('jackknife', m, np.array([]), ci, jackknife=jk, df=df)
+                low, high = interval('jackknife', m, np.array([]), ci, jackknife=jk)
                 record(('nDCG', 't groups', 'population mean', s), low, high, pop_ndcg[s])
             if fpc is not None:
                 record(('nDCG', 't fpc', 'population mean', s), m - tq * se * np.sqrt(fpc), m + tq * se * np.sqrt(fpc),
@@ -322,7 +314,6 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             kind = 'null' if equal else 'alternative'
             delta = est[a] - est[b]
             jd = loo[a] - loo[b]
-            se = _jackknife_se(jd)
             for method in ('jackknife', 'jackknife_bc'):
                 low, high = interval(method, delta, np.array([]), ci, jackknife=jd, df=math.inf)
                 record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
@@ -335,15 +326,15 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 reject.setdefault(('FD', 'jackknife z fpc', kind, f'{a}-{b}'), []).append(
                     jackknife_p(delta, jd, fpc=fpc, df=math.inf) < alpha)
-            z = abs(delta) / se if se > 0 else np.inf
-            reject.setdefault(('FD', 'jackknife z', kind, f'{a}-{b}'), []).append(2 * scipy.stats.norm.sf(z) < alpha)
-            reject.setdefault(('FD', 'jackknife t', kind, f'{a}-{b}'), []).append(2 * scipy.stats.t.sf(z, n - 1) < alpha)
+            # the package's test (jackknife_p): on the normal reference and on t(m − 1) over the m leave-outs
+            reject.setdefault(('FD', 'jackknife z', kind, f'{a}-{b}'), []).append(jackknife_p(delta, jd, df=math.inf) < alpha)
+            reject.setdefault(('FD', 'jackknife t', kind, f'{a}-{b}'), []).append(jackknife_p(delta, jd) < alpha)
             if query_groups:
                 gd = gloo[a] - gloo[b]
-                low, high = interval('jackknife', delta, np.array([]), ci, jackknife=gd, df=df)
+                low, high = interval('jackknife', delta, np.array([]), ci, jackknife=gd)
                 record(('ΔFD', 'jackknife groups', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
                 reject.setdefault(('FD', 'jackknife groups', kind, f'{a}-{b}'), []).append(
-                    jackknife_p(delta, gd, df=df) < alpha)
+                    jackknife_p(delta, gd) < alpha)
             if n_samples:
                 diffs = boot[a] - boot[b]
                 reject.setdefault(('FD', 'bootstrap', kind, f'{a}-{b}'), []).append(bootstrap_p(diffs) < alpha)

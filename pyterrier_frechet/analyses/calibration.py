@@ -39,7 +39,7 @@ import pyterrier as pt
 
 from ..core.conditional import conditional_fds, conditional_leave_out
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
-from ..core.intervals import METHODS, interval, printed_estimate
+from ..core.intervals import METHODS, POSITIVE_ONLY, interval, printed_estimate
 from ..core.weighted import QueryStats, jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
 
 #: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
@@ -175,8 +175,10 @@ def _mean(values) -> float:
 def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200, n_samples: int = 500,
              ci: float = 0.95, n_reference: int = 2000, seed: int = 0, verbose: bool = True,
              statistic: str = 'fd') -> pd.DataFrame:
-    """Coverage of every interval method for single-system FD and paired ΔFD, against both estimands
+    """Coverage of every interval method for single-system FD and paired ΔFD (every method but the log-scale ones,
+    :data:`~pyterrier_frechet.core.intervals.POSITIVE_ONLY`: a difference can be negative), against both estimands
     (``statistic``: ``'fd'``, ``'fd-query'`` or ``'cfd'``; the rows still say FD and ΔFD, the ``measure`` column which).
+    Every jackknife interval is scored on the reference it is printed with (Student t on n − 1 degrees of freedom).
 
     Returns one row per (n_queries, statistic, method, estimand): ``coverage`` (share of trials whose interval
     contains the true value), ``width`` (mean), ``contains_estimate`` (share whose interval contains the point
@@ -191,9 +193,11 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
         expected = expected_fd(world, n, n_reference, seed, statistic)
         truth[('FD', f'E[FD] at {n} queries')] = expected['A']
         truth[('ΔFD', f'E[ΔFD] at {n} queries')] = expected['delta']
-        hits = {(stat, method, est): [] for stat, est in truth for method in METHODS}
-        widths = {(stat, method): [] for stat in ('FD', 'ΔFD') for method in METHODS}
-        contains = {(stat, method): [] for stat in ('FD', 'ΔFD') for method in METHODS}
+        # a signed difference has no log-scale interval (POSITIVE_ONLY): ΔFD is scored on the other methods
+        methods = {'FD': METHODS, 'ΔFD': tuple(m for m in METHODS if m not in POSITIVE_ONLY)}
+        hits = {(stat, method, est): [] for stat, est in truth for method in methods[stat]}
+        widths = {(stat, method): [] for stat in methods for method in methods[stat]}
+        contains = {(stat, method): [] for stat in methods for method in methods[stat]}
         rng = np.random.default_rng([seed, n, 2])
         ones = np.ones((1, n))
         for _ in pt.tqdm(range(n_trials), desc=f'calibration, {n} queries', unit='trial', disable=not verbose):
@@ -203,7 +207,7 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
             boot_a, boot_b = (_fds(rel, ret, counts, shift, statistic) for ret in (ret_a, ret_b))
             jack_a, jack_b = (_leave_outs(rel, ret, shift, statistic) for ret in (ret_a, ret_b))
             for stat, est, boot, jack in (('FD', est_a, boot_a, jack_a), ('ΔFD', est_a - est_b, boot_a - boot_b, jack_a - jack_b)):
-                for method in METHODS:
+                for method in methods[stat]:
                     low, high = interval(method, est, boot, ci, jackknife=jack)
                     printed = printed_estimate(method, est, boot, jack)
                     widths[stat, method].append(high - low)

@@ -64,6 +64,7 @@ import numpy as np
 METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_log', 'jackknife_bc', 't')
 NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_log', 'jackknife_bc', 't')  # the methods that need the leave-one-query-out values
 FROM_JACKKNIFE = ('jackknife', 'jackknife_log', 'jackknife_bc', 't')  # built from the leave-outs alone (no resamples)
+POSITIVE_ONLY = ('jackknife_log',)  # on the log scale: for a positive statistic (FD), not a signed difference (ΔFD)
 
 
 def _finite(samples) -> np.ndarray:
