@@ -191,6 +191,20 @@ def reference(world, n: int, n_reference: int, seed: int, statistic: str) -> pd.
     return pd.DataFrame(rows)
 
 
+def recorded_truths(prefix: str):
+    """The truths a recorded run of a setting used, from its CSVs (``PREFIX.coverage.csv``, ``PREFIX.context.csv``):
+    E[FD̂ₙ] per system, E[ΔFD̂ₙ] per pair, τ(E[FD̂ₙ], nDCG) and the sd of FD̂ₙ. With them (``--truths PREFIX``) a run
+    re-scores the same trials (their draws do not depend on the reference sets) against the recorded truths, without
+    drawing the reference sets again: the way to add an interval's column to a setting whose reference count was not
+    recorded; its recorded columns must come out unchanged (the check that the trials are the same)."""
+    cov = pd.read_csv(f'{prefix}.coverage.csv')
+    context = pd.read_csv(f'{prefix}.context.csv', index_col=0)
+    e_fd = cov[cov.estimand == 'E[FD_n]'].groupby('who')['truth'].first()
+    e_delta = cov[cov.estimand == 'E[ΔFD_n]'].groupby('who')['truth'].first()
+    tau = cov[cov.estimand == 'τ of E[FD_n] and mean nDCG']['truth']
+    return e_fd, e_delta, float(tau.iloc[0]) if len(tau) else float('nan'), context['sd FD_n']
+
+
 # ---------------------------------------------------------------------------------------------------- trials
 def compared_pairs(world) -> List[tuple]:
     """The pairs whose differences are tested: every equal-in-law pair (level) and every other pair (power)."""
@@ -201,24 +215,29 @@ def compared_pairs(world) -> List[tuple]:
 
 def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
         statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True, jackknife='auto',
-        checkpoint=None, query_groups=False):
+        checkpoint=None, query_groups=False, truths=None):
     """Coverage, tests and context frames; ``checkpoint(cov, tests, context)`` is called after every trial with the
     frames over the trials done so far (so a run stopped early keeps what it measured, with its trial count).
     ``query_groups``: also the cluster jackknife over the world's topics (:func:`topic_clusters`; the package's
     ``query_groups=``), its intervals and tests recorded as methods ``… groups`` on the same trials; ``'auto'``: over
-    groups found from each trial's qrels instead (:func:`auto_clusters`, exploratory)."""
+    groups found from each trial's qrels instead (:func:`auto_clusters`, exploratory). ``truths``: a recorded run's
+    (:func:`recorded_truths`) in place of ``n_reference`` new reference sets."""
     systems = list(world.systems)
-    ref = reference(world, n, n_reference, seed, statistic)
-    e_fd = ref.groupby('system')['fd'].mean()
-    e_ndcg = ref.groupby('system')['ndcg'].mean()
-    sd_fd = ref.groupby('system')['fd'].std(ddof=1)
-    wide = ref.pivot(index='draw', columns='system', values='fd')
+    pairs = compared_pairs(world)
+    if truths is None:
+        ref = reference(world, n, n_reference, seed, statistic)
+        e_fd = ref.groupby('system')['fd'].mean()
+        e_ndcg = ref.groupby('system')['ndcg'].mean()
+        sd_fd = ref.groupby('system')['fd'].std(ddof=1)
+        wide = ref.pivot(index='draw', columns='system', values='fd')
+        e_delta = {(a, b): float((wide[a] - wide[b]).mean()) for a, b, _ in pairs}
+        tau_n = float(scipy.stats.kendalltau(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy()).statistic)
+    else:
+        e_fd, recorded_delta, tau_n, sd_fd = truths
+        e_delta = {(a, b): float(recorded_delta[f'{a}-{b}']) for a, b, _ in pairs}
     # population values from the world's pooled moments (closed form, Monte Carlo, or exact over a finite population)
     pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
     pop_ndcg = dict(world.population().per_query_metric_mean)
-    pairs = compared_pairs(world)
-    e_delta = {(a, b): float((wide[a] - wide[b]).mean()) for a, b, _ in pairs}
-    tau_n = float(scipy.stats.kendalltau(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy()).statistic)
     tau_pop = (float(scipy.stats.kendalltau(-np.array([pop_fd[s] for s in systems]),
                                             np.array([pop_ndcg[s] for s in systems])).statistic) if pop_fd else np.nan)
     rng = np.random.default_rng([seed, n, 12])
@@ -400,6 +419,9 @@ def main(argv=None):
     parser.add_argument('--query-groups', nargs='?', const='topics', default=None, choices=('topics', 'auto'),
                         help="also the cluster jackknife over the world's topics (methods '… groups'); 'auto': over "
                              "groups of about 5 queries found by k-means of each set's relevant centroids (exploratory)")
+    parser.add_argument('--truths', default=None, metavar='PREFIX',
+                        help="a recorded run's CSV prefix: score the trials against its truths instead of drawing "
+                             '--reference sets (recorded_truths)')
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
     from benchmarks.worlds import make_world
@@ -428,7 +450,8 @@ def main(argv=None):
         context.to_csv(f'{args.out}.context.csv')
 
     cov, tests, context = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
-                              args.statistic, jackknife=jackknife, checkpoint=write, query_groups=args.query_groups)
+                              args.statistic, jackknife=jackknife, checkpoint=write, query_groups=args.query_groups,
+                              truths=recorded_truths(args.truths) if args.truths else None)
     elapsed = time.time() - t0
     write(cov, tests, context)
     summary = cov.groupby(['statistic', 'method', 'estimand'])['coverage'].agg(['min', 'mean', 'max'])

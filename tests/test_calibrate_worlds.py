@@ -157,3 +157,20 @@ def test_calibration_table_keeps_a_variants_runs_apart(tmp_path, capsys):
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(('| w |', '| w · '))]
     coverage = {r.split(' | ')[0]: r.split(' | ')[6] for r in rows if 'jackknife z' not in r}
     assert coverage == {'| w': '0.50', '| w · FD(per_query=5)': '0.90'}
+
+
+def test_rescoring_against_recorded_truths_reproduces_the_recorded_run(tmp_path):
+    """--truths PREFIX (recorded_truths): the trials do not depend on the reference sets, so a run scored against a
+    recorded run's truths (here drawn with another --reference count) gives that run's every row back; a run that
+    draws its own reference sets does not (the truths move)."""
+    import pandas as pd
+    args = ['--world', 'topics', '--dim', '4', '--queries', '10', '--trials', '3']
+    cw.main(args + ['--reference', '5', '--out', str(tmp_path / 'recorded')])
+    cw.main(args + ['--reference', '2', '--truths', str(tmp_path / 'recorded'), '--out', str(tmp_path / 'again')])
+    cw.main(args + ['--reference', '2', '--out', str(tmp_path / 'other')])
+    for kind in ('coverage', 'tests'):
+        recorded, again, other = (pd.read_csv(tmp_path / f'{p}.{kind}.csv').drop(columns='seconds')
+                                  for p in ('recorded', 'again', 'other'))
+        pd.testing.assert_frame_equal(again, recorded)
+        if kind == 'coverage':
+            assert not np.allclose(other.truth, recorded.truth)
