@@ -169,8 +169,11 @@ def test_rescoring_against_recorded_truths_reproduces_the_recorded_run(tmp_path)
     cw.main(args + ['--reference', '2', '--truths', str(tmp_path / 'recorded'), '--out', str(tmp_path / 'again')])
     cw.main(args + ['--reference', '2', '--out', str(tmp_path / 'other')])
     for kind in ('coverage', 'tests'):
-        recorded, again, other = (pd.read_csv(tmp_path / f'{p}.{kind}.csv').drop(columns='seconds')
+        recorded, again, other = (pd.read_csv(tmp_path / f'{p}.{kind}.csv', keep_default_na=False,
+                                              na_values=['', 'nan', 'NaN']).drop(columns='seconds')
                                   for p in ('recorded', 'again', 'other'))
         pd.testing.assert_frame_equal(again, recorded)
+        if kind == 'tests':                        # the level rows are read as rows, not as missing hypotheses
+            assert set(recorded.hypothesis) == {'null', 'alternative'}
         if kind == 'coverage':
             assert not np.allclose(other.truth, recorded.truth)
