@@ -197,9 +197,9 @@ def recorded_truths(prefix: str):
     re-scores the same trials (their draws do not depend on the reference sets) against the recorded truths, without
     drawing the reference sets again: the way to add an interval's column to a setting whose reference count was not
     recorded; its recorded columns must come out unchanged (the check that the trials are the same)."""
-    # only these spellings are missing values: pandas' default list would read a system or pair named NA or null as NaN
-    cov = pd.read_csv(f'{prefix}.coverage.csv', keep_default_na=False, na_values=['', 'nan', 'NaN'])
-    context = pd.read_csv(f'{prefix}.context.csv', index_col=0, keep_default_na=False, na_values=['', 'nan', 'NaN'])
+    from benchmarks.calibration_table import read_results
+    cov = read_results(f'{prefix}.coverage.csv')
+    context = read_results(f'{prefix}.context.csv', index_col=0)
     e_fd = cov[cov.estimand == 'E[FD_n]'].groupby('who')['truth'].first()
     e_delta = cov[cov.estimand == 'E[ΔFD_n]'].groupby('who')['truth'].first()
     tau = cov[cov.estimand == 'τ of E[FD_n] and mean nDCG']['truth']

@@ -9,6 +9,15 @@ from pathlib import Path
 
 import pandas as pd
 
+#: The only spellings of a missing value in the harness's CSVs: pandas' default list would also read the hypothesis
+#: ``null`` (a test's level rows) or a system or pair named ``NA`` as missing.
+MISSING = ['', 'nan', 'NaN']
+
+
+def read_results(path, **kwargs) -> pd.DataFrame:
+    """A CSV written by ``benchmarks.calibrate_worlds``, with only :data:`MISSING` as missing values."""
+    return pd.read_csv(path, keep_default_na=False, na_values=MISSING, **kwargs)
+
 
 #: the rows of a variant's runs: world name + this (``FD`` in the column headers then means that variant)
 VARIANT_LABELS = {'fd-per-query5': ' · FD(per_query=5)', 'fd-query': " · FD(weighting='query')"}
@@ -98,8 +107,8 @@ def main(argv=None):
     args = list(argv or sys.argv[1:])
     rst = '--rst' in args
     folder = Path([a for a in args if a != '--rst'][0])
-    cov = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=['', 'nan', 'NaN']) for p in sorted(folder.glob('*.coverage.csv'))], ignore_index=True)
-    tests = pd.concat([pd.read_csv(p, keep_default_na=False, na_values=['', 'nan', 'NaN']) for p in sorted(folder.glob('*.tests.csv'))], ignore_index=True)
+    cov = pd.concat([read_results(p) for p in sorted(folder.glob('*.coverage.csv'))], ignore_index=True)
+    tests = pd.concat([read_results(p) for p in sorted(folder.glob('*.tests.csv'))], ignore_index=True)
     for frame in (cov, tests):  # runs written before the jackknife plan was recorded: n ≤ 500, leave-one-out
         frame['jackknife'] = frame['jackknife'].fillna('leave-one-out') if 'jackknife' in frame else 'leave-one-out'
         if 'population' not in frame:

@@ -164,16 +164,28 @@ def test_rescoring_against_recorded_truths_reproduces_the_recorded_run(tmp_path)
     recorded run's truths (here drawn with another --reference count) gives that run's every row back; a run that
     draws its own reference sets does not (the truths move)."""
     import pandas as pd
+    from benchmarks import rerun_check
+    from benchmarks.calibration_table import read_results
     args = ['--world', 'topics', '--dim', '4', '--queries', '10', '--trials', '3']
     cw.main(args + ['--reference', '5', '--out', str(tmp_path / 'recorded')])
     cw.main(args + ['--reference', '2', '--truths', str(tmp_path / 'recorded'), '--out', str(tmp_path / 'again')])
     cw.main(args + ['--reference', '2', '--out', str(tmp_path / 'other')])
     for kind in ('coverage', 'tests'):
-        recorded, again, other = (pd.read_csv(tmp_path / f'{p}.{kind}.csv', keep_default_na=False,
-                                              na_values=['', 'nan', 'NaN']).drop(columns='seconds')
+        recorded, again, other = (read_results(tmp_path / f'{p}.{kind}.csv').drop(columns='seconds')
                                   for p in ('recorded', 'again', 'other'))
         pd.testing.assert_frame_equal(again, recorded)
         if kind == 'tests':                        # the level rows are read as rows, not as missing hypotheses
             assert set(recorded.hypothesis) == {'null', 'alternative'}
         if kind == 'coverage':
             assert not np.allclose(other.truth, recorded.truth)
+
+    # benchmarks/rerun_check: the re-scored run passes, the one with new truths does not; --replace keeps the recorded
+    # world label and the level rows
+    recorded, again, other = (str(tmp_path / p) for p in ('recorded', 'again', 'other'))
+    assert rerun_check.main([recorded, other, '--replace']) == 1
+    cov = read_results(f'{recorded}.coverage.csv')
+    cov['world'] = 'topics (relabelled)'
+    cov.to_csv(f'{recorded}.coverage.csv', index=False)
+    assert rerun_check.main([recorded, again, '--replace']) == 0
+    assert set(read_results(f'{recorded}.coverage.csv').world) == {'topics (relabelled)'}
+    assert set(read_results(f'{recorded}.tests.csv').hypothesis) == {'null', 'alternative'}

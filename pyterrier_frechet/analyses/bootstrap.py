@@ -453,8 +453,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
             needs = method in intervals.NEEDS_JACKKNIFE
             values, jack, jack_text = _resampled(m, stats, counts, eng, verbose,
-                                                     jackknife if needs or res.paired_test == 't' else None, seed,
-                                                     clusters)
+                                                 jackknife if needs or res.paired_test == 't' else None, seed, clusters)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
