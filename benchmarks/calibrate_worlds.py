@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from pyterrier_frechet.analyses.correlation import kendall_tau_b, rank_correlation_interval, tau_ap
 from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
 from pyterrier_frechet.core.intervals import interval
@@ -44,6 +45,8 @@ from pyterrier_frechet.measures.resampling import PER_QUERY
 logger = logging.getLogger(__name__)
 
 FD_METHODS = ('jackknife', 'jackknife_log', 'jackknife_bc', 'percentile', 'shifted', 'basic')
+#: the τ and τ_AP intervals scored: the package's (percentile) and the basic bootstrap interval on the same samples
+TAU_METHODS = ('percentile', 'basic')
 
 
 def _has_method(name: str) -> bool:
@@ -203,7 +206,9 @@ def recorded_truths(prefix: str):
     e_fd = cov[cov.estimand == 'E[FD_n]'].groupby('who')['truth'].first()
     e_delta = cov[cov.estimand == 'E[ΔFD_n]'].groupby('who')['truth'].first()
     tau = cov[cov.estimand == 'τ of E[FD_n] and mean nDCG']['truth']
-    return e_fd, e_delta, float(tau.iloc[0]) if len(tau) else float('nan'), context['sd FD_n']
+    tau_ap_ = cov[cov.estimand == 'τ_AP of E[FD_n] and mean nDCG']['truth']
+    return (e_fd, e_delta, float(tau.iloc[0]) if len(tau) else float('nan'), context['sd FD_n'],
+            float(tau_ap_.iloc[0]) if len(tau_ap_) else float('nan'))
 
 
 # ---------------------------------------------------------------------------------------------------- trials
@@ -232,9 +237,11 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         sd_fd = ref.groupby('system')['fd'].std(ddof=1)
         wide = ref.pivot(index='draw', columns='system', values='fd')
         e_delta = {(a, b): float((wide[a] - wide[b]).mean()) for a, b, _ in pairs}
-        tau_n = float(scipy.stats.kendalltau(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy()).statistic)
+        tau_n = kendall_tau_b(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy())
+        tau_ap_n = tau_ap(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy())
     else:
-        e_fd, recorded_delta, tau_n, sd_fd = truths
+        e_fd, recorded_delta, tau_n, sd_fd = truths[:4]
+        tau_ap_n = truths[4] if len(truths) > 4 else np.nan
         e_delta = {(a, b): float(recorded_delta[f'{a}-{b}']) for a, b, _ in pairs}
     # population values from the world's pooled moments (closed form, Monte Carlo, or exact over a finite population)
     pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
@@ -264,7 +271,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                      'population mean': lambda: pop_ndcg[who],
                      'E[ΔFD_n]': lambda: e_delta[tuple(who.split('-', 1))],
                      'population ΔFD': lambda: pop_fd[who.split('-', 1)[0]] - pop_fd[who.split('-', 1)[1]],
-                     'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop}[estimand]()
+                     'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop,
+                     'τ_AP of E[FD_n] and mean nDCG': lambda: tau_ap_n}[estimand]()
             rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
                          'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
                          'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
@@ -377,13 +385,17 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         if n_samples:
             fd_star = np.stack([boot[s] for s in systems])
             nd_star = np.stack([counts @ ndcg[s] / n for s in systems])
-            tau_hat = scipy.stats.kendalltau(-np.array([est[s] for s in systems]),
-                                             np.array([ndcg[s].mean() for s in systems])).statistic
-            taus = np.array([scipy.stats.kendalltau(-fd_star[:, b], nd_star[:, b]).statistic for b in range(n_samples)])
-            low, high = interval('percentile', tau_hat, taus, ci)
-            record(('τ(FD, nDCG)', 'percentile', 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n)
-            if np.isfinite(tau_pop):
-                record(('τ(FD, nDCG)', 'percentile', 'population τ', 'all'), low, high, tau_pop)
+            fd_hat = -np.array([est[s] for s in systems])
+            nd_hat = np.array([ndcg[s].mean() for s in systems])
+            # the package's interval (rank_correlation_interval, as tau_intervals prints it) and, for comparison,
+            # the basic bootstrap interval 2·τ̂ − quantiles on the same samples
+            for method in TAU_METHODS:
+                _, low, high = rank_correlation_interval(kendall_tau_b, fd_hat, nd_hat, -fd_star, nd_star, ci, method)
+                record(('τ(FD, nDCG)', method, 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n)
+                if np.isfinite(tau_pop):
+                    record(('τ(FD, nDCG)', method, 'population τ', 'all'), low, high, tau_pop)
+                _, low, high = rank_correlation_interval(tau_ap, fd_hat, nd_hat, -fd_star, nd_star, ci, method)
+                record(('τ_AP(FD, nDCG)', method, 'τ_AP of E[FD_n] and mean nDCG', 'all'), low, high, tau_ap_n)
         if checkpoint is not None:
             checkpoint(*results(t + 1))
         if verbose:

@@ -26,3 +26,25 @@ def test_correlations_match_scipy_with_orientation():
         correlations(agree.iloc[:2])
     with pytest.raises(ValueError, match='no such column'):
         correlations(agree, ['nDCG@10', 'RR@10'])
+
+
+def test_rank_correlation_interval_is_tau_and_the_quantiles_of_tau_over_the_samples():
+    """The interval tau_intervals prints and the calibration harness scores: τ-b of the point values and, over the
+    samples (systems × samples, one column a resampled query set), the 2.5/97.5% quantiles of τ-b per column
+    (percentile) or 2τ̂ minus them (basic); computed here with scipy column by column."""
+    from pyterrier_frechet.analyses.correlation import kendall_tau_b, rank_correlation_interval, tau_ap
+    rng = np.random.default_rng(4)
+    x, y = rng.random(9), rng.random(9)
+    xs, ys = x[:, None] + 0.3 * rng.standard_normal((9, 400)), y[:, None] + 0.3 * rng.standard_normal((9, 400))
+    taus = np.array([scipy.stats.kendalltau(xs[:, b], ys[:, b]).statistic for b in range(400)])
+    point = scipy.stats.kendalltau(x, y).statistic
+    q = np.quantile(taus, [0.025, 0.975])
+    got = rank_correlation_interval(kendall_tau_b, x, y, xs, ys, 0.95)
+    assert got == pytest.approx((point, q[0], q[1]), abs=1e-12)
+    got = rank_correlation_interval(kendall_tau_b, x, y, xs, ys, 0.95, 'basic')
+    assert got == pytest.approx((point, 2 * point - q[1], 2 * point - q[0]), abs=1e-12)
+    # a sample where one ranking is constant has no τ: it is left out, not counted as 0
+    xs[:, 0] = 1.0
+    q = np.quantile(taus[1:], [0.025, 0.975])
+    assert rank_correlation_interval(kendall_tau_b, x, y, xs, ys)[1:] == pytest.approx(tuple(q), abs=1e-12)
+    assert rank_correlation_interval(tau_ap, x, y, x[:, None], y[:, None])[0] == pytest.approx(tau_ap(x, y))

@@ -426,3 +426,39 @@ def test_dl19_rel1_world_takes_every_judged_relevant_passage():
     assert abs(counts.sum() ** 2 / (len(counts) * (counts ** 2).sum()) - 0.573) < 0.001
     vec = _dl19_vectors()
     assert np.allclose(w.population().relevant_mean, np.array([vec[x] for x in q.docno]).mean(0), atol=1e-12)
+
+
+@need_dl19
+@pytest.mark.shared
+def test_dl19_runs_world_has_every_run_and_draws_queries_with_replacement():
+    """'dl19-runs': the 19 run files of ../shared, each's top 10 of the 43 judged queries less the passages without a
+    vector (counted here with plain pandas); a set draws queries with replacement, a second copy named QID~2 with the
+    original's relevant passages, retrieved passages and labels; the population is the 43 queries (bm25's nDCG@10 as
+    in the 'dl19' world, whose runs are the same files)."""
+    w = make_world('dl19-runs', 384)
+    vec = _dl19_vectors()
+    q = _dl19_relevant(2)
+    files = sorted((MSM / 'runs').glob('run.dl19.*'))
+    assert len(files) == len(w.systems) == 19 and w.max_queries is None and w.equal_pairs == []
+    for f in files[:4]:
+        full = pd.read_csv(f, sep=r'\s+', header=None, names=['qid', 'q0', 'docno', 'rank', 'score', 'tag'],
+                           dtype={'qid': str, 'docno': str})
+        top = full[(full['rank'] <= 10) & full.qid.isin(set(q.qid)) & full.docno.isin(vec.keys())]
+        name = f.name[len('run.dl19.'):].split('.top')[0].replace('-', '_').replace('.', '_')
+        assert sorted(zip(w.runs[name].qid, w.runs[name].docno)) == sorted(zip(top.qid, top.docno))
+    assert w.population().per_query_metric_mean['bm25'] == pytest.approx(
+        make_world('dl19', 384).population().per_query_metric_mean['bm25'], abs=1e-12)
+    s = w.draw(60, np.random.default_rng(1))
+    assert len(s.qids) == len(set(s.qids)) == 60
+    copies = [x for x in s.qids if '~' in x]
+    assert copies, 'sixty draws from 43 queries repeat some'
+    again = w.draw(60, np.random.default_rng(1))
+    assert again.qids == s.qids
+    c = copies[0]
+    orig = c.split('~')[0]
+    assert orig in s.qids
+    for side in (lambda qid: s.relevant[s.relevant_qid == qid],
+                 lambda qid: s.retrieved['tasb'][0][s.retrieved['tasb'][1] == qid],
+                 lambda qid: s.retrieved_relevant['tasb'][s.retrieved['tasb'][1] == qid]):
+        assert np.array_equal(side(c), side(orig)) and len(side(c))
+    assert np.array_equal(s.relevant[s.relevant_qid == orig], np.array([vec[x] for x in q.docno[q.qid == orig]]))

@@ -36,9 +36,17 @@ def dl19_rel1_world(d: int = 384, seed: int = 0):
     return dl19_world(d, seed, rel=1)
 
 
+def dl19_runs_world(d: int = 384, seed: int = 0):
+    """(e'') TREC DL 2019 with all 19 real runs, queries drawn with replacement from its 43 (the empirical
+    distribution as the population): many close systems, for the Kendall τ interval."""
+    from .cranfield import DL19RunsWorld
+    return DL19RunsWorld(d, seed)
+
+
 WORLDS = {'independent': independent_world, 'topics': topics_world, 'heavy': heavy_world,
           'sphere': sphere_world, 'cranfield': cranfield_world, 'scifact': scifact_world,
-          'cranfield-raw': cranfield_raw_world, 'dl19': dl19_world, 'dl19-rel1': dl19_rel1_world}
+          'cranfield-raw': cranfield_raw_world, 'dl19': dl19_world, 'dl19-rel1': dl19_rel1_world,
+          'dl19-runs': dl19_runs_world}
 
 
 def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
@@ -50,5 +58,5 @@ def make_world(name: str, d: int = 16, seed: int = 0, **kw) -> World:
 
 __all__ = ['Population', 'QuerySample', 'World', 'SyntheticWorld', 'SystemSpec', 'independent_world',
            'topics_world', 'heavy_world', 'sphere_world', 'cranfield_world', 'scifact_world', 'cranfield_raw_world',
-           'dl19_world', 'dl19_rel1_world', 'make_world', 'WORLDS',
+           'dl19_world', 'dl19_rel1_world', 'dl19_runs_world', 'make_world', 'WORLDS',
            'ndcg_matrix', 'per_query_ndcg', 'pooled_moments']

@@ -323,6 +323,69 @@ class DL19World(CranfieldWorld):
         self._index()
 
 
+def _system_name(path: Path) -> str:
+    """A run file's system name without '-' or '.' (the calibration scripts name a pair 'a-b')."""
+    stem = path.name[len('run.dl19.'):].split('.top')[0]
+    return re.sub(r'[^0-9a-zA-Z]+', '_', stem)
+
+
+class DL19RunsWorld(DL19World):
+    """TREC DL 2019 with every one of its 19 real runs (first stage and re-rankers), for the Kendall τ interval:
+    the systems are many and some are close, as in a paper's table. Each run's top 10 with the passages that have no
+    MiniLM vector dropped (as ``--missing drop``: 0 to 29 of a run's 430 top-10 rows). The population is the
+    *empirical distribution* of the 43 judged queries: a set draws queries with replacement (a query drawn twice
+    enters twice, as two queries ``QID~2`` …), so n is not capped and the sets are independent draws from a fixed
+    population (the bootstrap's own model, but at n = 43 from 43, the paper's setting, with real systems and
+    vectors). No equal-in-law pair: the tests' level is not measured here."""
+
+    def __init__(self, d: int = 384, seed: int = 0, rel: int = 2):
+        if d != 384:
+            raise ValueError(f'the DL19 world has the 384-d MiniLM vectors only, got d = {d}')
+        self.name, self.d, self.k, self.seed = f'dl19-runs-rel{rel}', 384, K, int(seed)
+        qrels = load_qrels('dl19')
+        self.qrels = qrels[qrels.label >= rel].reset_index(drop=True)
+        self.population_qids = sorted(self.qrels.qid.unique(), key=int)
+        self.vec = dict(zip(*load_vectors('dl19')))
+        runs = {}
+        for path in sorted((MSMARCO / 'runs').glob('run.dl19.*')):
+            r = read_trec_run(path)
+            r = r[r.qid.isin(self.population_qids) & (r['rank'] <= K) & r.docno.isin(self.vec.keys())]
+            runs[_system_name(path)] = r.sort_values(['qid', 'rank'], kind='stable').reset_index(drop=True)
+        self.runs = runs
+        missing = sorted(set(self.qrels.docno) - set(self.vec))
+        if missing:
+            raise ValueError(f'{len(missing)} relevant passages of the DL19 world have no vector (first: {missing[:3]})')
+        self.max_queries = None
+        self.all_systems = sorted(runs)
+        self.systems = list(self.all_systems)
+        self.equal_pairs, self.swap_pairs = [], []
+        self._index()
+
+    def draw(self, n_queries: int, rng: np.random.Generator) -> QuerySample:
+        """n queries drawn with replacement; the k-th copy of a query is named QID~k (k >= 2)."""
+        self._check_n(n_queries)
+        picks = [self.population_qids[i] for i in rng.integers(0, len(self.population_qids), size=n_queries)]
+        seen: Dict[str, int] = {}
+        names = []
+        for q in picks:
+            seen[q] = seen.get(q, 0) + 1
+            names.append(q if seen[q] == 1 else f'{q}~{seen[q]}')
+        rel = pd.concat([self._rel_by_q[q].assign(qid=nm) for q, nm in zip(picks, names)], ignore_index=True)
+        retrieved, labels, docnos, scores = {}, {}, {}, {}
+        for s in self.all_systems:
+            parts = [self._run_by_q[s][q].assign(qid=nm) for q, nm in zip(picks, names) if q in self._run_by_q[s]]
+            r = pd.concat(parts, ignore_index=True)
+            orig = [q.split('~')[0] for q in r.qid]
+            retrieved[s] = (np.array([self.vec[x] for x in r.docno]).reshape(len(r), self.d),
+                            r.qid.to_numpy(str), r['rank'].to_numpy(np.int64))
+            labels[s] = np.array([self._lab.get((q, x), 0) for q, x in zip(orig, r.docno)], np.int64)
+            docnos[s], scores[s] = r.docno.to_numpy(str), r.score.to_numpy(np.float64)
+        return QuerySample(qids=names, relevant=np.array([self.vec[x] for x in rel.docno]),
+                           relevant_qid=rel.qid.to_numpy(str), relevant_label=rel.label.to_numpy(np.int64),
+                           retrieved=retrieved, retrieved_relevant=labels, relevant_docno=rel.docno.to_numpy(str),
+                           retrieved_docno=docnos, retrieved_score=scores)
+
+
 if __name__ == '__main__':
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument('--build', action='store_true', help='compute the runs and write data/<dataset>.*.trec')

@@ -146,11 +146,24 @@ def agreement_notes(table: pd.DataFrame, measures) -> List[str]:
             for row in corr.itertuples()]
 
 
-def _kendall(u, v) -> float:
+def kendall_tau_b(u, v) -> float:
     """Kendall τ-b; NaN without scipy's warning when either ranking is constant (the caller says so once)."""
     if np.ptp(u) == 0 or np.ptp(v) == 0:
         return float('nan')
     return float(scipy.stats.kendalltau(u, v).statistic)
+
+
+def rank_correlation_interval(fn, x, y, xs, ys, ci: float = 0.95, method: str = 'percentile'):
+    """``(fn(x, y), low, high)``: a rank correlation (:func:`kendall_tau_b`, :func:`tau_ap`) of two measures across the
+    systems (one value per system, higher = better) and its interval over the bootstrap samples ``xs``, ``ys``
+    (systems × samples, the same query draws in a column): ``method`` of :func:`~pyterrier_frechet.core.intervals.interval`
+    (the package prints ``'percentile'``). The one computation :func:`tau_intervals` and the calibration harness
+    share."""
+    from ..core.intervals import interval
+    point = float(fn(x, y))
+    samples = np.array([fn(xs[:, b], ys[:, b]) for b in range(xs.shape[1])], dtype=np.float64)
+    low, high = interval(method, point, samples, ci)
+    return point, low, high
 
 
 def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
@@ -164,7 +177,6 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
 
     Returns one row per measure: ``a``, ``b`` (the reference), ``n`` (systems), ``kendall_tau``, ``tau_low``,
     ``tau_high``, ``tau_ap``, ``tau_ap_low``, ``tau_ap_high``."""
-    from ..core.intervals import interval
     columns = ['a', 'b', 'n', 'kendall_tau', 'tau_low', 'tau_high', 'tau_ap', 'tau_ap_low', 'tau_ap_high']
     ref_ms = [m for m in measures if not is_set_measure(m)]
     systems = list(boot.samples)
@@ -193,9 +205,8 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
             warnings.warn(f'tau and tau_AP of {row["a"]} against {row["b"]} are undefined (NaN): {", ".join(constant)} '
                           f'{"is" if len(constant) == 1 else "are"} constant across the {len(systems)} systems, so '
                           f'{"it ranks" if len(constant) == 1 else "they rank"} nothing', stacklevel=2)
-        for name, fn in (('kendall_tau', _kendall), ('tau_ap', tau_ap)):
-            point = float(fn(x, y))
-            low, high = interval('percentile', point, np.array([fn(xs[:, b], ys[:, b]) for b in ok]), ci)
+        for name, fn in (('kendall_tau', kendall_tau_b), ('tau_ap', tau_ap)):
+            point, low, high = rank_correlation_interval(fn, x, y, xs[:, ok], ys[:, ok], ci)
             prefix = 'tau' if name == 'kendall_tau' else 'tau_ap'
             row.update({name: point, f'{prefix}_low': low, f'{prefix}_high': high})
         rows.append(row)
