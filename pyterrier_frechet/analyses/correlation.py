@@ -146,6 +146,11 @@ def agreement_notes(table: pd.DataFrame, measures) -> List[str]:
             for row in corr.itertuples()]
 
 
+#: What the τ (and τ_AP) interval of :func:`tau_intervals` is for, as the paper table and the report say it.
+TAU_ESTIMAND = ('Kendall tau-b across the systems of their expected values at this number of queries (E[FD̂ₙ], the '
+                'mean of a per-query measure; lower-is-better measures negated)')
+
+
 def kendall_tau_b(u, v) -> float:
     """Kendall τ-b; NaN without scipy's warning when either ranking is constant (the caller says so once)."""
     if np.ptp(u) == 0 or np.ptp(v) == 0:

@@ -183,8 +183,8 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
         lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
-                  f'{ci:.0%} percentile intervals over the same bootstrap samples (lower-is-better measures negated; '
-                  'calibration: pt_docs "Calibration"):', '']
+                  f'{ci:.0%} percentile intervals over the same bootstrap samples, for τ between the runs\' expected values at '
+                  f'{len(boot.queries)} queries (lower-is-better measures negated; calibration: pt_docs "Calibration"):', '']
         lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
                   f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]' for row in taus.itertuples()]
         lines += ['']

@@ -27,6 +27,7 @@ import pandas as pd
 from ..evaluation.evaluate import NO_VECTOR_COLUMNS, check_labels_distinct, parse_measures
 from ..measures.base import column_label, higher_is_better, is_set_measure
 from .bootstrap import ESTIMAND_LABELS, bootstrappable
+from .correlation import TAU_ESTIMAND
 from .outputs import markdown_text
 from .validity import caption_caveats, fd_like
 
@@ -234,7 +235,7 @@ class PaperTable:
                                 worse_than=self.cells['worse_than'].map(', '.join))
         taus = [{'row': 'kendall_tau', 'name': f'tau vs {r["b"]}', 'measure': a, 'value': float(r['kendall_tau']),
                  'low': float(r['tau_low']), 'high': float(r['tau_high']), 'interval': 'percentile',
-                 'estimand': 'Kendall tau-b across the systems (lower-is-better measures negated)',
+                 'estimand': TAU_ESTIMAND,
                  'inside': bool(r['tau_low'] <= r['kendall_tau'] <= r['tau_high'])}
                 for a, r in self._tau_rows().items()]
         if taus:
@@ -333,7 +334,8 @@ class PaperTable:
         ref = self.reference()
         if ref is not None:
             parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '
-                         f'{self.ci:.0%} percentile bootstrap interval.')
+                         f'{self.ci:.0%} percentile bootstrap interval for τ between the systems\' expected values at '
+                         f'{self.n_queries or "this number of"} queries.')
         parts += caption_caveats(self.caveats)
         if self.dropped is not None:
             parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
