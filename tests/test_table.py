@@ -246,6 +246,10 @@ def test_tau_row_is_tau_intervals(data):
     # τ itself against scipy on the evaluate values, FD negated
     values = pf.evaluate(runs, qrels, list(METRICS), encoder=store).set_index('name')
     assert tau_rows.loc['FD@5', 'value'] == pytest.approx(scipy.stats.kendalltau(-values['FD@5'], values['nDCG@5']).statistic)
+    # what the interval is for, said once (correlation.TAU_ESTIMAND) and in the caption with the query count
+    from pyterrier_frechet.analyses.correlation import TAU_ESTIMAND
+    assert (tau_rows['estimand'] == TAU_ESTIMAND).all() and 'expected values' in TAU_ESTIMAND
+    assert f"τ between the systems' expected values at {len(boot.queries)} queries" in table.caption()
 
 
 def test_a_value_outside_its_interval_is_marked_and_explained():
