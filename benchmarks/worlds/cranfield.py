@@ -292,14 +292,8 @@ class DL19World(CranfieldWorld):
     here uses the grades >= ``rel`` only (the same qrels as the FD's relevant side), a coarsened nDCG, not TREC's."""
 
     def __init__(self, d: int = 384, seed: int = 0, rel: int = 2):
-        if d != 384:
-            raise ValueError(f'the DL19 world has the 384-d MiniLM vectors only, got d = {d}')
-        self.name, self.d, self.k, self.seed = f'dl19-rel{rel}', 384, K, int(seed)
-        qrels = load_qrels('dl19')
-        self.qrels = qrels[qrels.label >= rel].reset_index(drop=True)
-        self.population_qids = sorted(self.qrels.qid.unique(), key=int)
+        self._load_dl19(f'dl19-rel{rel}', d, seed, rel)
         self.max_queries = len(self.population_qids)
-        self.vec = dict(zip(*load_vectors('dl19')))
         runs = {}
         for s in DL19_RUNS:
             r = read_trec_run(MSMARCO / 'runs' / f"run.dl19.{s.replace('_', '-')}.top100.txt")
@@ -322,6 +316,16 @@ class DL19World(CranfieldWorld):
         self.equal_pairs, self.swap_pairs = [DL19_PICK_PAIR], [DL19_PICK_PAIR]
         self._index()
 
+    def _load_dl19(self, name: str, d: int, seed: int, rel: int) -> None:
+        """The DL19 qrels at grade >= ``rel``, their 43 queries and the shared MiniLM vectors (d = 384 only)."""
+        if d != 384:
+            raise ValueError(f'the DL19 world has the 384-d MiniLM vectors only, got d = {d}')
+        self.name, self.d, self.k, self.seed = name, 384, K, int(seed)
+        qrels = load_qrels('dl19')
+        self.qrels = qrels[qrels.label >= rel].reset_index(drop=True)
+        self.population_qids = sorted(self.qrels.qid.unique(), key=int)
+        self.vec = dict(zip(*load_vectors('dl19')))
+
 
 def _system_name(path: Path) -> str:
     """A run file's system name without '-' or '.' (the calibration scripts name a pair 'a-b')."""
@@ -339,13 +343,7 @@ class DL19RunsWorld(DL19World):
     vectors). No equal-in-law pair: the tests' level is not measured here."""
 
     def __init__(self, d: int = 384, seed: int = 0, rel: int = 2):
-        if d != 384:
-            raise ValueError(f'the DL19 world has the 384-d MiniLM vectors only, got d = {d}')
-        self.name, self.d, self.k, self.seed = f'dl19-runs-rel{rel}', 384, K, int(seed)
-        qrels = load_qrels('dl19')
-        self.qrels = qrels[qrels.label >= rel].reset_index(drop=True)
-        self.population_qids = sorted(self.qrels.qid.unique(), key=int)
-        self.vec = dict(zip(*load_vectors('dl19')))
+        self._load_dl19(f'dl19-runs-rel{rel}', d, seed, rel)
         runs = {}
         for path in sorted((MSMARCO / 'runs').glob('run.dl19.*')):
             r = read_trec_run(path)
