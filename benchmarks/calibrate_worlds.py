@@ -196,10 +196,11 @@ def reference(world, n: int, n_reference: int, seed: int, statistic: str) -> pd.
 
 def recorded_truths(prefix: str):
     """The truths a recorded run of a setting used, from its CSVs (``PREFIX.coverage.csv``, ``PREFIX.context.csv``):
-    E[FD̂ₙ] per system, E[ΔFD̂ₙ] per pair, τ(E[FD̂ₙ], nDCG) and the sd of FD̂ₙ. With them (``--truths PREFIX``) a run
-    re-scores the same trials (their draws do not depend on the reference sets) against the recorded truths, without
-    drawing the reference sets again: the way to add an interval's column to a setting whose reference count was not
-    recorded; its recorded columns must come out unchanged (the check that the trials are the same)."""
+    E[FD̂ₙ] per system, E[ΔFD̂ₙ] per pair, τ(E[FD̂ₙ], nDCG), the sd of FD̂ₙ and τ_AP(E[FD̂ₙ], nDCG) (NaN for a run
+    recorded before it was). With them (``--truths PREFIX``) a run re-scores the same trials (their draws do not
+    depend on the reference sets) against the recorded truths, without drawing the reference sets again: the way to
+    add an interval's column to a setting whose reference count was not recorded; its recorded columns must come out
+    unchanged (the check that the trials are the same)."""
     from benchmarks.calibration_table import read_results
     cov = read_results(f'{prefix}.coverage.csv')
     context = read_results(f'{prefix}.context.csv', index_col=0)
@@ -240,14 +241,13 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         tau_n = kendall_tau_b(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy())
         tau_ap_n = tau_ap(-e_fd[systems].to_numpy(), e_ndcg[systems].to_numpy())
     else:
-        e_fd, recorded_delta, tau_n, sd_fd = truths[:4]
-        tau_ap_n = truths[4] if len(truths) > 4 else np.nan
+        e_fd, recorded_delta, tau_n, sd_fd, tau_ap_n = truths
         e_delta = {(a, b): float(recorded_delta[f'{a}-{b}']) for a, b, _ in pairs}
     # population values from the world's pooled moments (closed form, Monte Carlo, or exact over a finite population)
     pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
     pop_ndcg = dict(world.population().per_query_metric_mean)
-    tau_pop = (float(scipy.stats.kendalltau(-np.array([pop_fd[s] for s in systems]),
-                                            np.array([pop_ndcg[s] for s in systems])).statistic) if pop_fd else np.nan)
+    tau_pop = (kendall_tau_b(-np.array([pop_fd[s] for s in systems]), np.array([pop_ndcg[s] for s in systems]))
+               if pop_fd else np.nan)
     rng = np.random.default_rng([seed, n, 12])
     balance = np.random.default_rng([seed, n, 14])   # the trials' own draws of balanced qrels (fd-per-query5)
     # a finite population (the real-data worlds): the same intervals and test with the finite-population correction

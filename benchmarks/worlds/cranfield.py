@@ -233,16 +233,22 @@ class CranfieldWorld(World):
             flip = rng.random(len(qids)) < 0.5
             for q, f in zip(qids, flip):
                 swap[(a, q)], swap[(b, q)] = (b, a) if f else (a, b)
-        rel = pd.concat([self._rel_by_q[q] for q in qids], ignore_index=True)
+        return self._sample(qids, list(qids), swap)
+
+    def _sample(self, picks: List[str], names: List[str], swap: Dict[tuple, str]) -> QuerySample:
+        """The QuerySample of the population queries ``picks``, named ``names`` in the set (a query drawn twice needs
+        a second name), each system's run for a query read from the system ``swap`` gives it (default its own)."""
+        rel = pd.concat([self._rel_by_q[q].assign(qid=nm) for q, nm in zip(picks, names)], ignore_index=True)
         retrieved, labels, docnos, scores = {}, {}, {}, {}
         for s in self.all_systems:
-            parts = [self._run_by_q[swap.get((s, q), s)].get(q) for q in qids]
-            r = pd.concat([p for p in parts if p is not None], ignore_index=True)
+            parts = [(q, self._run_by_q[swap.get((s, q), s)].get(q), nm) for q, nm in zip(picks, names)]
+            parts = [(q, p.assign(qid=nm)) for q, p, nm in parts if p is not None]
+            r = pd.concat([p for _, p in parts], ignore_index=True)
             retrieved[s] = (np.array([self.vec[x] for x in r.docno]).reshape(len(r), self.d),
                             r.qid.to_numpy(str), r['rank'].to_numpy(np.int64))
-            labels[s] = np.array([self._lab.get((q, x), 0) for q, x in zip(r.qid, r.docno)], np.int64)
+            labels[s] = np.array([self._lab.get((q, x), 0) for q, p in parts for x in p.docno], np.int64)
             docnos[s], scores[s] = r.docno.to_numpy(str), r.score.to_numpy(np.float64)
-        return QuerySample(qids=list(qids), relevant=np.array([self.vec[x] for x in rel.docno]),
+        return QuerySample(qids=list(names), relevant=np.array([self.vec[x] for x in rel.docno]),
                            relevant_qid=rel.qid.to_numpy(str), relevant_label=rel.label.to_numpy(np.int64),
                            retrieved=retrieved, retrieved_relevant=labels, relevant_docno=rel.docno.to_numpy(str),
                            retrieved_docno=docnos, retrieved_score=scores)
@@ -368,20 +374,7 @@ class DL19RunsWorld(DL19World):
         for q in picks:
             seen[q] = seen.get(q, 0) + 1
             names.append(q if seen[q] == 1 else f'{q}~{seen[q]}')
-        rel = pd.concat([self._rel_by_q[q].assign(qid=nm) for q, nm in zip(picks, names)], ignore_index=True)
-        retrieved, labels, docnos, scores = {}, {}, {}, {}
-        for s in self.all_systems:
-            parts = [self._run_by_q[s][q].assign(qid=nm) for q, nm in zip(picks, names) if q in self._run_by_q[s]]
-            r = pd.concat(parts, ignore_index=True)
-            orig = [q.split('~')[0] for q in r.qid]
-            retrieved[s] = (np.array([self.vec[x] for x in r.docno]).reshape(len(r), self.d),
-                            r.qid.to_numpy(str), r['rank'].to_numpy(np.int64))
-            labels[s] = np.array([self._lab.get((q, x), 0) for q, x in zip(orig, r.docno)], np.int64)
-            docnos[s], scores[s] = r.docno.to_numpy(str), r.score.to_numpy(np.float64)
-        return QuerySample(qids=names, relevant=np.array([self.vec[x] for x in rel.docno]),
-                           relevant_qid=rel.qid.to_numpy(str), relevant_label=rel.label.to_numpy(np.int64),
-                           retrieved=retrieved, retrieved_relevant=labels, relevant_docno=rel.docno.to_numpy(str),
-                           retrieved_docno=docnos, retrieved_score=scores)
+        return self._sample(picks, names, {})
 
 
 if __name__ == '__main__':
