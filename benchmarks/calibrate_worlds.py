@@ -14,10 +14,12 @@ real runs as a finite population. For each (world, d, n queries) this script
    FD̂ and every interval method, ΔFD̂ for each compared pair, the paired tests (jackknife, bootstrap,
    randomisation), mean nDCG@k with its bootstrap interval and paired t-test (pt.Experiment's), Kendall τ between FD
    and nDCG over the systems with its percentile interval;
-3. prints coverage (share of trials whose interval holds the estimand), mean width, and rejection rates.
+3. prints coverage (share of trials whose interval holds the estimand), mean width, and rejection rates, and writes
+   ``OUT.coverage.csv``, ``OUT.tests.csv``, ``OUT.context.csv`` and ``OUT.trials.csv`` (every trial's estimate and
+   interval with the truth it was scored against: re-score against another truth without re-running).
 
 Run (one configuration; the docs' table is the concatenation of such runs, the commands are in
-docs/calibration-worlds.md)::
+docs/calibration-worlds/README.md)::
 
     python -m benchmarks.calibrate_worlds --world independent --dim 128 --queries 43 --trials 200 --reference 300 \
         --samples 200 --out results/independent-128-43.csv
@@ -223,8 +225,10 @@ def compared_pairs(world) -> List[tuple]:
 def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
         statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True, jackknife='auto',
         checkpoint=None, query_groups=False, truths=None):
-    """Coverage, tests and context frames; ``checkpoint(cov, tests, context)`` is called after every trial with the
-    frames over the trials done so far (so a run stopped early keeps what it measured, with its trial count).
+    """Coverage, tests, context and trials frames; ``checkpoint(cov, tests, context, trials)`` is called after every
+    trial with the frames over the trials done so far (so a run stopped early keeps what it measured, with its trial
+    count). The trials frame holds every trial's interval (trial, statistic, method, estimand, who, estimate, low,
+    high, truth), so coverage can be scored again against another truth without re-running.
     ``query_groups``: also the cluster jackknife over the world's topics (:func:`topic_clusters`; the package's
     ``query_groups=``), its intervals and tests recorded as methods ``… groups`` on the same trials; ``'auto'``: over
     groups found from each trial's qrels instead (:func:`auto_clusters`, exploratory). ``truths``: a recorded run's
@@ -248,6 +252,12 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     pop_ndcg = dict(world.population().per_query_metric_mean)
     tau_pop = (kendall_tau_b(-np.array([pop_fd[s] for s in systems]), np.array([pop_ndcg[s] for s in systems]))
                if pop_fd else np.nan)
+    # τ's estimand with the nDCG side exact: E[mean nDCG@kₙ] is the population mean (exact over a finite population,
+    # Monte Carlo with its SE in the synthetic worlds) — not the mean over the reference sets, whose Monte Carlo error
+    # moved the 19-run world's τ truth from 0.380 to 0.392 (stop 45)
+    pop_ndcg_vector = np.array([pop_ndcg[s] for s in systems])
+    tau_exact_ndcg = kendall_tau_b(-e_fd[systems].to_numpy(), pop_ndcg_vector)
+    tau_ap_exact_ndcg = tau_ap(-e_fd[systems].to_numpy(), pop_ndcg_vector)
     rng = np.random.default_rng([seed, n, 12])
     balance = np.random.default_rng([seed, n, 14])   # the trials' own draws of balanced qrels (fd-per-query5)
     # a finite population (the real-data worlds): the same intervals and test with the finite-population correction
@@ -257,10 +267,15 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     cover: Dict[tuple, list] = {}
     width: Dict[tuple, list] = {}
     reject: Dict[tuple, list] = {}
+    # every trial's interval, kept so that coverage can be scored again against another truth (the trials file)
+    intervals: List[dict] = []
+    trial = [0]
 
-    def record(key, low, high, truth):
+    def record(key, low, high, truth, estimate=np.nan):
         cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
         width.setdefault(key, []).append(high - low)
+        intervals.append({'trial': trial[0], 'statistic': key[0], 'method': key[1], 'estimand': key[2], 'who': key[3],
+                          'estimate': float(estimate), 'low': float(low), 'high': float(high), 'truth': float(truth)})
 
     def results(done: int):
         """The three frames over the first ``done`` trials."""
@@ -272,7 +287,9 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                      'E[ΔFD_n]': lambda: e_delta[tuple(who.split('-', 1))],
                      'population ΔFD': lambda: pop_fd[who.split('-', 1)[0]] - pop_fd[who.split('-', 1)[1]],
                      'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop,
-                     'τ_AP of E[FD_n] and mean nDCG': lambda: tau_ap_n}[estimand]()
+                     'τ_AP of E[FD_n] and mean nDCG': lambda: tau_ap_n,
+                     'τ of E[FD_n] and population mean nDCG': lambda: tau_exact_ndcg,
+                     'τ_AP of E[FD_n] and population mean nDCG': lambda: tau_ap_exact_ndcg}[estimand]()
             rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
                          'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
                          'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
@@ -285,10 +302,13 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                                                   if stat == 'FD' else np.nan)})
         context = pd.DataFrame({'E[FD_n]': e_fd, 'sd FD_n': sd_fd, 'population FD': pd.Series(pop_fd),
                                 'mean nDCG': pd.Series(pop_ndcg)})
-        return pd.DataFrame(rows), pd.DataFrame(tests), context
+        trials = pd.DataFrame(intervals, columns=['trial', 'statistic', 'method', 'estimand', 'who', 'estimate', 'low',
+                                                  'high', 'truth'])
+        return pd.DataFrame(rows), pd.DataFrame(tests), context, trials
 
     t0 = time.time()
     for t in range(n_trials):
+        trial[0] = t
         sample = world.draw(n, rng)
         rel, rets, shift = set_stats(sample, statistic, int(balance.integers(2 ** 31)))
         ones = np.ones((1, n))
@@ -308,50 +328,50 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 if method == 'jackknife_log' and not _has_method('jackknife_log'):
                     continue
                 low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], df=math.inf)
-                record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s])
+                record(('FD', method, 'E[FD_n]', s), low, high, e_fd[s], est[s])
                 if s in pop_fd:
-                    record(('FD', method, 'population FD', s), low, high, pop_fd[s])
+                    record(('FD', method, 'population FD', s), low, high, pop_fd[s], est[s])
                 if method in ('jackknife', 'jackknife_log'):   # the same on t(m − 1), m leave-outs (the default since stop 42)
                     low, high = interval(method, est[s], np.array([]), ci, jackknife=loo[s])
-                    record(('FD', f'{method} t', 'E[FD_n]', s), low, high, e_fd[s])
+                    record(('FD', f'{method} t', 'E[FD_n]', s), low, high, e_fd[s], est[s])
                 if query_groups and method in ('jackknife', 'jackknife_log'):
                     low, high = interval(method, est[s], np.array([]), ci, jackknife=gloo[s])
-                    record(('FD', f'{method} groups', 'E[FD_n]', s), low, high, e_fd[s])
+                    record(('FD', f'{method} groups', 'E[FD_n]', s), low, high, e_fd[s], est[s])
                 if fpc is not None and method in ('jackknife', 'jackknife_log', 'shifted'):
                     low, high = interval(method, est[s], boot.get(s, np.array([])), ci, jackknife=loo[s], fpc=fpc, df=math.inf)
-                    record(('FD', f'{method} fpc', 'E[FD_n]', s), low, high, e_fd[s])
+                    record(('FD', f'{method} fpc', 'E[FD_n]', s), low, high, e_fd[s], est[s])
             m = ndcg[s].mean()
             se = ndcg[s].std(ddof=1) / np.sqrt(n)
             tq = scipy.stats.t.ppf(1 - (1 - ci) / 2, n - 1)
-            record(('nDCG', 't', 'population mean', s), m - tq * se, m + tq * se, pop_ndcg[s])
+            record(('nDCG', 't', 'population mean', s), m - tq * se, m + tq * se, pop_ndcg[s], m)
             if query_groups:   # the cluster jackknife of the mean (cluster-robust standard error), t on G − 1
                 # the package's leave-outs of a per-query mean (its PER_QUERY resampling), one per topic
                 jk = PER_QUERY.leave_out(None, SimpleNamespace(values=ndcg[s]), clusters, int(clusters.max()) + 1, None)
                 low, high = interval('jackknife', m, np.array([]), ci, jackknife=jk)
-                record(('nDCG', 't groups', 'population mean', s), low, high, pop_ndcg[s])
+                record(('nDCG', 't groups', 'population mean', s), low, high, pop_ndcg[s], m)
             if fpc is not None:
                 record(('nDCG', 't fpc', 'population mean', s), m - tq * se * np.sqrt(fpc), m + tq * se * np.sqrt(fpc),
-                       pop_ndcg[s])
+                       pop_ndcg[s], m)
             if n_samples:
                 low, high = interval('percentile', m, counts @ ndcg[s] / n, ci)
-                record(('nDCG', 'percentile', 'population mean', s), low, high, pop_ndcg[s])
+                record(('nDCG', 'percentile', 'population mean', s), low, high, pop_ndcg[s], m)
                 if fpc is not None:
                     low, high = interval('percentile', m, counts @ ndcg[s] / n, ci, fpc=fpc)
-                    record(('nDCG', 'percentile fpc', 'population mean', s), low, high, pop_ndcg[s])
+                    record(('nDCG', 'percentile fpc', 'population mean', s), low, high, pop_ndcg[s], m)
         for a, b, equal in pairs:
             kind = 'null' if equal else 'alternative'
             delta = est[a] - est[b]
             jd = loo[a] - loo[b]
             for method in ('jackknife', 'jackknife_bc'):
                 low, high = interval(method, delta, np.array([]), ci, jackknife=jd, df=math.inf)
-                record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                record(('ΔFD', method, 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b], delta)
                 if pop_fd:
-                    record(('ΔFD', method, 'population ΔFD', f'{a}-{b}'), low, high, pop_fd[a] - pop_fd[b])
+                    record(('ΔFD', method, 'population ΔFD', f'{a}-{b}'), low, high, pop_fd[a] - pop_fd[b], delta)
             low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd)
-            record(('ΔFD', 'jackknife t', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+            record(('ΔFD', 'jackknife t', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b], delta)
             if fpc is not None:
                 low, high = interval('jackknife', delta, np.array([]), ci, jackknife=jd, fpc=fpc, df=math.inf)
-                record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                record(('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b], delta)
                 reject.setdefault(('FD', 'jackknife z fpc', kind, f'{a}-{b}'), []).append(
                     jackknife_p(delta, jd, fpc=fpc, df=math.inf) < alpha)
             # the package's test (jackknife_p): on the normal reference and on t(m − 1) over the m leave-outs
@@ -360,7 +380,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             if query_groups:
                 gd = gloo[a] - gloo[b]
                 low, high = interval('jackknife', delta, np.array([]), ci, jackknife=gd)
-                record(('ΔFD', 'jackknife groups', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                record(('ΔFD', 'jackknife groups', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b], delta)
                 reject.setdefault(('FD', 'jackknife groups', kind, f'{a}-{b}'), []).append(
                     jackknife_p(delta, gd) < alpha)
             if n_samples:
@@ -370,7 +390,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                 p_normal = 2 * scipy.stats.norm.sf(abs(delta) / sd_star) if sd_star > 0 else 1.0
                 reject.setdefault(('FD', 'bootstrap normal', kind, f'{a}-{b}'), []).append(p_normal < alpha)
                 low, high = interval('percentile', delta, diffs, ci)
-                record(('ΔFD', 'percentile', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b])
+                record(('ΔFD', 'percentile', 'E[ΔFD_n]', f'{a}-{b}'), low, high, e_delta[a, b], delta)
             if n_permutations:
                 p = _randomisation_p(rel, rets[a], rets[b], shift, delta, n_permutations, rng)
                 reject.setdefault(('FD', 'randomisation', kind, f'{a}-{b}'), []).append(p < alpha)
@@ -390,12 +410,16 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             # the package's interval (rank_correlation_interval, as tau_intervals prints it) and, for comparison,
             # the basic bootstrap interval 2·τ̂ − quantiles on the same samples
             for method in TAU_METHODS:
-                _, low, high = rank_correlation_interval(kendall_tau_b, fd_hat, nd_hat, -fd_star, nd_star, ci, method)
-                record(('τ(FD, nDCG)', method, 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n)
+                value, low, high = rank_correlation_interval(kendall_tau_b, fd_hat, nd_hat, -fd_star, nd_star, ci, method)
+                record(('τ(FD, nDCG)', method, 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n, value)
+                record(('τ(FD, nDCG)', method, 'τ of E[FD_n] and population mean nDCG', 'all'), low, high,
+                       tau_exact_ndcg, value)
                 if np.isfinite(tau_pop):
-                    record(('τ(FD, nDCG)', method, 'population τ', 'all'), low, high, tau_pop)
-                _, low, high = rank_correlation_interval(tau_ap, fd_hat, nd_hat, -fd_star, nd_star, ci, method)
-                record(('τ_AP(FD, nDCG)', method, 'τ_AP of E[FD_n] and mean nDCG', 'all'), low, high, tau_ap_n)
+                    record(('τ(FD, nDCG)', method, 'population τ', 'all'), low, high, tau_pop, value)
+                value, low, high = rank_correlation_interval(tau_ap, fd_hat, nd_hat, -fd_star, nd_star, ci, method)
+                record(('τ_AP(FD, nDCG)', method, 'τ_AP of E[FD_n] and mean nDCG', 'all'), low, high, tau_ap_n, value)
+                record(('τ_AP(FD, nDCG)', method, 'τ_AP of E[FD_n] and population mean nDCG', 'all'), low, high,
+                       tau_ap_exact_ndcg, value)
         if checkpoint is not None:
             checkpoint(*results(t + 1))
         if verbose:
@@ -450,7 +474,7 @@ def main(argv=None):
     jackknife = int(args.jackknife) if args.jackknife.isdigit() else args.jackknife
     from pyterrier_frechet.core.weighted import jackknife_plan
 
-    def write(cov, tests, context):
+    def write(cov, tests, context, trials):
         for frame in (cov, tests):
             frame['statistic_kind'] = args.statistic
             frame['seconds'] = time.time() - t0
@@ -461,12 +485,13 @@ def main(argv=None):
         cov.to_csv(f'{args.out}.coverage.csv', index=False)
         tests.to_csv(f'{args.out}.tests.csv', index=False)
         context.to_csv(f'{args.out}.context.csv')
+        trials.to_csv(f'{args.out}.trials.csv', index=False)
 
-    cov, tests, context = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
+    cov, tests, context, trials = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
                               args.statistic, jackknife=jackknife, checkpoint=write, query_groups=args.query_groups,
                               truths=recorded_truths(args.truths) if args.truths else None)
     elapsed = time.time() - t0
-    write(cov, tests, context)
+    write(cov, tests, context, trials)
     summary = cov.groupby(['statistic', 'method', 'estimand'])['coverage'].agg(['min', 'mean', 'max'])
     print(summary.to_string())
     print(tests.groupby(['statistic', 'test', 'hypothesis'])['rejection_rate'].agg(['min', 'mean', 'max']).to_string())

@@ -9,6 +9,7 @@ d = 384). New rows (an interval's column added since) are counted, not checked. 
 files over the recorded ones, keeping the recorded world label (some settings were relabelled by hand). Exit 1 when
 a recorded row is missing or moved.
 """
+import os
 import shutil
 import sys
 
@@ -47,6 +48,8 @@ def replace(recorded: str, rerun: str) -> None:
             new['world'] = old.world.iloc[0]
         new.to_csv(f'{recorded}.{kind}.csv', index=False)
     shutil.copy(f'{rerun}.context.csv', f'{recorded}.context.csv')
+    if os.path.exists(f'{rerun}.trials.csv'):   # every trial's interval (written since stop 46)
+        shutil.copy(f'{rerun}.trials.csv', f'{recorded}.trials.csv')
 
 
 def main(argv=None) -> int:

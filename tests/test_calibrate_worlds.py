@@ -41,14 +41,35 @@ def test_leave_one_out_is_fd_without_that_query():
 
 def test_a_trial_with_every_interval_and_test_runs(tmp_path):
     world = make_world('independent', d=4, seed=0)
-    cov, tests, context = cw.run(world, 15, n_trials=2, n_reference=4, n_samples=30, n_permutations=20, seed=0,
-                                 verbose=False)
+    cov, tests, context, trials = cw.run(world, 15, n_trials=2, n_reference=4, n_samples=30, n_permutations=20,
+                                         seed=0, verbose=False)
     methods = set(cov.method)
     assert {'jackknife', 'jackknife_log', 'percentile', 'shifted'} <= methods
     assert {'jackknife z', 'bootstrap', 'bootstrap normal', 'randomisation'} <= set(tests.test)
     assert cov.coverage.between(0, 1).all() and (cov.trials == 2).all()
     assert 'τ(FD, nDCG)' in set(cov.statistic)
     assert sorted(context.index) == sorted(world.systems)
+    # the trials file: one interval per trial and row of the coverage table, from which coverage, width and truth
+    # come back exactly (so a run can be scored again against another truth)
+    keys = ['statistic', 'method', 'estimand', 'who']
+    assert (trials.groupby(keys).size() == 2).all() and len(trials) == 2 * len(cov)
+    assert sorted(trials.trial.unique()) == [0, 1]
+    inside = (trials.low <= trials.truth) & (trials.truth <= trials.high)
+    rescored = trials.assign(covered=inside.where(np.isfinite(trials.low)).astype(float), width=trials.high - trials.low)
+    again = rescored.groupby(keys).agg(coverage=('covered', 'mean'), width=('width', 'mean'), truth=('truth', 'first'))
+    merged = cov.set_index(keys)[['coverage', 'width', 'truth']].join(again, rsuffix='_trials')
+    for column in ('coverage', 'width', 'truth'):
+        assert np.allclose(merged[column], merged[f'{column}_trials'], rtol=1e-12, equal_nan=True)
+    # each trial's FD estimate is the same for every FD interval of a system, and lies inside the default one
+    fd = trials[(trials.statistic == 'FD') & (trials.estimand == 'E[FD_n]')]
+    assert (fd.groupby(['trial', 'who']).estimate.nunique() == 1).all()
+    default = fd[fd.method == 'jackknife_log t']
+    assert ((default.low < default.estimate) & (default.estimate < default.high)).all()
+    # τ's exact-nDCG truth: scipy's τ-b of the systems' E[FD̂ₙ] (negated: lower is better) and population mean nDCG
+    exact = cov[cov.estimand == 'τ of E[FD_n] and population mean nDCG']
+    assert len(exact) == len(cw.TAU_METHODS)
+    expected = scipy.stats.kendalltau(-context['E[FD_n]'], context['mean nDCG']).statistic
+    assert np.allclose(exact.truth, expected, rtol=1e-12)
 
 
 def test_cluster_leave_outs_are_fd_without_each_topic():
@@ -70,7 +91,7 @@ def test_cluster_leave_outs_are_fd_without_each_topic():
         keep_rel = ~np.isin(rel_qids, list(gone))
         keep_ret = ~np.isin(np.asarray(qids), list(gone))
         assert np.isclose(out[g], fd_numpy(rel_vecs[keep_rel], np.asarray(vecs, float)[keep_ret]), rtol=1e-9)
-    cov, tests, _ = cw.run(world, 14, n_trials=2, n_reference=4, n_samples=0, n_permutations=0, seed=0, verbose=False,
+    cov, tests, _, _ = cw.run(world, 14, n_trials=2, n_reference=4, n_samples=0, n_permutations=0, seed=0, verbose=False,
                            query_groups=True)
     assert {'jackknife_log groups', 'jackknife groups', 't groups'} <= set(cov.method)
     assert 'jackknife groups' in set(tests.test)
