@@ -210,3 +210,20 @@ def test_rescoring_against_recorded_truths_reproduces_the_recorded_run(tmp_path)
     assert rerun_check.main([recorded, again, '--replace']) == 0
     assert set(read_results(f'{recorded}.coverage.csv').world) == {'topics (relabelled)'}
     assert set(read_results(f'{recorded}.tests.csv').hypothesis) == {'null', 'alternative'}
+
+
+def test_rescore_counts_the_intervals_that_hold_another_truth(tmp_path, capsys):
+    """benchmarks/rescore.py: coverage of the recorded truth and of another one, by hand on four intervals (one
+    undefined, left out as the coverage table leaves it out), and its command line on a written trials file."""
+    import pandas as pd
+    from benchmarks.rescore import main, rescore
+    trials = pd.DataFrame({'trial': [0, 1, 2, 3], 'statistic': 'τ(FD, nDCG)', 'method': 'percentile',
+                           'estimand': 'τ of E[FD_n] and mean nDCG', 'who': 'all', 'estimate': [0.5, 1.2, np.nan, 2.4],
+                           'low': [0.0, 0.5, np.nan, 2.0], 'high': [1.0, 2.0, np.nan, 3.0], 'truth': 2.5})
+    row = rescore(trials, truth=1.0).iloc[0]
+    assert row.trials == 3 and row.coverage == 1 / 3 and row.coverage_of_truth == 2 / 3
+    assert np.isclose(row.width, (1.0 + 1.5 + 1.0) / 3) and np.isclose(row.se, np.sqrt(2 / 9 / 3))
+    assert rescore(trials, truth=2.0).iloc[0].coverage_of_truth == 2 / 3      # both ends count as inside
+    trials.to_csv(tmp_path / 'run.trials.csv', index=False)
+    assert main([str(tmp_path / 'run'), '--estimand', 'τ of E[FD_n] and mean nDCG', '--truth', '1.0']) == 0
+    assert '0.666667' in capsys.readouterr().out

@@ -1,0 +1,60 @@
+"""Score a calibration run's recorded intervals again against another truth, without re-running its trials.
+
+``benchmarks.calibrate_worlds`` writes every trial's interval to ``PREFIX.trials.csv`` (trial, statistic, method,
+estimand, who, estimate, low, high, truth). This prints, per (statistic, method, estimand, who), the coverage of the
+recorded truth and of the one given, with the binomial standard error::
+
+    python -m benchmarks.rescore docs/calibration-worlds/NAME --estimand "τ of E[FD_n] and mean nDCG" --truth 0.380
+
+``--who`` restricts to one system or pair (``all`` for τ); without ``--truth`` the recorded coverage is printed alone.
+"""
+import argparse
+import sys
+
+import numpy as np
+import pandas as pd
+
+KEYS = ['statistic', 'method', 'estimand', 'who']
+
+
+def rescore(trials: pd.DataFrame, truth: float = None) -> pd.DataFrame:
+    """Coverage per :data:`KEYS` of the recorded truth and, when given, of ``truth``: the share of trials with a
+    finite interval whose [low, high] holds it (NaN intervals, as the coverage table counts them, are left out)."""
+    finite = trials[np.isfinite(trials['low']) & np.isfinite(trials['high'])]
+    rows = []
+    for key, g in finite.groupby(KEYS, sort=True):
+        row = dict(zip(KEYS, key), trials=len(g), recorded_truth=float(g['truth'].iloc[0]),
+                   coverage=float(((g['low'] <= g['truth']) & (g['truth'] <= g['high'])).mean()),
+                   width=float((g['high'] - g['low']).mean()))
+        if truth is not None:
+            row['truth'] = float(truth)
+            row['coverage_of_truth'] = float(((g['low'] <= truth) & (truth <= g['high'])).mean())
+        share = row.get('coverage_of_truth', row['coverage'])
+        row['se'] = float(np.sqrt(share * (1 - share) / len(g)))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('prefix', help='a calibration run (PREFIX.trials.csv)')
+    parser.add_argument('--estimand', required=True, help="as in the trials file, e.g. 'E[FD_n]'")
+    parser.add_argument('--who', default=None)
+    parser.add_argument('--statistic', default=None)
+    parser.add_argument('--method', default=None)
+    parser.add_argument('--truth', type=float, default=None)
+    args = parser.parse_args(argv)
+    trials = pd.read_csv(f'{args.prefix}.trials.csv', keep_default_na=False, na_values=['', 'nan', 'NaN'])
+    chosen = trials[trials['estimand'] == args.estimand]
+    for column in ('who', 'statistic', 'method'):
+        if getattr(args, column) is not None:
+            chosen = chosen[chosen[column].astype(str) == getattr(args, column)]
+    if chosen.empty:
+        parser.error(f'{args.prefix}.trials.csv has no rows for estimand {args.estimand!r} with those filters; its '
+                     f'estimands: {sorted(trials["estimand"].unique())}')
+    print(rescore(chosen, args.truth).to_string(index=False))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
