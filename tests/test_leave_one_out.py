@@ -93,6 +93,24 @@ def test_jackknife_value_and_test_do_not_depend_on_the_other_measures(jk_data):
         assert mine.size().tolist() == [m, m] and mine.mean()['a'] == pytest.approx(estimate['a'], rel=1e-9)
 
 
+def test_experiment_holm_correction_adjusts_fd_p_values_like_any_column(jk_data):
+    """pt.Experiment(baseline=, correction='holm') adjusts FD's jackknife p-values as it adjusts nDCG's: the corrected
+    column is statsmodels' Holm of the uncorrected FD p-values over the compared runs (three runs, two comparisons)."""
+    from statsmodels.stats.multitest import multipletests
+    vectors, qrels, runs = jk_data
+    third = runs['b'].assign(score=lambda f: f.score.where(f.docno.str[-1].isin(list('02468')), f.score - 50))
+    fd = pf.FD(encoder=DictEncoder(vectors)) @ 10
+    topics = pd.DataFrame({'qid': [f'q{k}' for k in range(8)], 'query': ''})
+    systems = [pt.Transformer.from_df(r) for r in (runs['a'], runs['b'], third)]
+    table = pt.Experiment(systems, topics, qrels, eval_metrics=[fd, nDCG @ 10], names=['a', 'b', 'c'], baseline=0,
+                          correction='holm').set_index('name')
+    raw = table.loc[['b', 'c'], f'{fd} p-value'].to_numpy()
+    assert np.isfinite(raw).all() and raw[0] != raw[1]
+    reject, corrected, _, _ = multipletests(raw, alpha=0.05, method='holm')
+    assert np.allclose(table.loc[['b', 'c'], f'{fd} p-value corrected'].to_numpy(), corrected, rtol=1e-12)
+    assert table.loc[['b', 'c'], f'{fd} reject'].tolist() == reject.tolist()
+
+
 def _numpy_leave_outs(vectors, qrels, run, k=10, weighting='document'):
     """(FD, {unit query: FD without it}) from first principles: the sets gathered again for each left-out query."""
     rel = qrels[qrels.label >= 1]
