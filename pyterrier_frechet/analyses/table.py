@@ -476,8 +476,9 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
         runs: system name → run frame (qid, docno, score); TREC run files are read by
             :func:`pyterrier_frechet.data.runs.read_run` (names from the files: ``run_names(run_files([folder]))``).
         qrels: a frame (qid, docno, label), e.g. :func:`pyterrier_frechet.data.runs.read_qrels` of a TREC qrels file.
-        measures: ir_measures measures or names (default ``FD@10``, ``FD(urr=True)@10``, ``nDCG@10``, ``RR@10``, as
-            the CLI); the first per-query measure is τ's reference. Measures the bootstrap cannot resample (FDInf,
+        measures: ir_measures measures or names (default :data:`DEFAULT_MEASURES`, the CLI's ``--metrics`` default:
+            FD@10 as the headline, FD(per_query=5)@10 for FD's interval and test); the first per-query measure
+            (nDCG@10 by default) is τ's reference. Measures the bootstrap cannot resample (FDInf,
             KID, k-NN) get their value and no interval.
         baseline: mark each system against this one (▲ better, ▼ worse); default: every pair, ranx-style letters.
         encoder: the vector source of vector measures that name none (e.g. ``pf.VectorStore(prefix)``).
