@@ -15,7 +15,7 @@ real runs as a finite population. For each (world, d, n queries) this script
    randomisation), mean nDCG@k with its bootstrap interval and paired t-test (pt.Experiment's), Kendall τ between FD
    and nDCG over the systems with its percentile interval;
 3. prints coverage (share of trials whose interval holds the estimand), mean width, and rejection rates, and writes
-   ``OUT.coverage.csv``, ``OUT.tests.csv``, ``OUT.context.csv`` and ``OUT.trials.csv`` (every trial's estimate and
+   ``OUT.coverage.csv``, ``OUT.tests.csv``, ``OUT.context.csv`` and ``OUT.trials.csv.gz`` (every trial's estimate and
    interval with the truth it was scored against: re-score against another truth without re-running).
 
 Run (one configuration; the docs' table is the concatenation of such runs, the commands are in
@@ -485,7 +485,7 @@ def main(argv=None):
         cov.to_csv(f'{args.out}.coverage.csv', index=False)
         tests.to_csv(f'{args.out}.tests.csv', index=False)
         context.to_csv(f'{args.out}.context.csv')
-        trials.to_csv(f'{args.out}.trials.csv', index=False)
+        trials.to_csv(f'{args.out}.trials.csv.gz', index=False)
 
     cov, tests, context, trials = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
                               args.statistic, jackknife=jackknife, checkpoint=write, query_groups=args.query_groups,

@@ -48,8 +48,9 @@ def replace(recorded: str, rerun: str) -> None:
             new['world'] = old.world.iloc[0]
         new.to_csv(f'{recorded}.{kind}.csv', index=False)
     shutil.copy(f'{rerun}.context.csv', f'{recorded}.context.csv')
-    if os.path.exists(f'{rerun}.trials.csv'):   # every trial's interval (written since stop 46)
-        shutil.copy(f'{rerun}.trials.csv', f'{recorded}.trials.csv')
+    trials = f'{rerun}.trials.csv.gz'   # every trial's interval (written since stop 46)
+    if os.path.exists(trials):
+        shutil.copy(trials, f'{recorded}.trials.csv.gz')
 
 
 def main(argv=None) -> int:

@@ -1,6 +1,6 @@
 """Score a calibration run's recorded intervals again against another truth, without re-running its trials.
 
-``benchmarks.calibrate_worlds`` writes every trial's interval to ``PREFIX.trials.csv`` (trial, statistic, method,
+``benchmarks.calibrate_worlds`` writes every trial's interval to ``PREFIX.trials.csv.gz`` (trial, statistic, method,
 estimand, who, estimate, low, high, truth). This prints, per (statistic, method, estimand, who), the coverage of the
 recorded truth and of the one given, with the binomial standard error::
 
@@ -37,20 +37,20 @@ def rescore(trials: pd.DataFrame, truth: float = None) -> pd.DataFrame:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('prefix', help='a calibration run (PREFIX.trials.csv)')
+    parser.add_argument('prefix', help='a calibration run (PREFIX.trials.csv.gz)')
     parser.add_argument('--estimand', required=True, help="as in the trials file, e.g. 'E[FD_n]'")
     parser.add_argument('--who', default=None)
     parser.add_argument('--statistic', default=None)
     parser.add_argument('--method', default=None)
     parser.add_argument('--truth', type=float, default=None)
     args = parser.parse_args(argv)
-    trials = pd.read_csv(f'{args.prefix}.trials.csv', keep_default_na=False, na_values=['', 'nan', 'NaN'])
+    trials = pd.read_csv(f'{args.prefix}.trials.csv.gz', keep_default_na=False, na_values=['', 'nan', 'NaN'])
     chosen = trials[trials['estimand'] == args.estimand]
     for column in ('who', 'statistic', 'method'):
         if getattr(args, column) is not None:
             chosen = chosen[chosen[column].astype(str) == getattr(args, column)]
     if chosen.empty:
-        parser.error(f'{args.prefix}.trials.csv has no rows for estimand {args.estimand!r} with those filters; its '
+        parser.error(f'{args.prefix}.trials.csv.gz has no rows for estimand {args.estimand!r} with those filters; its '
                      f'estimands: {sorted(trials["estimand"].unique())}')
     print(rescore(chosen, args.truth).to_string(index=False))
     return 0

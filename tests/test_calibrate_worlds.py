@@ -224,6 +224,18 @@ def test_rescore_counts_the_intervals_that_hold_another_truth(tmp_path, capsys):
     assert row.trials == 3 and row.coverage == 1 / 3 and row.coverage_of_truth == 2 / 3
     assert np.isclose(row.width, (1.0 + 1.5 + 1.0) / 3) and np.isclose(row.se, np.sqrt(2 / 9 / 3))
     assert rescore(trials, truth=2.0).iloc[0].coverage_of_truth == 2 / 3      # both ends count as inside
-    trials.to_csv(tmp_path / 'run.trials.csv', index=False)
+    trials.to_csv(tmp_path / 'run.trials.csv.gz', index=False)
     assert main([str(tmp_path / 'run'), '--estimand', 'τ of E[FD_n] and mean nDCG', '--truth', '1.0']) == 0
     assert '0.666667' in capsys.readouterr().out
+
+
+def test_the_calibration_tables_in_the_docs_are_those_of_the_recorded_runs(capsys):
+    """docs/calibration-worlds/tables.md and the pt_docs include are calibration_table's rendering of the CSVs beside
+    them: a run added or replaced (rerun_check --replace) without regenerating them fails here."""
+    from benchmarks import calibration_table
+    folder = ROOT / 'docs' / 'calibration-worlds'
+    for args, path in (([], folder / 'tables.md'),
+                       (['--rst'], ROOT / 'pyterrier_frechet' / 'pt_docs' / 'calibration-worlds-tables.inc')):
+        calibration_table.main([str(folder)] + args)
+        assert capsys.readouterr().out.strip() == path.read_text(encoding='utf-8').strip(), (
+            f'{path.name} is stale: python -m benchmarks.calibration_table docs/calibration-worlds {" ".join(args)} > {path}')
