@@ -278,7 +278,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                           'estimate': float(estimate), 'low': float(low), 'high': float(high), 'truth': float(truth)})
 
     def results(done: int):
-        """The three frames over the first ``done`` trials."""
+        """The four frames over the first ``done`` trials."""
         rows = []
         for (stat, method, estimand, who), hits in cover.items():
             h = np.asarray(hits, dtype=np.float64)
