@@ -228,7 +228,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     """Coverage, tests, context and trials frames; ``checkpoint(cov, tests, context, trials)`` is called after every
     trial with the frames over the trials done so far (so a run stopped early keeps what it measured, with its trial
     count). The trials frame holds every trial's interval (trial, statistic, method, estimand, who, estimate, low,
-    high, truth), so coverage can be scored again against another truth without re-running.
+    high, truth), so coverage can be scored again against another truth without re-running; ``estimate`` is the
+    statistic on the trial's set (FD̂, ΔFD̂, mean nDCG, τ̂), not the centre of the bias-corrected or basic intervals.
     ``query_groups``: also the cluster jackknife over the world's topics (:func:`topic_clusters`; the package's
     ``query_groups=``), its intervals and tests recorded as methods ``… groups`` on the same trials; ``'auto'``: over
     groups found from each trial's qrels instead (:func:`auto_clusters`, exploratory). ``truths``: a recorded run's

@@ -51,6 +51,8 @@ def replace(recorded: str, rerun: str) -> None:
     trials = f'{rerun}.trials.csv.gz'   # every trial's interval (written since stop 46)
     if os.path.exists(trials):
         shutil.copy(trials, f'{recorded}.trials.csv.gz')
+    elif os.path.exists(f'{recorded}.trials.csv.gz'):   # not the replaced run's: it would not match the new files
+        os.remove(f'{recorded}.trials.csv.gz')
 
 
 def main(argv=None) -> int:

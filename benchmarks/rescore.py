@@ -6,7 +6,8 @@ recorded truth and of the one given, with the binomial standard error::
 
     python -m benchmarks.rescore docs/calibration-worlds/NAME --estimand "τ of E[FD_n] and mean nDCG" --truth 0.380
 
-``--who`` restricts to one system or pair (``all`` for τ); without ``--truth`` the recorded coverage is printed alone.
+``--who`` restricts to one system or pair (``all`` for τ; required with ``--truth`` when the estimand has several);
+without ``--truth`` the recorded coverage is printed alone.
 """
 import argparse
 import sys
@@ -18,19 +19,20 @@ KEYS = ['statistic', 'method', 'estimand', 'who']
 
 
 def rescore(trials: pd.DataFrame, truth: float = None) -> pd.DataFrame:
-    """Coverage per :data:`KEYS` of the recorded truth and, when given, of ``truth``: the share of trials with a
-    finite interval whose [low, high] holds it (NaN intervals, as the coverage table counts them, are left out)."""
-    finite = trials[np.isfinite(trials['low']) & np.isfinite(trials['high'])]
+    """Coverage per :data:`KEYS` of the recorded truth and, when given, of ``truth``, counted as the coverage table
+    counts it: over the trials whose interval is defined (a finite ``low``; ``defined`` of ``trials``), the share
+    whose [low, high] holds the truth; ``width`` is the mean of ``high − low`` where it is a number."""
     rows = []
-    for key, g in finite.groupby(KEYS, sort=True):
-        row = dict(zip(KEYS, key), trials=len(g), recorded_truth=float(g['truth'].iloc[0]),
-                   coverage=float(((g['low'] <= g['truth']) & (g['truth'] <= g['high'])).mean()),
-                   width=float((g['high'] - g['low']).mean()))
+    for key, g in trials.groupby(KEYS, sort=True):
+        defined = g[np.isfinite(g['low'])]
+        row = dict(zip(KEYS, key), trials=len(g), defined=len(defined), recorded_truth=float(g['truth'].iloc[0]),
+                   coverage=float(((defined['low'] <= defined['truth']) & (defined['truth'] <= defined['high'])).mean()),
+                   width=float(np.nanmean(g['high'] - g['low'])))
         if truth is not None:
             row['truth'] = float(truth)
-            row['coverage_of_truth'] = float(((g['low'] <= truth) & (truth <= g['high'])).mean())
+            row['coverage_of_truth'] = float(((defined['low'] <= truth) & (truth <= defined['high'])).mean())
         share = row.get('coverage_of_truth', row['coverage'])
-        row['se'] = float(np.sqrt(share * (1 - share) / len(g)))
+        row['se'] = float(np.sqrt(share * (1 - share) / max(len(defined), 1)))
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -52,6 +54,9 @@ def main(argv=None) -> int:
     if chosen.empty:
         parser.error(f'{args.prefix}.trials.csv.gz has no rows for estimand {args.estimand!r} with those filters; its '
                      f'estimands: {sorted(trials["estimand"].unique())}')
+    if args.truth is not None and chosen['who'].nunique() > 1:
+        parser.error(f'--truth is one value, but the selection holds {chosen["who"].nunique()} systems or pairs '
+                     f'({sorted(chosen["who"].unique())[:5]} ...): name one with --who')
     print(rescore(chosen, args.truth).to_string(index=False))
     return 0
 

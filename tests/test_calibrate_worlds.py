@@ -9,6 +9,7 @@ from pathlib import Path
 import math
 
 import numpy as np
+import pytest
 import scipy.linalg
 import scipy.stats
 
@@ -70,6 +71,13 @@ def test_a_trial_with_every_interval_and_test_runs(tmp_path):
     assert len(exact) == len(cw.TAU_METHODS)
     expected = scipy.stats.kendalltau(-context['E[FD_n]'], context['mean nDCG']).statistic
     assert np.allclose(exact.truth, expected, rtol=1e-12)
+    # ... and the reference-set one is scipy's with the reference sets' nDCG means: here they differ (the population
+    # ties mid_a and mid_b, four reference sets do not), so neither truth can stand in for the other
+    ref = cw.reference(world, 15, 4, 0, 'fd')
+    from_reference = scipy.stats.kendalltau(-context['E[FD_n]'],
+                                            ref.groupby('system')['ndcg'].mean()[context.index]).statistic
+    old = cov[cov.estimand == 'τ of E[FD_n] and mean nDCG']
+    assert np.allclose(old.truth, from_reference, rtol=1e-12) and not np.isclose(from_reference, expected)
 
 
 def test_cluster_leave_outs_are_fd_without_each_topic():
@@ -221,12 +229,17 @@ def test_rescore_counts_the_intervals_that_hold_another_truth(tmp_path, capsys):
                            'estimand': 'τ of E[FD_n] and mean nDCG', 'who': 'all', 'estimate': [0.5, 1.2, np.nan, 2.4],
                            'low': [0.0, 0.5, np.nan, 2.0], 'high': [1.0, 2.0, np.nan, 3.0], 'truth': 2.5})
     row = rescore(trials, truth=1.0).iloc[0]
-    assert row.trials == 3 and row.coverage == 1 / 3 and row.coverage_of_truth == 2 / 3
+    assert row.trials == 4 and row.defined == 3 and row.coverage == 1 / 3 and row.coverage_of_truth == 2 / 3
     assert np.isclose(row.width, (1.0 + 1.5 + 1.0) / 3) and np.isclose(row.se, np.sqrt(2 / 9 / 3))
     assert rescore(trials, truth=2.0).iloc[0].coverage_of_truth == 2 / 3      # both ends count as inside
     trials.to_csv(tmp_path / 'run.trials.csv.gz', index=False)
     assert main([str(tmp_path / 'run'), '--estimand', 'τ of E[FD_n] and mean nDCG', '--truth', '1.0']) == 0
     assert '0.666667' in capsys.readouterr().out
+    two = pd.concat([trials, trials.assign(who='other')])      # one --truth for two systems is refused
+    two.to_csv(tmp_path / 'two.trials.csv.gz', index=False)
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / 'two'), '--estimand', 'τ of E[FD_n] and mean nDCG', '--truth', '1.0'])
+    assert '--who' in capsys.readouterr().err
 
 
 def test_the_calibration_tables_in_the_docs_are_those_of_the_recorded_runs(capsys):

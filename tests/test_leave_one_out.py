@@ -98,7 +98,9 @@ def test_experiment_holm_correction_adjusts_fd_p_values_like_any_column(jk_data)
     column is statsmodels' Holm of the uncorrected FD p-values over the compared runs (three runs, two comparisons)."""
     from statsmodels.stats.multitest import multipletests
     vectors, qrels, runs = jk_data
-    third = runs['b'].assign(score=lambda f: f.score.where(f.docno.str[-1].isin(list('02468')), f.score - 50))
+    # a third run far from the relevant documents: unjudged documents d160–d199 on every query
+    third = pd.DataFrame([(f'q{k}', f'd{160 + (5 * k + r) % 40}', 100.0 - r) for k in range(8) for r in range(12)],
+                         columns=['qid', 'docno', 'score'])
     fd = pf.FD(encoder=DictEncoder(vectors)) @ 10
     topics = pd.DataFrame({'qid': [f'q{k}' for k in range(8)], 'query': ''})
     systems = [pt.Transformer.from_df(r) for r in (runs['a'], runs['b'], third)]
@@ -107,6 +109,7 @@ def test_experiment_holm_correction_adjusts_fd_p_values_like_any_column(jk_data)
     raw = table.loc[['b', 'c'], f'{fd} p-value'].to_numpy()
     assert np.isfinite(raw).all() and raw[0] != raw[1]
     reject, corrected, _, _ = multipletests(raw, alpha=0.05, method='holm')
+    assert not np.allclose(corrected, raw)           # the correction changed them (0.263/0.408 → 0.526 both)
     assert np.allclose(table.loc[['b', 'c'], f'{fd} p-value corrected'].to_numpy(), corrected, rtol=1e-12)
     assert table.loc[['b', 'c'], f'{fd} reject'].tolist() == reject.tolist()
 
