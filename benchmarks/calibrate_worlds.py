@@ -273,6 +273,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     trial = [0]
 
     def record(key, low, high, truth, estimate=np.nan):
+        if not np.isfinite(truth):   # no truth to score against (τ_AP of a run recorded before it was): no row
+            return
         cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
         width.setdefault(key, []).append(high - low)
         intervals.append({'trial': trial[0], 'statistic': key[0], 'method': key[1], 'estimand': key[2], 'who': key[3],

@@ -252,3 +252,17 @@ def test_the_calibration_tables_in_the_docs_are_those_of_the_recorded_runs(capsy
         calibration_table.main([str(folder)] + args)
         assert capsys.readouterr().out.strip() == path.read_text(encoding='utf-8').strip(), (
             f'{path.name} is stale: python -m benchmarks.calibration_table docs/calibration-worlds {" ".join(args)} > {path}')
+
+
+def test_an_estimand_without_a_truth_gets_no_row(tmp_path):
+    """Scoring against a run recorded before τ_AP was (its τ_AP truth NaN) gives no τ_AP row for that truth, rather
+    than a coverage of 0 against NaN; the τ_AP with the exact population nDCG is still scored."""
+    args = ['--world', 'independent', '--dim', '4', '--queries', '12', '--trials', '2', '--samples', '20']
+    cw.main(args + ['--reference', '3', '--out', str(tmp_path / 'recorded')])
+    e_fd, e_delta, tau, sd, _ = cw.recorded_truths(str(tmp_path / 'recorded'))
+    world = make_world('independent', d=4, seed=0)
+    cov, _, _, trials = cw.run(world, 12, n_trials=2, n_reference=0, n_samples=20, n_permutations=0, seed=0,
+                               verbose=False, truths=(e_fd, e_delta, tau, sd, float('nan')))
+    assert 'τ_AP of E[FD_n] and mean nDCG' not in set(cov.estimand) | set(trials.estimand)
+    assert {'τ of E[FD_n] and mean nDCG', 'τ_AP of E[FD_n] and population mean nDCG'} <= set(cov.estimand)
+    assert np.isfinite(cov.truth).all() and np.isfinite(trials.truth).all()
