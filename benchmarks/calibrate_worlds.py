@@ -171,6 +171,14 @@ def _draw_counts(rng, n_samples: int, n: int) -> np.ndarray:
     return counts
 
 
+def covers(low, high, truth):
+    """Whether [low, high] holds ``truth``, to a relative 1e-12: a τ of exactly 1 (a population with tied systems)
+    against a bootstrap interval ending at scipy's 0.9999999999999999 for perfect agreement is held, not missed.
+    Works elementwise on arrays (``benchmarks.rescore`` uses it too)."""
+    slack = 1e-12 * np.maximum(1.0, np.abs(truth))
+    return (low - slack <= truth) & (truth <= high + slack)
+
+
 # ---------------------------------------------------------------------------------------------------- truths
 def population_values(world, statistic: str) -> Dict[str, float]:
     """Population FD per system from the world's pooled moments (document-pooled; for fd-query the same moments)."""
@@ -275,7 +283,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     def record(key, low, high, truth, estimate=np.nan):
         if not np.isfinite(truth):   # no truth to score against (τ_AP of a run recorded before it was): no row
             return
-        cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(low <= truth <= high))
+        cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(covers(low, high, truth)))
         width.setdefault(key, []).append(high - low)
         intervals.append({'trial': trial[0], 'statistic': key[0], 'method': key[1], 'estimand': key[2], 'who': key[3],
                           'estimate': float(estimate), 'low': float(low), 'high': float(high), 'truth': float(truth)})

@@ -15,6 +15,8 @@ import sys
 import numpy as np
 import pandas as pd
 
+from benchmarks.calibrate_worlds import covers
+
 KEYS = ['statistic', 'method', 'estimand', 'who']
 
 
@@ -26,11 +28,11 @@ def rescore(trials: pd.DataFrame, truth: float = None) -> pd.DataFrame:
     for key, g in trials.groupby(KEYS, sort=True):
         defined = g[np.isfinite(g['low'])]
         row = dict(zip(KEYS, key), trials=len(g), defined=len(defined), recorded_truth=float(g['truth'].iloc[0]),
-                   coverage=float(((defined['low'] <= defined['truth']) & (defined['truth'] <= defined['high'])).mean()),
+                   coverage=float(covers(defined['low'], defined['high'], defined['truth']).mean()),
                    width=float(np.nanmean(g['high'] - g['low'])))
         if truth is not None:
             row['truth'] = float(truth)
-            row['coverage_of_truth'] = float(((defined['low'] <= truth) & (truth <= defined['high'])).mean())
+            row['coverage_of_truth'] = float(covers(defined['low'], defined['high'], truth).mean())
         share = row.get('coverage_of_truth', row['coverage'])
         row['se'] = float(np.sqrt(share * (1 - share) / max(len(defined), 1)))
         rows.append(row)

@@ -55,7 +55,7 @@ def test_a_trial_with_every_interval_and_test_runs(tmp_path):
     keys = ['statistic', 'method', 'estimand', 'who']
     assert (trials.groupby(keys).size() == 2).all() and len(trials) == 2 * len(cov)
     assert sorted(trials.trial.unique()) == [0, 1]
-    inside = (trials.low <= trials.truth) & (trials.truth <= trials.high)
+    inside = (trials.low <= trials.truth) & (trials.truth <= trials.high + 1e-12)
     rescored = trials.assign(covered=inside.where(np.isfinite(trials.low)).astype(float), width=trials.high - trials.low)
     again = rescored.groupby(keys).agg(coverage=('covered', 'mean'), width=('width', 'mean'), truth=('truth', 'first'))
     merged = cov.set_index(keys)[['coverage', 'width', 'truth']].join(again, rsuffix='_trials')
@@ -266,3 +266,13 @@ def test_an_estimand_without_a_truth_gets_no_row(tmp_path):
     assert 'τ_AP of E[FD_n] and mean nDCG' not in set(cov.estimand) | set(trials.estimand)
     assert {'τ of E[FD_n] and mean nDCG', 'τ_AP of E[FD_n] and population mean nDCG'} <= set(cov.estimand)
     assert np.isfinite(cov.truth).all() and np.isfinite(trials.truth).all()
+
+
+def test_an_interval_ending_at_scipys_perfect_tau_holds_a_truth_of_exactly_one():
+    """scipy's Kendall τ of two identical rankings is 0.9999999999999999; a population τ with tied systems comes out
+    exactly 1.0. The harness's covers() holds it (it missed it: a coverage of 0.00 in sphere and heavy, d = 128),
+    and still misses a truth one part in 1e9 outside."""
+    perfect = cw.kendall_tau_b(np.arange(5.0), np.arange(5.0))
+    assert perfect < 1.0 and scipy.stats.kendalltau([1, 2, 2, 3], [1, 2, 2, 3]).statistic == 1.0
+    assert cw.covers(0.8, perfect, 1.0) and not cw.covers(0.8, 1.0 - 1e-9, 1.0)
+    assert cw.covers(np.array([0.1, 0.5]), np.array([0.2, 0.6]), 0.2).tolist() == [True, False]
