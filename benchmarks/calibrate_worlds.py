@@ -44,6 +44,8 @@ from pyterrier_frechet.core.intervals import interval
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
 from pyterrier_frechet.measures.resampling import PER_QUERY
 
+from benchmarks.rescore import TRIAL_COLUMNS, covers, rescore  # noqa: F401  (covers: the harness's comparison)
+
 logger = logging.getLogger(__name__)
 
 FD_METHODS = ('jackknife', 'jackknife_log', 'jackknife_bc', 'percentile', 'shifted', 'basic')
@@ -171,14 +173,6 @@ def _draw_counts(rng, n_samples: int, n: int) -> np.ndarray:
     return counts
 
 
-def covers(low, high, truth):
-    """Whether [low, high] holds ``truth``, to a relative 1e-12: a τ of exactly 1 (a population with tied systems)
-    against a bootstrap interval ending at scipy's 0.9999999999999999 for perfect agreement is held, not missed.
-    Works elementwise on arrays (``benchmarks.rescore`` uses it too)."""
-    slack = 1e-12 * np.maximum(1.0, np.abs(truth))
-    return (low - slack <= truth) & (truth <= high + slack)
-
-
 # ---------------------------------------------------------------------------------------------------- truths
 def population_values(world, statistic: str) -> Dict[str, float]:
     """Population FD per system from the world's pooled moments (document-pooled; for fd-query the same moments)."""
@@ -273,38 +267,27 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     # 1 − n/N (the package's population= / --population N), beside the uncorrected ones
     from pyterrier_frechet.core.intervals import finite_population_correction
     fpc = finite_population_correction(n, world.max_queries) if world.max_queries else None
-    cover: Dict[tuple, list] = {}
-    width: Dict[tuple, list] = {}
     reject: Dict[tuple, list] = {}
-    # every trial's interval, kept so that coverage can be scored again against another truth (the trials file)
+    # every trial's interval with the truth it is scored against: the trials file, and the coverage table's source
     intervals: List[dict] = []
     trial = [0]
 
     def record(key, low, high, truth, estimate=np.nan):
         if not np.isfinite(truth):   # no truth to score against (τ_AP of a run recorded before it was): no row
             return
-        cover.setdefault(key, []).append(np.nan if not np.isfinite(low) else float(covers(low, high, truth)))
-        width.setdefault(key, []).append(high - low)
         intervals.append({'trial': trial[0], 'statistic': key[0], 'method': key[1], 'estimand': key[2], 'who': key[3],
                           'estimate': float(estimate), 'low': float(low), 'high': float(high), 'truth': float(truth)})
 
     def results(done: int):
-        """The four frames over the first ``done`` trials."""
-        rows = []
-        for (stat, method, estimand, who), hits in cover.items():
-            h = np.asarray(hits, dtype=np.float64)
-            truth = {'E[FD_n]': lambda: e_fd[who], 'population FD': lambda: pop_fd[who],
-                     'population mean': lambda: pop_ndcg[who],
-                     'E[ΔFD_n]': lambda: e_delta[tuple(who.split('-', 1))],
-                     'population ΔFD': lambda: pop_fd[who.split('-', 1)[0]] - pop_fd[who.split('-', 1)[1]],
-                     'τ of E[FD_n] and mean nDCG': lambda: tau_n, 'population τ': lambda: tau_pop,
-                     'τ_AP of E[FD_n] and mean nDCG': lambda: tau_ap_n,
-                     'τ of E[FD_n] and population mean nDCG': lambda: tau_exact_ndcg,
-                     'τ_AP of E[FD_n] and population mean nDCG': lambda: tau_ap_exact_ndcg}[estimand]()
-            rows.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'method': method,
-                         'estimand': estimand, 'who': who, 'truth': truth, 'coverage': float(np.nanmean(h)),
-                         'undefined': float(np.mean(~np.isfinite(h))), 'width': float(np.nanmean(width[(stat, method, estimand, who)])),
-                         'trials': done})
+        """The four frames over the first ``done`` trials; the coverage rows are :func:`~benchmarks.rescore.rescore`
+        of the trials frame (one computation for the table and for re-scoring)."""
+        trials = pd.DataFrame(intervals, columns=TRIAL_COLUMNS)
+        scored = rescore(trials)
+        coverage = pd.DataFrame({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': scored['statistic'],
+                                 'method': scored['method'], 'estimand': scored['estimand'], 'who': scored['who'],
+                                 'truth': scored['recorded_truth'], 'coverage': scored['coverage'],
+                                 'undefined': (scored['trials'] - scored['defined']) / scored['trials'],
+                                 'width': scored['width'], 'trials': done})
         tests = []
         for (stat, test, kind, who), r in reject.items():
             tests.append({'world': world.name, 'd': world.d, 'n_queries': n, 'statistic': stat, 'test': test,
@@ -313,9 +296,7 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                                                   if stat == 'FD' else np.nan)})
         context = pd.DataFrame({'E[FD_n]': e_fd, 'sd FD_n': sd_fd, 'population FD': pd.Series(pop_fd),
                                 'mean nDCG': pd.Series(pop_ndcg)})
-        trials = pd.DataFrame(intervals, columns=['trial', 'statistic', 'method', 'estimand', 'who', 'estimate', 'low',
-                                                  'high', 'truth'])
-        return pd.DataFrame(rows), pd.DataFrame(tests), context, trials
+        return coverage, pd.DataFrame(tests), context, trials
 
     t0 = time.time()
     for t in range(n_trials):

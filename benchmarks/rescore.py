@@ -15,17 +15,28 @@ import sys
 import numpy as np
 import pandas as pd
 
-from benchmarks.calibrate_worlds import covers
+from benchmarks.calibration_table import read_results
 
 KEYS = ['statistic', 'method', 'estimand', 'who']
+#: the columns of a trials file (``benchmarks.calibrate_worlds`` writes it)
+TRIAL_COLUMNS = ['trial'] + KEYS + ['estimate', 'low', 'high', 'truth']
+
+
+def covers(low, high, truth):
+    """Whether [low, high] holds ``truth``, to a relative 1e-12: a τ of exactly 1 (a population with tied systems)
+    against a bootstrap interval ending at scipy's 0.9999999999999999 for perfect agreement is held, not missed.
+    Works elementwise on arrays."""
+    slack = 1e-12 * np.maximum(1.0, np.abs(truth))
+    return (low - slack <= truth) & (truth <= high + slack)
 
 
 def rescore(trials: pd.DataFrame, truth: float = None) -> pd.DataFrame:
-    """Coverage per :data:`KEYS` of the recorded truth and, when given, of ``truth``, counted as the coverage table
-    counts it: over the trials whose interval is defined (a finite ``low``; ``defined`` of ``trials``), the share
-    whose [low, high] holds the truth; ``width`` is the mean of ``high − low`` where it is a number."""
+    """Coverage per :data:`KEYS` (in order of first appearance) of the recorded truth and, when given, of ``truth``:
+    over the trials whose interval is defined (a finite ``low``; ``defined`` of ``trials``), the share whose [low,
+    high] holds the truth (:func:`covers`); ``width`` is the mean of ``high − low`` where it is a number. The
+    calibration harness's coverage table is this of its trials frame."""
     rows = []
-    for key, g in trials.groupby(KEYS, sort=True):
+    for key, g in trials.groupby(KEYS, sort=False):
         defined = g[np.isfinite(g['low'])]
         row = dict(zip(KEYS, key), trials=len(g), defined=len(defined), recorded_truth=float(g['truth'].iloc[0]),
                    coverage=float(covers(defined['low'], defined['high'], defined['truth']).mean()),
@@ -36,7 +47,8 @@ def rescore(trials: pd.DataFrame, truth: float = None) -> pd.DataFrame:
         share = row.get('coverage_of_truth', row['coverage'])
         row['se'] = float(np.sqrt(share * (1 - share) / max(len(defined), 1)))
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=KEYS + ['trials', 'defined', 'recorded_truth', 'coverage', 'width']
+                        + (['truth', 'coverage_of_truth'] if truth is not None else []) + ['se'])
 
 
 def main(argv=None) -> int:
@@ -48,7 +60,7 @@ def main(argv=None) -> int:
     parser.add_argument('--method', default=None)
     parser.add_argument('--truth', type=float, default=None)
     args = parser.parse_args(argv)
-    trials = pd.read_csv(f'{args.prefix}.trials.csv.gz', keep_default_na=False, na_values=['', 'nan', 'NaN'])
+    trials = read_results(f'{args.prefix}.trials.csv.gz')
     chosen = trials[trials['estimand'] == args.estimand]
     for column in ('who', 'statistic', 'method'):
         if getattr(args, column) is not None:
