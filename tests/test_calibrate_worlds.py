@@ -276,3 +276,29 @@ def test_an_interval_ending_at_scipys_perfect_tau_holds_a_truth_of_exactly_one()
     assert perfect < 1.0 and scipy.stats.kendalltau([1, 2, 2, 3], [1, 2, 2, 3]).statistic == 1.0
     assert cw.covers(0.8, perfect, 1.0) and not cw.covers(0.8, 1.0 - 1e-9, 1.0)
     assert cw.covers(np.array([0.1, 0.5]), np.array([0.2, 0.6]), 0.2).tolist() == [True, False]
+
+
+def test_rerun_check_tolerance_is_relative_with_an_absolute_floor(tmp_path):
+    """rerun_check compares as numpy.isclose(rtol=1e-9, atol=1e-10): a near-zero truth (a difference of two close
+    population FDs, as in Cranfield at d = 384: -7.930231465569e-4 recorded, -7.930231271711e-4 re-run, 1.9e-11
+    apart) is reproduced; a relative 1e-8 on a value of order 1, or 1e-9 absolute on a near-zero one, is not."""
+    import pandas as pd
+    from benchmarks import rerun_check
+
+    def write(prefix, truths):
+        pd.DataFrame({'world': 'w', 'd': 4, 'n_queries': 10, 'statistic': ['FD', 'ΔFD'], 'method': 'jackknife',
+                      'estimand': ['E[FD_n]', 'population ΔFD'], 'who': ['a', 'a-b'], 'truth': truths,
+                      'coverage': 0.95, 'undefined': 0.0, 'width': 0.1, 'trials': 20, 'seconds': 1.0}
+                     ).to_csv(tmp_path / f'{prefix}.coverage.csv', index=False)
+        pd.DataFrame({'world': ['w'], 'statistic': ['FD'], 'test': ['jackknife t'], 'hypothesis': ['null'],
+                      'pair': ['a-b'], 'rejection_rate': [0.05], 'trials': [20]}).to_csv(
+                          tmp_path / f'{prefix}.tests.csv', index=False)
+        (tmp_path / f'{prefix}.context.csv').write_text(',E[FD_n]\na,1.0\n')
+
+    recorded = [0.0338, -7.930231465569371e-4]
+    write('recorded', recorded)
+    for name, truths, ok in (('blas', [0.0338, -7.930231271711108e-4], True),
+                             ('relative', [0.0338 * (1 + 1e-8), recorded[1]], False),
+                             ('absolute', [0.0338, recorded[1] + 1e-9], False)):
+        write(name, truths)
+        assert rerun_check.check(str(tmp_path / 'recorded'), str(tmp_path / name)) is ok, name
