@@ -7,9 +7,9 @@ Rows are matched on (statistic, method, estimand, who) and (statistic, test, hyp
 column but ``seconds`` must agree to a relative 1e-9 (interval widths to 1e-4: the largest seen was 1.5e-7, at
 d = 384), with an absolute floor of 1e-10 as ``numpy.isclose`` has one: a truth that is a difference of two
 population FDs (ΔFD between close systems, 8e-4 in Cranfield at d = 384) is a cancellation whose last digits move
-with the BLAS (1.9e-11 absolute, 2.4e-8 of itself, 6e-10 of either FD). New rows (an interval's column added since) are counted, not checked. ``--replace`` writes the re-run's
-files over the recorded ones, keeping the recorded world label (some settings were relabelled by hand). Exit 1 when
-a recorded row is missing or moved.
+with the BLAS (1.9e-11 absolute, 2.4e-8 of itself, 6e-10 of either FD). New rows (an interval's column added since)
+are counted, not checked. ``--replace`` writes the re-run's files over the recorded ones, keeping the recorded world
+label (some settings were relabelled by hand). Exit 1 when a recorded row is missing or moved.
 """
 import os
 import shutil
@@ -39,8 +39,8 @@ def check(recorded: str, rerun: str) -> bool:
                if (both[c].notna() | both[c + '_new'].notna()).any() else 0.0
                for c in columns}
         worst = max([v for c, v in rel.items() if c != 'width'], default=0.0)
-        print(f'{recorded}.{kind}: {len(old)} recorded rows, {missing} missing, largest relative difference {worst:.2e} (|value| floored at {ABSOLUTE_FLOOR / TOLERANCE:g}) '
-              f'(widths {rel.get("width", 0.0):.2e}), {len(new) - (len(old) - missing)} new rows')
+        print(f'{recorded}.{kind}: {len(old)} recorded rows, {missing} missing, largest relative difference {worst:.2e} '
+              f'(|value| floored at {ABSOLUTE_FLOOR / TOLERANCE:g}; widths {rel.get("width", 0.0):.2e}), {len(new) - (len(old) - missing)} new rows')
         ok &= missing == 0 and worst <= TOLERANCE and rel.get('width', 0.0) <= WIDTH_TOLERANCE
     return ok
 

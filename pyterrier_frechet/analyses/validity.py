@@ -56,7 +56,7 @@ HELD_SPREAD = 0.86
 #: At most this many relevant documents in every query: no query can dominate the relevant side, and FD equals
 #: FD(per_query=5) (balancing keeps every relevant document).
 FEW = 5
-HELD = '0.93–1.00'   # on the t reference; Cranfield with real vectors and runs 0.99–1.00 (stop 47)
+HELD = '0.93–1.00'   # on the t reference (Cranfield with real vectors and runs: 0.99–1.00, conservative)
 UNDER_COVERED = '0.86–0.89'
 BALANCED = '0.90–0.98'
 TOO_NARROW = 'FD intervals are probably too narrow here'
