@@ -39,8 +39,9 @@ def check(recorded: str, rerun: str) -> bool:
                if (both[c].notna() | both[c + '_new'].notna()).any() else 0.0
                for c in columns}
         worst = max([v for c, v in rel.items() if c != 'width'], default=0.0)
-        print(f'{recorded}.{kind}: {len(old)} recorded rows, {missing} missing, largest relative difference {worst:.2e} '
-              f'(|value| floored at {ABSOLUTE_FLOOR / TOLERANCE:g}; widths {rel.get("width", 0.0):.2e}), {len(new) - (len(old) - missing)} new rows')
+        print(f'{recorded}.{kind}: {len(old)} recorded rows, {missing} missing, largest relative difference '
+              f'{worst:.2e} (|value| floored at {ABSOLUTE_FLOOR / TOLERANCE:g}; widths {rel.get("width", 0.0):.2e}), '
+              f'{len(new) - (len(old) - missing)} new rows')
         ok &= missing == 0 and worst <= TOLERANCE and rel.get('width', 0.0) <= WIDTH_TOLERANCE
     return ok
 
