@@ -281,14 +281,15 @@ def test_an_interval_ending_at_scipys_perfect_tau_holds_a_truth_of_exactly_one()
 def test_rerun_check_tolerance_is_relative_with_an_absolute_floor(tmp_path):
     """rerun_check compares as numpy.isclose(rtol=1e-9, atol=1e-10): a near-zero truth (a difference of two close
     population FDs, as in Cranfield at d = 384: -7.930231465569e-4 recorded, -7.930231271711e-4 re-run, 1.9e-11
-    apart) is reproduced; a relative 1e-8 on a value of order 1, or 1e-9 absolute on a near-zero one, is not."""
+    apart) is reproduced; a relative 1e-8 on a value of order 1, or 1e-9 absolute on a near-zero one, is not, nor a
+    narrow interval width 2e-4 of itself off."""
     import pandas as pd
     from benchmarks import rerun_check
 
-    def write(prefix, truths):
+    def write(prefix, truths, widths=(0.1, 1e-3)):
         pd.DataFrame({'world': 'w', 'd': 4, 'n_queries': 10, 'statistic': ['FD', 'ΔFD'], 'method': 'jackknife',
                       'estimand': ['E[FD_n]', 'population ΔFD'], 'who': ['a', 'a-b'], 'truth': truths,
-                      'coverage': 0.95, 'undefined': 0.0, 'width': 0.1, 'trials': 20, 'seconds': 1.0}
+                      'coverage': 0.95, 'undefined': 0.0, 'width': list(widths), 'trials': 20, 'seconds': 1.0}
                      ).to_csv(tmp_path / f'{prefix}.coverage.csv', index=False)
         pd.DataFrame({'world': ['w'], 'statistic': ['FD'], 'test': ['jackknife t'], 'hypothesis': ['null'],
                       'pair': ['a-b'], 'rejection_rate': [0.05], 'trials': [20]}).to_csv(
@@ -302,3 +303,6 @@ def test_rerun_check_tolerance_is_relative_with_an_absolute_floor(tmp_path):
                              ('absolute', [0.0338, recorded[1] + 1e-9], False)):
         write(name, truths)
         assert rerun_check.check(str(tmp_path / 'recorded'), str(tmp_path / name)) is ok, name
+    # widths keep their own relative 1e-4 (the floor is absolute, 1e-10, for them too): a narrow width 2e-4 off fails
+    write('width', recorded, widths=(0.1, 1e-3 * (1 + 2e-4)))
+    assert rerun_check.check(str(tmp_path / 'recorded'), str(tmp_path / 'width')) is False
