@@ -44,7 +44,7 @@ from pyterrier_frechet.core.intervals import interval
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
 from pyterrier_frechet.measures.resampling import PER_QUERY
 
-from benchmarks.rescore import TRIAL_COLUMNS, covers, rescore  # noqa: F401  (covers: the harness's comparison)
+from benchmarks.rescore import TRIAL_COLUMNS, rescore
 
 logger = logging.getLogger(__name__)
 
