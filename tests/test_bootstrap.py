@@ -179,3 +179,23 @@ def test_log_scale_interval_falls_back_to_the_plain_jackknife_and_says_so(caplog
     assert (row['low'], row['high']) == pytest.approx((0.3 - t2 * se, 0.3 + t2 * se))
     assert row['interval'].startswith('jackknife (log scale undefined') and row['estimand'].startswith('E[θ̂ₙ]')
     assert 'log-scale interval is undefined' in caplog.text
+
+
+def test_the_runs_of_one_bootstrap_share_the_relevant_side_and_equal_each_run_alone():
+    """Issue 50: with several runs the bootstrap makes and factors the relevant side of each sample once for all of
+    them (``Resampling.samples_of_runs``); every run's samples, leave-outs and intervals equal those of the same run
+    bootstrapped alone (one run: nothing shared)."""
+    from conftest import DictEncoder
+    from test_experiment_rows import _subspace_data
+    vectors, qrels, runs = _subspace_data(33)
+    runs['c'] = runs['a'].assign(score=lambda f: f['score'][::-1].to_numpy())
+    enc = DictEncoder(vectors)
+    measures = [pf.FD(encoder=enc) @ 10, pf.FD(encoder=enc, weighting='query') @ 5]
+    together = pf.bootstrap(runs, qrels, measures, n_samples=60, seed=3, verbose=False)
+    for name, run in runs.items():
+        alone = pf.bootstrap({name: run}, qrels, measures, n_samples=60, seed=3, verbose=False)
+        for label, values in alone.samples[name].items():
+            np.testing.assert_allclose(together.samples[name][label], values, rtol=1e-10)
+        cols = ['value', 'low', 'high']
+        np.testing.assert_allclose(together.summary.query('name == @name')[cols].to_numpy(dtype=float),
+                                   alone.summary[cols].to_numpy(dtype=float), rtol=1e-10)

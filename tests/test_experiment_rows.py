@@ -41,3 +41,99 @@ def test_measures_without_a_leave_out_warn_that_their_rows_are_constant(toy):
         warnings.simplefilter('error')  # calc_aggregate forms no rows and does not warn
         agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]
     assert agg == pytest.approx(rows[0].value, rel=1e-12)
+
+
+def _subspace_data(seed, n_queries=12, d=24, rank=20):
+    """Judged relevant and retrieved documents whose vectors span one rank-20 subspace of 24 dimensions (singular
+    covariances, as MiniLM's), two runs of 10 documents per query."""
+    import pandas as pd
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(d, rank)))[0]
+    vectors = {f'd{i}': (rng.normal(size=rank) * np.linspace(1, 0.1, rank)) @ basis.T for i in range(n_queries * 40)}
+    qrels, runs = [], {'a': [], 'b': []}
+    for q in range(n_queries):
+        docs = [f'd{40 * q + j}' for j in range(40)]
+        qrels += [(f'q{q}', doc, 1) for doc in docs[:int(rng.integers(2, 9))]]
+        qrels += [(f'q{q}', doc, 0) for doc in docs[30:33]]
+        for name, start in (('a', 0), ('b', 5)):
+            runs[name] += [(f'q{q}', doc, 100.0 - r) for r, doc in enumerate(docs[start:start + 25])]
+    qrels = pd.DataFrame(qrels, columns=['qid', 'docno', 'label'])
+    return vectors, qrels, {n: pd.DataFrame(v, columns=['qid', 'docno', 'score']) for n, v in runs.items()}
+
+
+def test_the_relevant_leave_outs_are_made_once_and_the_rows_are_those_made_without_sharing(monkeypatch):
+    """Issue 50: the relevant side's leave-outs depend on the qrels, rel, the encoder and the grouping, never on the
+    run: one computation serves FD@1, FD@10 and FD(urr=True)@10 of every run in pt.Experiment, and the rows are
+    those of the same measure computed with nothing shared (each run's own statistics, the general route)."""
+    import pyterrier_frechet.core.weighted as weighted
+    from pyterrier_frechet.evaluation.experiment_rows import leave_out_rows
+    from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run
+    from pyterrier_frechet.evaluation.selection import Judgments
+    from pyterrier_frechet.evaluation.vector_sets import select_vector_sets
+    from pyterrier_frechet.evaluation.vector_statistics import vector_statistics
+    vectors, qrels, runs = _subspace_data(31)
+    enc = DictEncoder(vectors)
+    measures = [FD(encoder=enc) @ 1, FD(encoder=enc) @ 10, FD(encoder=enc, urr=True) @ 10]
+    calls = []
+    original = weighted.relevant_leave_outs
+    monkeypatch.setattr(weighted, 'relevant_leave_outs', lambda *a: calls.append(1) or original(*a))
+    topics = qrels[['qid']].drop_duplicates().assign(query='x')
+    table = pt.Experiment([pt.Transformer.from_df(r) for r in runs.values()], topics, qrels, eval_metrics=measures,
+                          names=list(runs), perquery=True)
+    assert len(calls) == 1
+    qrels_ir = prepare_qrels(pt.model.to_ir_measures(qrels), 'qrels')
+    judgments = Judgments(qrels_ir)
+    for name, run in runs.items():
+        sets = select_vector_sets(measures, judgments, prepare_run(pt.model.to_ir_measures(run), 'run'))
+        for m in measures:
+            value = pf.evaluate({name: run}, qrels, [m]).iloc[0, 1]
+            alone = leave_out_rows(m, vector_statistics(m, sets[m], judgments.query_names), value)
+            got = table[(table.name == name) & (table.measure == str(m))].set_index('qid')['value']
+            want = dict(zip(judgments.query_names, alone))
+            np.testing.assert_allclose([got[q] for q in want], list(want.values()), rtol=1e-9)
+
+
+def test_an_encoder_without_a_content_identity_never_reuses_another_vectors_leave_outs():
+    """Two encoders of the same class and docnos but different vectors (no content identity: the relevant vectors'
+    digest keys the shared leave-outs) on the same qrels: each evaluation's rows are its own."""
+    from pyterrier_frechet.evaluation.experiment_rows import leave_out_rows
+    from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run
+    from pyterrier_frechet.evaluation.selection import Judgments
+    from pyterrier_frechet.evaluation.vector_sets import select_vector_sets
+    from pyterrier_frechet.evaluation.vector_statistics import vector_statistics
+    vectors, qrels, runs = _subspace_data(32)
+    moved = {k: v * 1.5 + 0.1 for k, v in vectors.items()}
+    qrels_ir = pt.model.to_ir_measures(qrels)
+    for vecs in (vectors, moved):
+        m = FD(encoder=DictEncoder(vecs)) @ 10
+        rows = {r.query_id: r.value for r in ir_measures.iter_calc([m], qrels_ir, pt.model.to_ir_measures(runs['a']))}
+        judgments = Judgments(prepare_qrels(qrels_ir, 'qrels'))
+        sets = select_vector_sets([m], judgments, prepare_run(pt.model.to_ir_measures(runs['a']), 'run'))[m]
+        value = pf.evaluate({'a': runs['a']}, qrels, [m]).iloc[0, 1]
+        alone = leave_out_rows(m, vector_statistics(m, sets, judgments.query_names), value)
+        np.testing.assert_allclose([rows[q] for q in judgments.query_names], alone, rtol=1e-9)
+
+
+def test_pt_experiment_forms_rows_only_where_something_reads_them(monkeypatch):
+    """Issue 50: pt.Experiment without baseline=, perquery= or save_dir= averages the rows and drops them, so each row
+    is FD itself (no leave-outs); the table is the same. With baseline= (its paired test reads them) or perquery=True
+    the centred pseudo-values are formed."""
+    import pyterrier_frechet.evaluation.experiment_rows as er
+    vectors, qrels, runs = _subspace_data(34)
+    m = FD(encoder=DictEncoder(vectors)) @ 10
+    topics = qrels[['qid']].drop_duplicates().assign(query='x')
+    systems = [pt.Transformer.from_df(r) for r in runs.values()]
+    calls = []
+    original = er.leave_out_rows
+    monkeypatch.setattr(er, 'leave_out_rows', lambda *a, **k: calls.append(1) or original(*a, **k))
+    plain = pt.Experiment(systems, topics, qrels, eval_metrics=[m], names=list(runs))
+    assert calls == []
+    evaluated = pf.evaluate(runs, qrels, [m]).set_index('name').iloc[:, 0]
+    np.testing.assert_allclose(plain.set_index('name')[str(m)], evaluated.loc[list(runs)], rtol=1e-12)
+    tested = pt.Experiment(systems, topics, qrels, eval_metrics=[m], names=list(runs), baseline=0)
+    assert len(calls) == len(runs)
+    np.testing.assert_allclose(tested.set_index('name')[str(m)], evaluated.loc[list(runs)], rtol=1e-12)
+    assert 0 < tested[f'{m} p-value'].iloc[1] < 1  # the jackknife t-test, not constant rows
+    per_query = pt.Experiment(systems, topics, qrels, eval_metrics=[m], names=list(runs), perquery=True)
+    assert len(calls) == 2 * len(runs)
+    assert per_query.groupby('name')['value'].nunique().min() > 1  # pseudo-values, not FD repeated

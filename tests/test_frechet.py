@@ -258,3 +258,28 @@ def test_from_stats_with_zero_covariances_is_the_closed_form():
     expected = float((mu1 - mu2) @ (mu1 - mu2) + np.trace(cov2))
     assert frechet_distance_from_stats(GaussianStats(mu1, zero, 3), GaussianStats(mu2, cov2, 9)) == pytest.approx(expected, rel=1e-14)
     assert frechet_distance_from_stats(GaussianStats(mu2, cov2, 9), GaussianStats(mu1, zero, 3)) == pytest.approx(expected, rel=1e-14)
+
+
+def test_congruence_with_a_rank_deficient_factor_is_the_trace_term_or_refuses():
+    """The eigenvalue route of the trace term (issue 50: one symmetric eigenvalue solve): with the pivoted factor L of
+    a singular Σ₁ (d × r, r < d), the eigenvalues of LᵀΣ₂L give Tr((Σ₁^½Σ₂Σ₁^½)^½) against 40-digit arithmetic;
+    where Σ₂ is singular inside Σ₁'s range (eigenvalues at the round-off floor, whose square roots cost half the
+    digits) the route refuses (None), and the public function still gives the exact value (the factors' nuclear
+    norm)."""
+    from pyterrier_frechet.core.frechet import _pivoted_cholesky, _scale, padded_factor, trace_sqrt_congruence
+    rng = np.random.default_rng(5)
+    d = 8
+    basis = np.linalg.qr(rng.normal(size=(d, 6)))[0]  # both sets in one 6-dimensional subspace
+    x = rng.normal(size=(30, 6)) @ basis.T
+    y = rng.normal(size=(25, 6)) @ basis.T + 0.3
+    sx, sy = gaussian_stats(x), gaussian_stats(y)
+    lower, perm = _pivoted_cholesky(sx.cov, _scale(sx.mean, sx.cov))
+    assert lower.shape == (d, 6)
+    tr = trace_sqrt_congruence(padded_factor(lower), sy.cov[np.ix_(perm, perm)], 6)
+    want = (np.trace(sx.cov) + np.trace(sy.cov) + float((sx.mean - sy.mean) @ (sx.mean - sy.mean))
+            - mp_frechet(x, y, dps=40)) / 2
+    assert tr == pytest.approx(want, rel=1e-12)
+    z = rng.normal(size=(3, 6)) @ basis.T  # rank 2 inside the 6-dimensional range
+    thin = gaussian_stats(z)
+    assert trace_sqrt_congruence(padded_factor(lower), thin.cov[np.ix_(perm, perm)], 6) is None
+    assert frechet_distance_from_stats(sx, thin) == pytest.approx(mp_frechet(x, z, dps=40), rel=1e-12)

@@ -203,3 +203,7 @@ def test_the_private_names_read_on_the_stack_exist():
     assert 'self.evaluators' in inspect.getsource(FallbackEvaluator._iter_calc)
     assert 'batch_size' in inspect.signature(_execution._run_and_evaluate).parameters
     assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _execution.__file__
+    from pyterrier._evaluation import _experiment  # rows_are_read: the parameters of Experiment, in that folder
+    assert {'baseline', 'perquery', 'save_dir'} <= set(inspect.signature(_experiment.Experiment).parameters)
+    assert pt.Experiment is _experiment.Experiment
+    assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _experiment.__file__

@@ -94,3 +94,109 @@ def test_group_assignment_is_seeded_and_refuses_one_group():
     assert (a == b).all() and (a != c).any()
     with pytest.raises(ValueError, match='at least 2 groups'):
         jackknife_groups(units, 1)
+
+
+# --- the relevant side's leave-outs made once and shared by every run (issue 50) ----------------------------------
+
+
+def _subspace_world(seed, n_queries=24, d=40, rank=36, per_query=6, k=5):
+    """Relevant and retrieved vectors in one rank-``rank`` affine subspace of d dimensions (as MiniLM's span 381 of
+    384), so both covariances are singular, as in IR: the shared factor's rank is below d."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(d, rank)))[0]
+    rel_q = np.repeat(np.arange(n_queries), rng.integers(1, per_query + 1, n_queries))
+    ret_q = np.repeat(np.arange(n_queries), k)
+    rel = (rng.normal(size=(len(rel_q), rank)) * np.linspace(1, 0.05, rank)) @ basis.T
+    ret = (rng.normal(size=(len(ret_q), rank)) * np.linspace(0.8, 0.1, rank) + 0.2) @ basis.T
+    return rel, rel_q, ret, ret_q
+
+
+@pytest.mark.parametrize('seed,k,n_groups,weighted', [(0, 5, None, False), (1, 1, None, False), (2, 5, 6, False),
+                                                      (3, 5, None, True), (4, 2, None, False)])
+def test_shared_relevant_leave_outs_equal_the_general_route_and_the_vectors(seed, k, n_groups, weighted):
+    """The shared route (one factor per relevant leave-out, one congruence and eigenvalue solve per run) gives the
+    leave-outs of the general route and of FD on the explicit vectors without each query: singular covariances on
+    both sides, a retrieved side of lower rank than the relevant one (k = 1, 2: the factors' nuclear norm), groups,
+    query weighting. Two runs share one relevant object."""
+    from pyterrier_frechet.core.frechet import frechet_distance, frechet_distance_weighted
+    from pyterrier_frechet.core.weighted import query_weights, relevant_leave_outs
+    rel, rel_q, ret, ret_q = _subspace_world(seed, k=k)
+    n = 24
+    shift = rel.mean(axis=0)
+    r = QueryStats(rel_q, rel, n, shift)
+    units = np.ones(n, dtype=bool)
+    groups, g = jackknife_groups(units, n_groups, seed=5)
+    if weighted:
+        r = per_query_weighted(r)
+    shared = relevant_leave_outs(r, units, groups, g, shift)
+    assert 0 < shared.ranks.min() and shared.ranks.max() <= 36  # singular: the factor's rank is the subspace's
+    for run in range(2):
+        y = ret + 0.05 * run
+        t = QueryStats(ret_q, y, n, shift)
+        if weighted:
+            t = per_query_weighted(t)
+        fast = leave_out_fds(r, t, units, groups, g, shift, relevant=shared)
+        general = leave_out_fds(r, t, units, groups, g, shift)
+        np.testing.assert_allclose(fast, general, rtol=1e-10)
+        for grp in range(g):
+            keep_r, keep_t = groups[rel_q] != grp, groups[ret_q] != grp
+            if weighted:
+                want = frechet_distance_weighted(rel[keep_r], query_weights(rel_q[keep_r]), y[keep_t],
+                                                 query_weights(ret_q[keep_t]))
+            else:
+                want = frechet_distance(rel[keep_r], y[keep_t])
+            np.testing.assert_allclose(fast[grp], want, rtol=1e-9)
+
+
+def test_shared_relevant_leave_outs_refuse_another_grouping():
+    from pyterrier_frechet.core.weighted import relevant_leave_outs
+    rel, rel_q, ret, ret_q = _subspace_world(0)
+    shift = rel.mean(axis=0)
+    r, t = QueryStats(rel_q, rel, 24, shift), QueryStats(ret_q, ret, 24, shift)
+    units = np.ones(24, dtype=bool)
+    groups, g = jackknife_groups(units)
+    shared = relevant_leave_outs(r, units, groups, g, shift)
+    other, g2 = jackknife_groups(units, 6, seed=1)
+    with pytest.raises(ValueError, match='another grouping'):
+        leave_out_fds(r, t, units, other, g2, shift, relevant=shared)
+
+
+def test_a_leave_out_with_one_vector_left_is_nan_on_the_shared_route():
+    """A query holding all but one retrieved vector: its leave-out has no retrieved Gaussian (NaN), as on the
+    general route."""
+    from pyterrier_frechet.core.weighted import relevant_leave_outs
+    rng = np.random.default_rng(0)
+    rel_q = np.repeat(np.arange(4), 5)
+    ret_q = np.array([0] * 10 + [1])  # leaving query 0 out keeps 1 retrieved vector: undefined
+    rel, ret = rng.normal(size=(20, 3)), rng.normal(size=(11, 3))
+    shift = rel.mean(axis=0)
+    r, t = QueryStats(rel_q, rel, 4, shift), QueryStats(ret_q, ret, 4, shift)
+    units = np.ones(4, dtype=bool)
+    groups, g = jackknife_groups(units)
+    fast = leave_out_fds(r, t, units, groups, g, shift, relevant=relevant_leave_outs(r, units, groups, g, shift))
+    general = leave_out_fds(r, t, units, groups, g, shift)
+    assert np.isnan(fast[0]) and np.isnan(general[0])
+    np.testing.assert_allclose(fast[1:], general[1:], rtol=1e-10)
+
+
+@pytest.mark.parametrize('weighted,streamed_rel', [(False, False), (True, False), (False, True)])
+def test_shared_samples_of_several_runs_equal_each_run_alone(weighted, streamed_rel):
+    """The bootstrap's samples with the relevant side of each sample factored once for every run
+    (``shared_weighted_fds``) equal ``weighted_fds`` of each run alone: singular covariances, a run of lower rank
+    than the relevant side (k = 1), query weighting, a streamed relevant side; the weights as the bootstrap's counts."""
+    from pyterrier_frechet.core.weighted import shared_weighted_fds, streamed
+    rel, rel_q, _, _ = _subspace_world(7)
+    n, shift = 24, rel.mean(axis=0)
+    r = QueryStats(rel_q, rel, n, shift, 0 if streamed_rel else None)
+    sides = []
+    for seed, k in ((8, 5), (9, 1), (10, 3)):
+        _, _, ret, ret_q = _subspace_world(seed, k=k)
+        sides.append(QueryStats(ret_q, ret, n, shift))
+    if weighted:
+        r, sides = per_query_weighted(r), [per_query_weighted(t) for t in sides]
+    counts = np.random.default_rng(1).multinomial(n, np.ones(n) / n, size=40).astype(np.uint8)
+    got = shared_weighted_fds(r, [streamed(t) for t in sides], counts, shift)
+    for t, values in zip(sides, got):
+        want = weighted_fds(r, counts, [t], [counts], shift)
+        np.testing.assert_allclose(values, want, rtol=1e-10)
+        assert np.isfinite(values).all()

@@ -205,7 +205,7 @@ class RunInputs:
 
 
 def _vector_statistics(measure, inputs: RunInputs) -> VectorStatistics:
-    return vector_statistics(measure, inputs.vector_sets[measure], inputs.queries)
+    return vector_statistics(measure, inputs.vector_sets[measure], inputs.queries, inputs.judgments)
 
 
 def _histogram_statistics(measure, inputs: RunInputs) -> HistogramStatistics:
@@ -225,15 +225,16 @@ STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_sta
 
 
 def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0,
-               clusters: Optional[np.ndarray] = None):
-    """The measure per bootstrap sample (row of ``counts``) and, with ``jackknife`` (see :func:`jackknife_plan`;
-    ``clusters``: the cluster jackknife over those query groups), per left-out unit query (or group of them), with the
-    text saying which. The t reference's degrees of freedom follow from the leave-outs themselves
-    (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1)."""
+               clusters: Optional[np.ndarray] = None, values: Optional[np.ndarray] = None):
+    """The measure per bootstrap sample (row of ``counts``; ``values``: already computed) and, with ``jackknife``
+    (see :func:`jackknife_plan`; ``clusters``: the cluster jackknife over those query groups), per left-out unit query
+    (or group of them), with the text saying which. The t reference's degrees of freedom follow from the leave-outs
+    themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1)."""
     res = resampling(measure)
-    with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
-                 disable=not verbose or len(counts) < 200) as pbar:
-        values = res.samples(measure, stats, counts, eng, pbar)
+    if values is None:
+        with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
+                     disable=not verbose or len(counts) < 200) as pbar:
+            values = res.samples(measure, stats, counts, eng, pbar)
     if jackknife is None:
         return values, None, ''
     n_units = int(np.sum(stats.units))
@@ -441,19 +442,30 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
     point = point_table.set_index('name')
-    for name, run in pt.tqdm(list(runs.items()), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
-        inputs = RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries)
+    inputs = {name: RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries)
+              for name, run in runs.items()}
+    # measures whose samples share work between runs (FD's relevant side of each sample): every run at once
+    shared = {}
+    for m in measures:
+        res = resampling(m)
+        if res.shares_samples and len(runs) > 1:
+            makers = {name: functools.partial(STATISTICS[res.statistics], m, inputs[name]) for name in runs}
+            with pt.tqdm(total=len(counts) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
+                         disable=not verbose or len(counts) < 200) as pbar:
+                shared[m] = res.samples_of_runs(m, makers, counts, eng, pbar)
+    for name in pt.tqdm(list(runs), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         samples[name], jackknives[name] = {}, {}
         full = point.loc[name]
         for m in measures:
             res = resampling(m)
             method = interval or res.interval
-            stats = STATISTICS[res.statistics](m, inputs)
+            stats = STATISTICS[res.statistics](m, inputs[name])
             # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
             needs = method in intervals.NEEDS_JACKKNIFE
             values, jack, jack_text = _resampled(m, stats, counts, eng, verbose,
-                                                 jackknife if needs or res.paired_test == 't' else None, seed, clusters)
+                                                 jackknife if needs or res.paired_test == 't' else None, seed, clusters,
+                                                 shared[m][name] if m in shared else None)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack

@@ -1,5 +1,7 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
 (markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
+import logging
+import time
 import warnings
 from pathlib import Path
 from typing import Dict, Optional, Sequence
@@ -22,6 +24,28 @@ from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_test, check_test
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
+
+logger = logging.getLogger(__name__)
+
+
+class _Sections:
+    """The report's sections in turn: the progress bar names the one running, and each one's wall time is kept for
+    the report's last section and the log."""
+
+    def __init__(self, progress):
+        self.progress, self.times, self._name, self._start = progress, {}, None, None
+
+    def start(self, name: str) -> None:
+        self.stop()
+        self._name, self._start = name, time.perf_counter()
+        self.progress.set_description(f'report: {name}')
+
+    def stop(self) -> None:
+        if self._name is not None:
+            self.times[self._name] = time.perf_counter() - self._start
+            logger.info('report: %s took %.1f s', self._name, self.times[self._name])
+            self.progress.update()
+            self._name = None
 
 
 def _table(df: pd.DataFrame, out: Path, name: str) -> str:
@@ -122,14 +146,18 @@ def _interval_notes(summary: pd.DataFrame) -> str:
 
 def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
            test: str = DEFAULT_TEST, chosen: bool = False, population: Optional[int] = None, query_groups=None) -> None:
-    sections = 3 + (len(runs) >= 2) + 2 * (len(runs) >= 3)  # results, bootstrap, writing; comparisons; power, sparsify
+    # results, bootstrap, paper table, writing; comparisons; discriminative power, sparsified judgments
+    sections = 4 + (len(runs) >= 2) + 2 * (len(runs) >= 3)
     with pt.tqdm(total=sections, desc='report', unit='section', disable=not verbose) as progress:
+        clock = _Sections(progress)
         _sections(out, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose, test,
-                  chosen, progress, population, query_groups)
+                  chosen, clock, population, query_groups)
+        clock.stop()
 
 
 def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-              test, chosen, progress, population: Optional[int] = None, query_groups=None) -> None:
+              test, chosen, clock: _Sections, population: Optional[int] = None, query_groups=None) -> None:
+    clock.start('results')
     (out / 'figures').mkdir()
     labels = [column_label(m) for m in measures]
     set_labels = [column_label(m) for m in measures if is_set_measure(m)]
@@ -144,7 +172,6 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         lines += [f'Documents without a vector were left out (`missing=drop`): {int(table["no_vector_relevant"].max())} '
                   f'relevant and {int(table["no_vector_retrieved"].sum())} retrieved over all runs (columns '
                   '`no_vector_relevant`, `no_vector_retrieved`, per run); every section uses the same selection.', '']
-    progress.update()
 
     if len(table) >= 3:
         corr = correlations(table, labels)
@@ -161,9 +188,9 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                 lines += [f'![{fd} vs {ref}](figures/{name}.png)', '']
 
     boot_measures = bootstrappable(measures)
+    clock.start('bootstrap')
     boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose,
                      population=population, query_groups=query_groups)
-    progress.update()
     summary = boot.summary
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
                 'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
@@ -195,6 +222,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
         lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
 
     if len(runs) >= 3:
+        clock.start('discriminative power')
         power = discriminative_power(boot, [column_label(m) for m in boot_measures])
         to_csv(power.asl, out / 'asl.csv')
         plots.asl_curves(power.asl, out / 'figures' / 'asl')
@@ -202,12 +230,11 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                   'each measure separates with the paired bootstrap at α = 0.05, uncorrected (Sakai 2006), and the '
                   'achieved-significance-level curves (`asl.csv`).', '', _table(power.summary, out, 'discriminative_power'),
                   '', '![ASL curves](figures/asl.png)', '']
-        progress.update()
 
     if len(runs) >= 2:
+        clock.start('paired comparisons')
         pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,
                                 verbose=verbose, boot=boot, test=test, alpha=ALPHA, population=population)
-        progress.update()
         to_csv(pairs, out / 'comparisons.csv')
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
@@ -234,6 +261,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
             lines += [to_markdown(pairs, floatfmt='.4f'), '']
 
     # the paper table: values, intervals, Holm-corrected marks and τ from the results above (no new statistics)
+    clock.start('paper table')
     paper = PaperTable.from_results(boot, measures, comparisons=pairs if len(runs) >= 2 else None,
                                     tau=taus if len(taus) else None, baseline=baseline, alpha=ALPHA, ci=ci, seed=seed,
                                     point=table)
@@ -245,11 +273,15 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
 
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels
+        clock.start('sparsified judgments')
         sparse = summarise(sparsify(runs, qrels, boot_measures, per_query=per_query, seeds=seeds, verbose=verbose))
         plots.sparsification(sparse, out / 'figures' / 'sparsification')
         lines += ['## Sparsified judgments', '', f'Kendall τ between each metric with the full qrels and with at most n '
                   f'relevant documents per query (highest grade first, random within a grade; seeds {list(seeds)}).', '',
                   _table(sparse, out, 'sparsification'), '', '![sparsification](figures/sparsification.png)', '']
-        progress.update()
+    clock.start('writing')
+    took = dict(clock.times)
+    lines += ['## Time per section', '', 'Wall time of each section of this report (seconds; writing it out not '
+              'included).', '', to_markdown(pd.DataFrame({'section': list(took), 'seconds': [round(t, 1) for t in took.values()]}),
+                                            floatfmt='.1f'), '']
     (out / 'report.md').write_text('\n'.join(lines))
-    progress.update()

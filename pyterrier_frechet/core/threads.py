@@ -35,3 +35,4 @@ def single_threaded(function):
         with lapack_threads():
             return function(*args, **kwargs)
     return wrapper
+

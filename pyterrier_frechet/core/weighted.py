@@ -8,6 +8,7 @@ cross-products would not fit a memory budget they are streamed in blocks of quer
 (:class:`QueryStats`), so the bootstrap's memory stays bounded at MS MARCO scale.
 """
 import copy
+import functools
 from typing import Iterator, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -213,11 +214,60 @@ def per_query_weighted(stats: QueryStats) -> QueryStats:
     return out
 
 
-def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> Iterator[Optional[GaussianStats]]:
-    """The Gaussian of each sample, one at a time: per-query statistics of ``parts`` summed with per-query
-    ``weights`` (one samples × queries matrix per part, so queries can be drawn from different systems); None where
-    a sample has fewer than 2 vectors."""
-    d = len(shift)
+class PackedGaussian(NamedTuple):
+    """A weighted Gaussian with its covariance packed as :class:`QueryStats` packs cross-products (the row-major upper
+    triangle): the mean of the shifted vectors, the packed covariance, and the number of vectors."""
+    mean_shifted: np.ndarray
+    packed: np.ndarray
+    n: float
+    #: how many distinct vectors it holds (a query drawn twice counts once), which bounds its rank: n − 1 or less
+    distinct: Optional[float] = None
+
+    def unpacked(self, shift: np.ndarray) -> GaussianStats:
+        return GaussianStats(self.mean_shifted + shift, unpack(self.packed, len(shift)), int(round(self.n)))
+
+
+def _packed_gaussian(n, a, b, total, cross, upper: np.ndarray, distinct=None) -> Optional[PackedGaussian]:
+    """One weighted Gaussian from its count n, V₁ = a, V₂ = b, shifted sum and packed cross-product (None where fewer
+    than 2 vectors or no spread): mean = sum / V₁, covariance (Σ w P − V₁ μ̃μ̃ᵀ) / (V₁ − V₂/V₁), packed."""
+    if n < 2 or a <= 0 or a - b / a <= 0:
+        return None
+    mean_shifted = total / a
+    i, j = _packed_pairs(len(total), upper)
+    packed = cross - a * (mean_shifted[i] * mean_shifted[j])
+    packed /= a - b / a  # n − 1 for unit weights
+    return PackedGaussian(mean_shifted, packed, n, distinct)
+
+
+@functools.lru_cache(maxsize=4)
+def _pairs(d: int):
+    i, j = np.triu_indices(d)
+    return i, j
+
+
+def _packed_pairs(d: int, upper: np.ndarray):
+    """(row, column) of each packed position (``upper``: the positions in a flattened d × d matrix)."""
+    i, j = _pairs(d)
+    if len(upper) != len(i):  # pragma: no cover - every QueryStats packs the full upper triangle
+        return np.divmod(upper, d)
+    return i, j
+
+
+def packed_gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray],
+                     shift: np.ndarray) -> Iterator[Optional[PackedGaussian]]:
+    """The Gaussian of each sample, one at a time, its covariance packed: per-query statistics of ``parts`` summed
+    with per-query ``weights`` (one samples × queries matrix per part, so queries can be drawn from different
+    systems); None where a sample has fewer than 2 vectors."""
+    counts, v1, v2, sums, distinct, u_parts = _moments(parts, weights)
+    crosses = sum(part.weighted_cross(u) for part, u in zip(parts, u_parts))  # one product per chunk
+    upper = parts[0]._upper
+    for n, a, b, total, cross, k in zip(counts, v1, v2, sums, crosses, distinct):
+        yield _packed_gaussian(n, a, b, total, cross, upper, k)
+
+
+def _moments(parts: Sequence[QueryStats], weights: Sequence[np.ndarray]):
+    """Per sample (row of the weights): the count, V₁, V₂, shifted sum and distinct vectors of the weighted parts,
+    and each part's per-query weights u (see below)."""
     # A query drawn w times contributes w copies of each of its documents, each of weight doc_weight (1, or 1/n_q):
     # per query the weight u = w·doc_weight scales its sums; V₁ = Σ u n, V₂ = Σ w n doc_weight² (aweights' V₂).
     # (u is w itself for unit document weights: no samples × queries copy, 400 MB at 100,000 queries.)
@@ -226,16 +276,64 @@ def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift:
     v1 = sum(u @ part.n for part, u in zip(parts, u_parts))
     v2 = sum(w @ (part.n * part.doc_weight ** 2) for part, w in zip(parts, weights))
     sums = sum(u @ part.s for part, u in zip(parts, u_parts))
-    crosses = sum(part.weighted_cross(u) for part, u in zip(parts, u_parts))  # one product per chunk
-    for n, a, b, total, cross in zip(counts, v1, v2, sums, crosses):
-        if n < 2 or a <= 0 or a - b / a <= 0:
-            yield None
-            continue
-        mean_shifted = total / a
-        cov = unpack(cross, d)
-        cov -= a * np.outer(mean_shifted, mean_shifted)
-        cov /= a - b / a  # n − 1 for unit weights
-        yield GaussianStats(mean_shifted + shift, cov, int(n))
+    distinct = sum((w > 0) @ part.n for part, w in zip(parts, weights))
+    return counts, v1, v2, sums, distinct, u_parts
+
+
+def weighted_rows(stats: QueryStats, weights: np.ndarray, mean_shifted: np.ndarray) -> np.ndarray:
+    """F with FᵀF = the weighted covariance of :func:`gaussians` for one sample (``weights``: one per query; each
+    document of query q weighs weights[q]·doc_weight[q]): one row per vector of a query of positive weight, its
+    deviation from the weighted mean scaled by √(u / (V₁ − V₂/V₁)) — the covariance as a product of the vectors
+    themselves, exact, at the cost of a few hundred rows where the d × d covariance is a d²/2 sum."""
+    q = np.flatnonzero(weights > 0)
+    lengths = stats.n[q].astype(np.int64)
+    if lengths.sum() == 0:
+        return np.zeros((0, len(mean_shifted)))
+    offsets = np.cumsum(lengths) - lengths
+    rows = np.repeat(stats._starts[q] - offsets, lengths) + np.arange(int(lengths.sum()))
+    per_row = stats._qidx[rows]
+    u = (weights * stats.doc_weight)[per_row]
+    a, b = float(u.sum()), float((weights * stats.doc_weight ** 2)[per_row].sum())
+    x = np.ascontiguousarray(stats._x[rows])
+    # a document retrieved for several queries is one vector of their summed weight (the same FᵀF): duplicated rows
+    # would leave exact zeros among the singular values, refused by the eigenvalue route
+    key = x.view(np.dtype((np.void, x.dtype.itemsize * x.shape[1]))).ravel()
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if len(first) < len(x):
+        u, x = np.bincount(inverse.ravel(), weights=u, minlength=len(first)), x[first]
+    f = np.array(x, dtype=np.float64)
+    f -= stats._shift
+    f -= mean_shifted
+    root = np.sqrt(u)
+    f *= (root / np.sqrt(a - b / a))[:, None]
+    return _deflate_weighted(f, root)
+
+
+def _deflate_weighted(f: np.ndarray, root: np.ndarray) -> np.ndarray:
+    """The rows F of :func:`weighted_rows` less the one direction they are bound to lack: centred on the weighted
+    mean, √u ᵀF = 0 (u the rows' weights), which would put an exact zero among the singular values of any product
+    with F (and cost the eigenvalue route its digits). The Householder reflection P mapping √u/‖√u‖ to e₁ is
+    orthogonal, so (PF)ᵀ(PF) = FᵀF; the first row of PF is 0 (up to round-off) and the other m − 1 rows are returned
+    (:func:`~.frechet._deflate` with unit weights)."""
+    if len(f) < 2:
+        return f
+    unit = root / np.linalg.norm(root)
+    vtf = unit @ f - f[0]  # v = unit − e₁: vᵀF
+    return f[1:] - np.outer(unit[1:], vtf) * (1.0 / (1.0 - unit[0]))
+
+
+def streamed(stats: QueryStats) -> QueryStats:
+    """The same statistics with the cross-products streamed (formed block by block for each pass, not held): shares
+    the vectors, counts, sums and document weights (no copy)."""
+    out = copy.copy(stats)
+    out._p = None
+    return out
+
+
+def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> Iterator[Optional[GaussianStats]]:
+    """:func:`packed_gaussians` as :class:`~.frechet.GaussianStats` (mean, d × d covariance, count)."""
+    for g in packed_gaussians(parts, weights, shift):
+        yield None if g is None else g.unpacked(shift)
 
 
 def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
@@ -253,9 +351,10 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
         w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
         relevant = gaussians([rel], [w_rel], shift)
         retrieved = gaussians(ret_parts, w_ret, shift)
-        for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
-            if s1 is not None and s2 is not None:
-                out[b] = frechet_distance_from_stats(s1, s2)
+        pairs = [(b, s1, s2) for b, (s1, s2) in enumerate(zip(relevant, retrieved), start)
+                 if s1 is not None and s2 is not None]
+        for b, s1, s2 in pairs:
+            out[b] = frechet_distance_from_stats(s1, s2)
         if pbar is not None:
             pbar.update(len(rel_weights[sl]))
     return out
@@ -451,23 +550,12 @@ def _total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -
     return total
 
 
-def _gaussian(n, a, b, total, cross, shift) -> Optional[GaussianStats]:
-    """One weighted Gaussian from its count n, V₁ = a, V₂ = b, shifted sum and packed cross-product (None where
-    fewer than 2 vectors or no spread): the rule of :func:`gaussians`."""
-    if n < 2 or a <= 0 or a - b / a <= 0:
-        return None
-    mean_shifted = total / a
-    cov = unpack(cross, len(shift))
-    cov -= a * np.outer(mean_shifted, mean_shifted)
-    cov /= a - b / a
-    return GaussianStats(mean_shifted + shift, cov, int(round(n)))
-
-
 def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: np.ndarray, n_groups: int,
-                        shift: np.ndarray):
+                        shift: np.ndarray, packed: bool = False):
     """Yield (group ids, [per side: list of GaussianStats or None]) in batches: each side's Gaussian over the units
     with group g left out, by subtracting g's counts, sums and cross-products from the totals (never a
-    groups × queries weight matrix; the cross-products streamed in blocks when :class:`QueryStats` streams them)."""
+    groups × queries weight matrix; the cross-products streamed in blocks when :class:`QueryStats` streams them).
+    ``packed``: :class:`PackedGaussian` instead (the covariance left packed)."""
     w = np.asarray(units, dtype=np.float64)
     single = _singletons(groups)
     info, batches = [], []
@@ -482,24 +570,208 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
             total = sums.sum(axis=0) + (_total_cross(stats, outside) if outside.any() else 0.0)
             info.append((_side_totals(stats, w, groups, n_groups), total, u))
             batches.append(iter([(gids, sums)]))
+    stats_upper = sides[0]._upper
     for parts in zip(*batches):
         gids = parts[0][0]
         out = []
         for ((scalars, (sum_total, group_sums)), cross_total, _), (_, crosses) in zip(info, parts):
             (nt, ng), (at, ag), (bt, bg) = scalars
-            out.append([_gaussian(nt - ng[g], at - ag[g], bt - bg[g], sum_total - group_sums[g], cross_total - c, shift)
-                        for g, c in zip(gids, crosses)])
+            got = [_packed_gaussian(nt - ng[g], at - ag[g], bt - bg[g], sum_total - group_sums[g], cross_total - c,
+                                    stats_upper) for g, c in zip(gids, crosses)]
+            out.append(got if packed else [None if x is None else x.unpacked(shift) for x in got])
         yield gids, out
 
 
+class SharedRelevant(NamedTuple):
+    """The relevant side of many FDs made once and paired with every run's retrieved side: its Gaussians with each
+    group of queries left out (:func:`relevant_leave_outs`) or under each bootstrap sample of a chunk
+    (:func:`shared_weighted_fds`), each factored once (pivoted Cholesky). They depend on the qrels, ``rel``, the
+    encoder, the query universe and the grouping or draws, never on the run, so FD@1, FD@10 and FD(urr=True)@10 of
+    every run share them. Per entry: the :class:`PackedGaussian` (None: fewer than 2 vectors), its trace, rank and
+    scale, its factor padded to d × d (Fortran order, for LAPACK ``sygst``), the gather index that reads another
+    packed covariance straight into the factor's pivoted order, and the pivot order (factor None where the pivoted
+    Cholesky refuses the covariance: such entries take the general route)."""
+    shift: np.ndarray
+    gaussians: list  # PackedGaussian or None
+    traces: np.ndarray
+    ranks: np.ndarray  # −1 where there is no factor
+    scales: np.ndarray
+    factors: list
+    gathers: list
+    perms: list
+    groups: Optional[np.ndarray] = None  # the leave-outs' grouping (None: bootstrap samples)
+    n_groups: int = 0
+
+
+@functools.lru_cache(maxsize=4)
+def _packed_index(d: int) -> np.ndarray:
+    """Position of (i, j) in the row-major packed upper triangle of a d × d symmetric matrix, for every i, j."""
+    idx = np.zeros((d, d), dtype=np.int64)
+    iu = np.triu_indices(d)
+    idx[iu] = np.arange(len(iu[0]))
+    idx.T[iu] = idx[iu]
+    return idx
+
+
+def _factored(gaussians_: Sequence[Optional[PackedGaussian]], shift: np.ndarray, **grouping) -> SharedRelevant:
+    """:class:`SharedRelevant` of these relevant Gaussians: each factored once."""
+    from .frechet import _pivoted_cholesky, _scale, padded_factor
+    d = len(shift)
+    index = _packed_index(d)
+
+    def factor(g):
+        if g is None:
+            return None
+        scale = _scale(g.mean_shifted + shift, g.packed)
+        got = _pivoted_cholesky(g.packed[index], scale)
+        trace = float(g.packed[_diagonal_positions(d)].sum())
+        if got is None:
+            return trace, -1, scale, None, None, None
+        lower, perm = got
+        return trace, lower.shape[1], scale, padded_factor(lower), index[np.ix_(perm, perm)].astype(np.int32), perm
+    with lapack_threads():
+        parts = [factor(g) for g in gaussians_]
+    n = len(gaussians_)
+    traces, ranks, scales = np.zeros(n), np.full(n, -1), np.zeros(n)
+    factors, gathers, perms = [None] * n, [None] * n, [None] * n
+    for k, part in enumerate(parts):
+        if part is not None:
+            traces[k], ranks[k], scales[k], factors[k], gathers[k], perms[k] = part
+    return SharedRelevant(np.asarray(shift, dtype=np.float64), list(gaussians_), traces, ranks, scales, factors,
+                          gathers, perms, **grouping)
+
+
+def relevant_leave_outs(rel: QueryStats, units: np.ndarray, groups: np.ndarray, n_groups: int,
+                        shift: np.ndarray) -> SharedRelevant:
+    """The relevant side's leave-out Gaussians with each group of unit queries left out (the downdating of
+    :func:`leave_out_gaussians`), each factored once for :func:`leave_out_fds`."""
+    entries = [None] * n_groups
+    for gids, (got,) in leave_out_gaussians([rel], units, groups, n_groups, shift, packed=True):
+        for g, x in zip(gids, got):
+            entries[g] = x
+    return _factored(entries, shift, groups=np.asarray(groups), n_groups=int(n_groups))
+
+
+def _shared_fd(shared: SharedRelevant, k: int, ret: PackedGaussian, rows: Optional[np.ndarray] = None) -> Optional[float]:
+    """FD of entry k of the shared relevant side against a retrieved Gaussian, or None: the caller takes the general
+    route. The factor's congruence (one ``sygst`` and one symmetric eigenvalue solve: :func:`~.frechet.trace_sqrt_congruence`)
+    where the retrieved covariance can have at least the factor's rank (its distinct vectors less one bound that
+    rank: a bootstrap sample that drew a third of the queries twice has fewer); else, and where
+    that route's error bound refuses it, the nuclear norm of the two factors (:func:`_factor_nuclear_norm`).
+    ``rows`` (a retrieved side of lower rank, given as :func:`weighted_rows` instead of a packed covariance): the
+    nuclear norm of those rows times the factor, ‖F₂F₁‖_*, with no d × d work on the retrieved side at all."""
+    from .frechet import _CONGRUENCE_RTOL, _finish, _nuclear_norm, _scale, trace_sqrt_congruence
+    rank = shared.ranks[k]
+    if rank < 0:
+        return None
+    diff = shared.gaussians[k].mean_shifted - ret.mean_shifted
+    if rows is not None:
+        if rank == 0 or len(rows) == 0:
+            tr_sqrt = 0.0
+        else:  # F₁ = the relevant factor un-permuted (row i of the padded factor is coordinate perm[i]): F₂F₁
+            tr_sqrt = _nuclear_norm(rows[:, shared.perms[k]] @ shared.factors[k][:, :rank], rtol=_CONGRUENCE_RTOL)
+        return _finish(float(diff @ diff), shared.traces[k], float(np.einsum('ij,ij->', rows, rows)), tr_sqrt)
+    d = len(shared.shift)
+    scale = shared.scales[k] * _scale(ret.mean_shifted + shared.shift, ret.packed)
+    tr_sqrt = None
+    if (ret.n if ret.distinct is None else ret.distinct) - 1 >= rank:
+        cov_perm = ret.packed[shared.gathers[k]]
+        # gathered from one packed triangle, cov_perm is exactly symmetric: its transpose is the Fortran-ordered
+        # matrix LAPACK reads, without a copy
+        tr_sqrt = trace_sqrt_congruence(shared.factors[k], cov_perm.T, rank, scale)
+    if tr_sqrt is None:
+        tr_sqrt = _factor_nuclear_norm(shared, k, ret.packed, scale)
+    if tr_sqrt is None:
+        return None
+    return _finish(float(diff @ diff), shared.traces[k], float(ret.packed[_diagonal_positions(d)].sum()), tr_sqrt)
+
+
+def _paired_fds(shared: SharedRelevant, retrieved: Sequence[Optional[PackedGaussian]], rows=None) -> np.ndarray:
+    """FD of every entry of ``shared`` against the retrieved Gaussian of the same index (NaN where either side has
+    none): :func:`_shared_fd`, or the general route (:func:`~.frechet.frechet_distance_from_stats`) where it
+    declines. ``rows``: entry → the retrieved side as :func:`weighted_rows`, where its covariance is not packed."""
+    rows = rows or {}
+    out = np.full(len(retrieved), np.nan)
+    items = [k for k, r in enumerate(retrieved) if r is not None and shared.gaussians[k] is not None]
+    with lapack_threads():
+        values = [_shared_fd(shared, k, retrieved[k], rows.get(k)) for k in items]
+    general = [k for k, v in zip(items, values) if v is None]
+    for k, v in zip(items, values):
+        if v is not None:
+            out[k] = v
+    for k in general:
+        ret = retrieved[k]
+        if ret.packed is None:
+            ret = GaussianStats(ret.mean_shifted + shared.shift, rows[k].T @ rows[k], int(round(ret.n)))
+        else:
+            ret = ret.unpacked(shared.shift)
+        out[k] = frechet_distance_from_stats(shared.gaussians[k].unpacked(shared.shift), ret)
+    return out
+
+
+def shared_weighted_fds(rel: QueryStats, ret_sides: Sequence[QueryStats], weights: np.ndarray, shift: np.ndarray,
+                        pbar=None) -> list:
+    """:func:`weighted_fds` of one relevant side against each of several retrieved sides (the runs of a bootstrap,
+    drawn with the same ``weights``), the relevant side of each sample made and factored once for all of them: per
+    sample and run one congruence and one symmetric eigenvalue solve (:func:`_shared_fd`). Equal to
+    :func:`weighted_fds` per side to round-off. A list of arrays, one per retrieved side; ``pbar`` counts samples
+    × sides."""
+    outs = [np.full(len(weights), np.nan) for _ in ret_sides]
+    # each sample's factor, gather index and Gaussian take about 2.5·d² numbers: CHUNK samples at a time (74 MB at
+    # d = 384), more where the relevant side is streamed (each chunk is one pass over its queries)
+    d = len(shift)
+    chunk = CHUNK if not rel.streamed else max(CHUNK, min(sample_chunk(rel), STREAM_SUMS_BYTES // (20 * d * d)))
+    for start in range(0, len(weights), chunk):
+        sl = slice(start, start + chunk)
+        w = np.asarray(weights[sl], dtype=np.float64)
+        shared = _factored(list(packed_gaussians([rel], [w], shift)), shift)
+        for out, ret in zip(outs, ret_sides):
+            out[sl] = _paired_fds(shared, *_retrieved_sample_side(ret, w, shared))
+            if pbar is not None:
+                pbar.update(len(w))
+    return outs
+
+
+def _retrieved_sample_side(ret: QueryStats, w: np.ndarray, shared: SharedRelevant):
+    """The retrieved side of a chunk of samples for :func:`_paired_fds`: a :class:`PackedGaussian` per sample, its
+    covariance packed where the sample holds at least as many distinct vectors as the relevant factor's rank (the
+    congruence route), else left out and the sample given as :func:`weighted_rows` (a bootstrap sample of 43 DL19
+    queries draws about 27 distinct ones: 270 retrieved vectors against a relevant rank of 381). Only the packed
+    samples' cross-products are formed."""
+    counts, v1, v2, sums, distinct, (u,) = _moments([ret], [w])
+    low = [b for b in range(len(w)) if 0 <= shared.ranks[b] and distinct[b] - 1 < shared.ranks[b]]
+    packed = [b for b in range(len(w)) if b not in set(low)]
+    retrieved, rows = [None] * len(w), {}
+    if packed:
+        crosses = ret.weighted_cross(u[packed])
+        for b, cross in zip(packed, crosses):
+            retrieved[b] = _packed_gaussian(counts[b], v1[b], v2[b], sums[b], cross, ret._upper, distinct[b])
+    for b in low:
+        a, bb = v1[b], v2[b]
+        if counts[b] < 2 or a <= 0 or a - bb / a <= 0:
+            continue
+        retrieved[b] = PackedGaussian(sums[b] / a, None, counts[b], distinct[b])
+        rows[b] = weighted_rows(ret, w[b], retrieved[b].mean_shifted)
+    return retrieved, rows
+
+
 def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: np.ndarray, n_groups: int,
-                  shift: np.ndarray, fd_batch=None, pbar=None) -> np.ndarray:
+                  shift: np.ndarray, fd_batch=None, pbar=None, relevant: Optional[SharedRelevant] = None) -> np.ndarray:
     """FD with each group of unit queries left out (:func:`jackknife_groups`), for one relevant and one retrieved
     side over the same query universe: equal to :func:`weighted_fds` with one row of weights per group (the units
     weighing 1, the group 0) to round-off, in O(Q · d²) for the statistics plus one FD per group. NaN where a side
     keeps fewer than 2 vectors. ``fd_batch``: a function from a list of (relevant, retrieved) Gaussian pairs to
     their FDs (default: :func:`~.frechet.frechet_distance_from_stats` one at a time; the torch backend batches
-    them); ``pbar``: anything with ``update(n)``."""
+    them); ``pbar``: anything with ``update(n)``.
+
+    ``relevant``: the relevant side's leave-outs made once for the evaluation (:func:`relevant_leave_outs` of the
+    same ``rel``, units and groups), shared by every run and measure with that relevant set. Each leave-out's trace
+    term is then one congruence and one symmetric eigenvalue solve (:func:`~.frechet.trace_sqrt_congruence`: LᵀΣ₂L
+    with L the shared factor), the floor of an exact FD from covariances, where the retrieved side has at least the
+    relevant factor's rank; elsewhere — and wherever that route's error bound says it would cost digits — the
+    general route :func:`~.frechet.frechet_distance_from_stats`, so the values are the same to round-off."""
+    if relevant is not None and fd_batch is None:
+        return _leave_out_fds_shared(rel, ret, units, groups, n_groups, shift, relevant, pbar)
     out = np.full(n_groups, np.nan)
     for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups, shift):
         valid = [i for i, (a, b) in enumerate(zip(g_rel, g_ret)) if a is not None and b is not None]
@@ -511,3 +783,50 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
         if pbar is not None:
             pbar.update(len(gids))
     return out
+
+
+def _leave_out_fds_shared(rel, ret, units, groups, n_groups, shift, shared: SharedRelevant, pbar=None):
+    if shared.groups is None or shared.n_groups != n_groups or not np.array_equal(shared.groups, groups) or \
+            not np.array_equal(shared.shift, shift):
+        raise ValueError('the shared relevant leave-outs were made for another grouping or shift')
+    out = np.full(n_groups, np.nan)
+    w = np.asarray(units, dtype=np.float64)
+    for gids, (got,) in leave_out_gaussians([ret], units, groups, n_groups, shift, packed=True):
+        retrieved, rows = [None] * n_groups, {}
+        for g, x in zip(gids, got):
+            retrieved[g] = x
+            if x is not None and 0 <= shared.ranks[g] and x.n - 1 < shared.ranks[g]:
+                # fewer retrieved vectors than the relevant factor's rank (FD@1, a URR set thinned by missing
+                # vectors): the rows themselves, no d × d work on this side
+                rows[g] = weighted_rows(ret, np.where(groups == g, 0.0, w), x.mean_shifted)
+        values = _paired_fds(shared, retrieved, rows)
+        out[gids] = values[gids]
+        if pbar is not None:
+            pbar.update(len(gids))
+    return out
+
+
+def _factor_nuclear_norm(shared: SharedRelevant, k: int, packed: np.ndarray, scale: float):
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁ᵀF₂‖_* from the shared factor of entry k and a pivoted Cholesky factor of the retrieved
+    covariance (``packed``): the exact route of :func:`~.frechet.frechet_distance_from_stats` with the relevant factor
+    made once. None where the retrieved covariance is refused (not PSD beyond round-off)."""
+    from .frechet import _CONGRUENCE_RTOL, _nuclear_norm, _pivoted_cholesky, _unpermuted
+    d = len(shared.shift)
+    factor = _pivoted_cholesky(packed[_packed_index(d)], scale)
+    if factor is None:
+        return None
+    rank = shared.ranks[k]
+    if rank == 0 or factor[0].shape[1] == 0:
+        return 0.0
+    # F₁ᵀF₂ with F₁ = the relevant factor un-permuted: row i of the padded factor belongs to coordinate perm[i]
+    return _nuclear_norm(shared.factors[k][:, :rank].T @ _unpermuted(*factor)[shared.perms[k]], rtol=_CONGRUENCE_RTOL)
+
+
+_DIAGONALS = {}
+
+
+def _diagonal_positions(d: int) -> np.ndarray:
+    """Positions of the diagonal in the row-major packed upper triangle of a d × d matrix."""
+    if d not in _DIAGONALS:
+        _DIAGONALS[d] = np.concatenate([[0], np.cumsum(np.arange(d, 1, -1))])
+    return _DIAGONALS[d]

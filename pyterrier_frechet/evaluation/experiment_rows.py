@@ -30,16 +30,17 @@ import pandas as pd
 from ..measures.resampling import numpy_engine
 
 
-def experiment_rows(measure, sets, value: float, names) -> Optional[Dict[str, float]]:
+def experiment_rows(measure, sets, value: float, judgments) -> Optional[Dict[str, float]]:
     """The rows of the unit queries (centred pseudo-values, :func:`leave_out_rows`) of ``measure`` on its two sets
-    (:class:`~.vector_sets.VectorSets` with query codes over ``names``, the sorted query universe), or None — with a
+    (:class:`~.vector_sets.VectorSets` with query codes over the sorted query universe of ``judgments``, the
+    evaluation, whose memo keeps the relevant side's leave-outs for every run and measure), or None — with a
     warning saying why — where they cannot be formed (fewer than 2 units, or a leave-out that leaves a side with
     fewer than 2 vectors)."""
     from .vector_statistics import vector_statistics  # the numeric cores load on first use (import stays light)
     if not np.isfinite(value):
         return None
-    names = pd.Index(names)
-    stats = vector_statistics(measure, sets, names)
+    names = pd.Index(judgments.query_names)
+    stats = vector_statistics(measure, sets, names, judgments)
     try:
         rows = leave_out_rows(measure, stats, value)
     except ValueError as ex:

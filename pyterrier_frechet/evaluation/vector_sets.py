@@ -132,6 +132,13 @@ class VectorSets(NamedTuple):
     relevant_key: tuple  # what the relevant set is (encoder identity and docnos): keys the evaluation's memos
     queries: List[str]  # the queries with a relevant document (the units of a leave-one-query-out)
 
+    def relevant_identity(self) -> tuple:
+        """What the relevant set is, to key the evaluation's memos (:meth:`~.selection.Judgments.once`): the
+        encoder's content identity and the docnos (``relevant_key``), and — for an encoder without a content
+        identity — a digest of the vectors themselves (the rule of :func:`relevant_input`)."""
+        digest = None if _remembers(self.relevant_key[:-1]) else array_digest(self.relevant.vecs)
+        return self.relevant_key + (digest,)
+
 
 def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,
                  vocabulary: np.ndarray, query_names: np.ndarray) -> _Side:
@@ -362,6 +369,6 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
                 value = measure.statistic(relevant_input(measure, judgments, sets), ret.vecs)
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
-        per_query = experiment_rows(measure, sets, value, judgments.query_names) if rows and measure.has_rows() else None
+        per_query = experiment_rows(measure, sets, value, judgments) if rows and measure.has_rows() else None
         result[measure] = VectorOutcome(value, len(rel.vecs), len(ret.vecs), rel.dropped, ret.dropped, per_query)
     return result

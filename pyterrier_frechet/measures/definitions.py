@@ -7,7 +7,10 @@ As in ir_measures, a measure is its parameters, a docstring and a citation. Each
 value from its inputs through a pure numpy core (:mod:`pyterrier_frechet.core`), imported when first used. Selecting
 the inputs from qrels and runs is :mod:`pyterrier_frechet.evaluation`'s work.
 """
+import hashlib
 from typing import Dict, List
+
+import numpy as np
 
 from ir_measures.measures.base import ParamInfo
 
@@ -31,10 +34,39 @@ class Gaussian(Resampling):
     def samples(self, measure, stats, weights, engine, pbar=None):
         return engine.weighted_fds(stats.rel, weights, [stats.ret], [weights], stats.shift, pbar)
 
+    shares_samples = True
+
+    def samples_of_runs(self, measure, stats, weights, engine, pbar=None):
+        """Every run's samples with the relevant side of each sample made and factored once for all of them
+        (:func:`~pyterrier_frechet.core.weighted.shared_weighted_fds`), where the runs share one relevant side (the
+        evaluation's memo: :attr:`~pyterrier_frechet.evaluation.vector_statistics.VectorStatistics.shared`) and the
+        engine is numpy; else one run at a time."""
+        from ..core.weighted import shared_weighted_fds, streamed
+        if engine.name != 'numpy' or len(stats) < 2:
+            return super().samples_of_runs(measure, stats, weights, engine, pbar)
+        made, first = {}, None
+        for name, make in stats.items():
+            st = make()
+            first = first or st
+            if st.shared is None or st.rel is not first.rel:  # no shared relevant side: one run at a time
+                return {n: self.samples(measure, m() if n not in made else made[n], weights, engine, pbar)
+                        for n, m in stats.items()}
+            # the retrieved side's cross-products formed pass by pass (a few ms each), not held for every run
+            made[name] = st._replace(ret=streamed(st.ret))
+        values = shared_weighted_fds(first.rel, [st.ret for st in made.values()], weights, first.shift, pbar)
+        return dict(zip(made, values))
+
     def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
-        from ..core.weighted import leave_out_fds
+        from ..core.weighted import leave_out_fds, relevant_leave_outs
+        relevant = None
+        if engine.fd_batch is None and getattr(stats, 'shared', None) is not None:
+            # the relevant side's leave-outs, made once per evaluation and grouping for every run and measure
+            groups = np.asarray(groups)
+            key = ('leave-outs', n_groups, hashlib.blake2b(groups.astype(np.int64).tobytes(), digest_size=16).digest())
+            relevant = stats.shared(key, lambda: relevant_leave_outs(stats.rel, stats.units, groups, n_groups,
+                                                                     stats.shift))
         return leave_out_fds(stats.rel, stats.ret, stats.units, groups, n_groups, stats.shift, fd_batch=engine.fd_batch,
-                             pbar=pbar)
+                             pbar=pbar, relevant=relevant)
 
 
 class Conditional(Gaussian):
@@ -43,6 +75,8 @@ class Conditional(Gaussian):
     name = 'conditional'
     randomisation = False
     backends = ('numpy',)
+    shares_samples = False  # its samples are conditional_fds', one run at a time
+    samples_of_runs = Resampling.samples_of_runs
 
     def samples(self, measure, stats, weights, engine, pbar=None):
         from ..core.conditional import conditional_fds

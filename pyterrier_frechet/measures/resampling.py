@@ -93,6 +93,15 @@ class Resampling:
         with ``update(n)``, or None."""
         raise NotImplementedError(f'{type(self).__name__} does not define samples()')
 
+    #: Whether :meth:`samples_of_runs` shares work between runs (else the bootstrap takes one run at a time).
+    shares_samples: bool = False
+
+    def samples_of_runs(self, measure, stats: dict, weights: np.ndarray, engine, pbar=None) -> dict:
+        """:meth:`samples` of every run under the same ``weights`` (``stats``: run name → a function making that
+        run's statistics, called once), as a dict run name → values. Default: one run at a time; a resampling whose
+        work per sample is shared by the runs (FD's relevant side: :attr:`shares_samples`) does that work once."""
+        return {name: self.samples(measure, make(), weights, engine, pbar) for name, make in stats.items()}
+
     def leave_out(self, measure, stats, groups: np.ndarray, n_groups: int, engine, pbar=None) -> np.ndarray:
         """The value with each of the ``n_groups`` groups of unit queries left out (``groups``: each query's group,
         −1 for a query that is no unit; such queries weigh 0). Default: :meth:`samples` with one row per group."""
