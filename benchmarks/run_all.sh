@@ -3,6 +3,8 @@
 # Run on an otherwise idle machine: each script prints ratios measured side by side in its own run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python benchmarks/experiment_floor.py
+python benchmarks/report_floor.py --runs 4 --report
 python benchmarks/fd_kernel.py
 python benchmarks/bootstrap_fd.py
 python benchmarks/bootstrap_scale.py

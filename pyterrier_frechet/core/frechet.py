@@ -250,7 +250,7 @@ def _trace_sqrt_factored(cov1: np.ndarray, cov2: np.ndarray, scale1: float, scal
     """Tr((Σ₁^½Σ₂Σ₁^½)^½) from pivoted Cholesky factors (:func:`_pivoted_cholesky`), Σᵢ = FᵢFᵢᵀ with Fᵢ of
     d × rᵢ, rᵢ = rank(Σᵢ): the eigenvalues of the rₛ × rₛ matrix LₛᵀΣₒLₛ, with Lₛ the factor of lower rank and Σₒ the
     other covariance (:func:`trace_sqrt_congruence`; its non-zero eigenvalues are those of Σ₁^½Σ₂Σ₁^½, singular or
-    not), when that matrix is well conditioned; else ‖F₁ᵀF₂‖_* (its singular values are the square roots of the same
+    not), where that route's error bound allows; else ‖F₁ᵀF₂‖_* (its singular values are the square roots of the same
     eigenvalues), exact to ≈ 1e-15 where the eigenvalues would cost digits. None if a covariance is not positive
     semi-definite beyond round-off: the caller takes the eigendecomposition route, which says so."""
     first = _pivoted_cholesky(cov1, scale1)
@@ -493,8 +493,10 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
       the numerical rank: Fᵢ is d × rank(Σᵢ), d × d where Σᵢ is positive definite) — singular is the bootstrap's
       usual case at d = 384, where a resample holds fewer distinct vectors than dimensions on one side or both; the
       factor is accepted when Σᵢ − FᵢFᵢᵀ is round-off (:data:`_PIVOTED_RESIDUAL`);
-    - both positive definite, and Σ₁^½Σ₂Σ₁^½ well conditioned: its eigenvalues are those of the symmetric L₁ᵀΣ₂L₁
-      (``sygst`` + ``syevd`` without vectors — cheaper than one full symmetric eigendecomposition);
+    - the eigenvalues of the r × r matrix LᵀΣL, with L the factor of lower rank r and Σ the other covariance
+      (``sygst`` + ``syevd`` without vectors: one symmetric eigenvalue solve; :func:`trace_sqrt_congruence`), where
+      the error bound of their square roots' sum allows (:func:`_sqrt_sum_error`, at most
+      :data:`_CONGRUENCE_RTOL` of it);
     - otherwise: the nuclear norm ‖F₁ᵀF₂‖_* (whose singular values are the square roots of those eigenvalues), which
       keeps null directions exactly null — O(d²·rank) per pivoted factor instead of a full eigendecomposition
       (``benchmarks/stats_route.py`` prints the times);

@@ -227,30 +227,22 @@ class PackedGaussian(NamedTuple):
         return GaussianStats(self.mean_shifted + shift, unpack(self.packed, len(shift)), int(round(self.n)))
 
 
-def _packed_gaussian(n, a, b, total, cross, upper: np.ndarray, distinct=None) -> Optional[PackedGaussian]:
+def _packed_gaussian(n, a, b, total, cross, distinct=None) -> Optional[PackedGaussian]:
     """One weighted Gaussian from its count n, V₁ = a, V₂ = b, shifted sum and packed cross-product (None where fewer
     than 2 vectors or no spread): mean = sum / V₁, covariance (Σ w P − V₁ μ̃μ̃ᵀ) / (V₁ − V₂/V₁), packed."""
     if n < 2 or a <= 0 or a - b / a <= 0:
         return None
     mean_shifted = total / a
-    i, j = _packed_pairs(len(total), upper)
+    i, j = _upper_pairs(len(total))
     packed = cross - a * (mean_shifted[i] * mean_shifted[j])
     packed /= a - b / a  # n − 1 for unit weights
     return PackedGaussian(mean_shifted, packed, n, distinct)
 
 
 @functools.lru_cache(maxsize=4)
-def _pairs(d: int):
-    i, j = np.triu_indices(d)
-    return i, j
-
-
-def _packed_pairs(d: int, upper: np.ndarray):
-    """(row, column) of each packed position (``upper``: the positions in a flattened d × d matrix)."""
-    i, j = _pairs(d)
-    if len(upper) != len(i):  # pragma: no cover - every QueryStats packs the full upper triangle
-        return np.divmod(upper, d)
-    return i, j
+def _upper_pairs(d: int):
+    """(row, column) of each position of the row-major packed upper triangle (:class:`QueryStats`' packing)."""
+    return np.triu_indices(d)
 
 
 def packed_gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray],
@@ -260,9 +252,8 @@ def packed_gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray],
     systems); None where a sample has fewer than 2 vectors."""
     counts, v1, v2, sums, distinct, u_parts = _moments(parts, weights)
     crosses = sum(part.weighted_cross(u) for part, u in zip(parts, u_parts))  # one product per chunk
-    upper = parts[0]._upper
     for n, a, b, total, cross, k in zip(counts, v1, v2, sums, crosses, distinct):
-        yield _packed_gaussian(n, a, b, total, cross, upper, k)
+        yield _packed_gaussian(n, a, b, total, cross, k)
 
 
 def _moments(parts: Sequence[QueryStats], weights: Sequence[np.ndarray]):
@@ -351,10 +342,9 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
         w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
         relevant = gaussians([rel], [w_rel], shift)
         retrieved = gaussians(ret_parts, w_ret, shift)
-        pairs = [(b, s1, s2) for b, (s1, s2) in enumerate(zip(relevant, retrieved), start)
-                 if s1 is not None and s2 is not None]
-        for b, s1, s2 in pairs:
-            out[b] = frechet_distance_from_stats(s1, s2)
+        for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
+            if s1 is not None and s2 is not None:
+                out[b] = frechet_distance_from_stats(s1, s2)
         if pbar is not None:
             pbar.update(len(rel_weights[sl]))
     return out
@@ -570,14 +560,13 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
             total = sums.sum(axis=0) + (_total_cross(stats, outside) if outside.any() else 0.0)
             info.append((_side_totals(stats, w, groups, n_groups), total, u))
             batches.append(iter([(gids, sums)]))
-    stats_upper = sides[0]._upper
     for parts in zip(*batches):
         gids = parts[0][0]
         out = []
         for ((scalars, (sum_total, group_sums)), cross_total, _), (_, crosses) in zip(info, parts):
             (nt, ng), (at, ag), (bt, bg) = scalars
-            got = [_packed_gaussian(nt - ng[g], at - ag[g], bt - bg[g], sum_total - group_sums[g], cross_total - c,
-                                    stats_upper) for g, c in zip(gids, crosses)]
+            got = [_packed_gaussian(nt - ng[g], at - ag[g], bt - bg[g], sum_total - group_sums[g], cross_total - c)
+                   for g, c in zip(gids, crosses)]
             out.append(got if packed else [None if x is None else x.unpacked(shift) for x in got])
         yield gids, out
 
@@ -745,7 +734,7 @@ def _retrieved_sample_side(ret: QueryStats, w: np.ndarray, shared: SharedRelevan
     if packed:
         crosses = ret.weighted_cross(u[packed])
         for b, cross in zip(packed, crosses):
-            retrieved[b] = _packed_gaussian(counts[b], v1[b], v2[b], sums[b], cross, ret._upper, distinct[b])
+            retrieved[b] = _packed_gaussian(counts[b], v1[b], v2[b], sums[b], cross, distinct[b])
     for b in low:
         a, bb = v1[b], v2[b]
         if counts[b] < 2 or a <= 0 or a - bb / a <= 0:

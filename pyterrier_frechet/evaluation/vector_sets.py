@@ -134,10 +134,11 @@ class VectorSets(NamedTuple):
 
     def relevant_identity(self) -> tuple:
         """What the relevant set is, to key the evaluation's memos (:meth:`~.selection.Judgments.once`): the
-        encoder's content identity and the docnos (``relevant_key``), and — for an encoder without a content
-        identity — a digest of the vectors themselves (the rule of :func:`relevant_input`)."""
+        encoder's content identity and the docnos (``relevant_key``), a digest of each vector's query, and — for an
+        encoder without a content identity — a digest of the vectors themselves (the rule of :func:`relevant_input`)."""
         digest = None if _remembers(self.relevant_key[:-1]) else array_digest(self.relevant.vecs)
-        return self.relevant_key + (digest,)
+        # and the query of every relevant vector (the docnos alone do not say which query judged each)
+        return self.relevant_key + (digest, array_digest(np.asarray(self.relevant.qcodes)))
 
 
 def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,

@@ -31,10 +31,10 @@ class Gaussian(Resampling):
     grouped_jackknife = True
     randomisation = True
 
+    shares_samples = True  # the relevant side of each sample, factored once for every run
+
     def samples(self, measure, stats, weights, engine, pbar=None):
         return engine.weighted_fds(stats.rel, weights, [stats.ret], [weights], stats.shift, pbar)
-
-    shares_samples = True
 
     def samples_of_runs(self, measure, stats, weights, engine, pbar=None):
         """Every run's samples with the relevant side of each sample made and factored once for all of them
@@ -44,15 +44,15 @@ class Gaussian(Resampling):
         from ..core.weighted import shared_weighted_fds, streamed
         if engine.name != 'numpy' or len(stats) < 2:
             return super().samples_of_runs(measure, stats, weights, engine, pbar)
-        made, first = {}, None
+        made = {}
         for name, make in stats.items():
             st = make()
-            first = first or st
+            first = next(iter(made.values()), st)
             if st.shared is None or st.rel is not first.rel:  # no shared relevant side: one run at a time
-                return {n: self.samples(measure, m() if n not in made else made[n], weights, engine, pbar)
-                        for n, m in stats.items()}
+                return super().samples_of_runs(measure, stats, weights, engine, pbar)
             # the retrieved side's cross-products formed pass by pass (a few ms each), not held for every run
             made[name] = st._replace(ret=streamed(st.ret))
+        first = next(iter(made.values()))
         values = shared_weighted_fds(first.rel, [st.ret for st in made.values()], weights, first.shift, pbar)
         return dict(zip(made, values))
 
