@@ -184,13 +184,21 @@ class QueryStats:
         return out
 
 
+@functools.lru_cache(maxsize=4)
+def _packed_index(d: int) -> np.ndarray:
+    """Position of (i, j) in the row-major packed upper triangle of a d × d symmetric matrix, for every i, j."""
+    idx = np.zeros((d, d), dtype=np.int64)
+    iu = np.triu_indices(d)
+    idx[iu] = np.arange(len(iu[0]))
+    idx.T[iu] = idx[iu]
+    idx.flags.writeable = False  # shared by every caller (cached)
+    return idx
+
+
 def unpack(packed: np.ndarray, d: int) -> np.ndarray:
-    """The symmetric d×d matrix whose row-major upper triangle is ``packed`` (the packing of :class:`QueryStats`)."""
-    upper = np.triu_indices(d)
-    out = np.empty((d, d))
-    out[upper] = packed
-    out.T[upper] = packed
-    return out
+    """The symmetric d×d matrix whose row-major upper triangle is ``packed`` (the packing of :class:`QueryStats`):
+    one gather through :func:`_packed_index`."""
+    return packed[_packed_index(d)]
 
 
 def sample_chunk(*parts: QueryStats) -> int:
@@ -472,10 +480,9 @@ def _query_blocks(stats: QueryStats):
         yield from stats._blocks(stats._BLOCK)
 
 
-def _packed_outer(s: np.ndarray, scale: np.ndarray, upper: np.ndarray) -> np.ndarray:
+def _packed_outer(s: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """scale_q · s_q s_qᵀ, packed, for every row q of ``s``."""
-    d = s.shape[1]
-    i, j = np.divmod(upper, d)
+    i, j = _upper_pairs(s.shape[1])
     return (s[:, i] * s[:, j]) * scale[:, None]
 
 
@@ -497,7 +504,7 @@ def group_cross_batches(stats: QueryStats, weight: np.ndarray, groups: np.ndarra
         part = cross[sel] * weight[block][sel, None]
         if centred:
             n = stats.n[block][sel]
-            part = part - _packed_outer(stats.s[block][sel], weight[block][sel] / np.where(n > 0, n, 1), stats._upper)
+            part = part - _packed_outer(stats.s[block][sel], weight[block][sel] / np.where(n > 0, n, 1))
         if single:
             out = np.zeros(((g >= 0).sum(), stats.packed_size))
             out[sel[g >= 0]] = part
@@ -538,7 +545,7 @@ def _total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -
             total += w @ cross
             if centred:
                 n = stats.n[block]
-                total -= (w / np.where(n > 0, n, 1)) @ _packed_outer(stats.s[block], np.ones(len(w)), stats._upper)
+                total -= (w / np.where(n > 0, n, 1)) @ _packed_outer(stats.s[block], np.ones(len(w)))
     return total
 
 
@@ -594,16 +601,6 @@ class SharedRelevant(NamedTuple):
     n_groups: int = 0
 
 
-@functools.lru_cache(maxsize=4)
-def _packed_index(d: int) -> np.ndarray:
-    """Position of (i, j) in the row-major packed upper triangle of a d × d symmetric matrix, for every i, j."""
-    idx = np.zeros((d, d), dtype=np.int64)
-    iu = np.triu_indices(d)
-    idx[iu] = np.arange(len(iu[0]))
-    idx.T[iu] = idx[iu]
-    return idx
-
-
 def _factored(gaussians_: Sequence[Optional[PackedGaussian]], shift: np.ndarray, **grouping) -> SharedRelevant:
     """:class:`SharedRelevant` of these relevant Gaussians: each factored once."""
     from .frechet import _pivoted_cholesky, _scale, padded_factor
@@ -614,7 +611,7 @@ def _factored(gaussians_: Sequence[Optional[PackedGaussian]], shift: np.ndarray,
         if g is None:
             return None
         scale = _scale(g.mean_shifted + shift, g.packed)
-        got = _pivoted_cholesky(g.packed[index], scale)
+        got = _pivoted_cholesky(unpack(g.packed, d), scale)
         trace = float(g.packed[_diagonal_positions(d)].sum())
         if got is None:
             return trace, -1, scale, None, None, None
@@ -731,7 +728,7 @@ def _retrieved_sample_side(ret: QueryStats, w: np.ndarray, shared: SharedRelevan
     samples' cross-products are formed."""
     counts, v1, v2, sums, distinct, (u,) = _moments([ret], [w])
     low = [b for b in range(len(w)) if 0 <= shared.ranks[b] and distinct[b] - 1 < shared.ranks[b]]
-    packed = [b for b in range(len(w)) if b not in set(low)]
+    packed = sorted(set(range(len(w))) - set(low))
     retrieved, rows = [None] * len(w), {}
     if packed:
         crosses = ret.weighted_cross(u[packed])
@@ -762,7 +759,7 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
     relevant factor's rank; elsewhere — and wherever that route's error bound says it would cost digits — the
     general route :func:`~.frechet.frechet_distance_from_stats`, so the values are the same to round-off."""
     if relevant is not None and fd_batch is None:
-        return _leave_out_fds_shared(rel, ret, units, groups, n_groups, shift, relevant, pbar)
+        return _leave_out_fds_shared(ret, units, groups, n_groups, shift, relevant, pbar)
     out = np.full(n_groups, np.nan)
     for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups, shift):
         valid = [i for i, (a, b) in enumerate(zip(g_rel, g_ret)) if a is not None and b is not None]
@@ -776,7 +773,7 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
     return out
 
 
-def _leave_out_fds_shared(rel, ret, units, groups, n_groups, shift, shared: SharedRelevant, pbar=None):
+def _leave_out_fds_shared(ret, units, groups, n_groups, shift, shared: SharedRelevant, pbar=None):
     if shared.groups is None or shared.n_groups != n_groups or not np.array_equal(shared.groups, groups) or \
             not np.array_equal(shared.shift, shift):
         raise ValueError('the shared relevant leave-outs were made for another grouping or shift')
@@ -803,7 +800,7 @@ def _factor_nuclear_norm(shared: SharedRelevant, k: int, packed: np.ndarray, sca
     made once. None where the retrieved covariance is refused (not PSD beyond round-off)."""
     from .frechet import _CONGRUENCE_RTOL, _nuclear_norm, _pivoted_cholesky, _unpermuted
     d = len(shared.shift)
-    factor = _pivoted_cholesky(packed[_packed_index(d)], scale)
+    factor = _pivoted_cholesky(unpack(packed, d), scale)
     if factor is None:
         return None
     rank = shared.ranks[k]
@@ -813,11 +810,7 @@ def _factor_nuclear_norm(shared: SharedRelevant, k: int, packed: np.ndarray, sca
     return _nuclear_norm(shared.factors[k][:, :rank].T @ _unpermuted(*factor)[shared.perms[k]], rtol=_CONGRUENCE_RTOL)
 
 
-_DIAGONALS = {}
-
-
+@functools.lru_cache(maxsize=4)
 def _diagonal_positions(d: int) -> np.ndarray:
     """Positions of the diagonal in the row-major packed upper triangle of a d × d matrix."""
-    if d not in _DIAGONALS:
-        _DIAGONALS[d] = np.concatenate([[0], np.cumsum(np.arange(d, 1, -1))])
-    return _DIAGONALS[d]
+    return _packed_index(d).diagonal().copy()

@@ -36,9 +36,8 @@ def query_stats(side, n_queries: int, shift: np.ndarray) -> QueryStats:
 def pair_query_stats(sets, n_queries: int):
     """(relevant, retrieved) :class:`QueryStats` and the shift (the mean relevant vector) of one measure's sets,
     every document weight 1."""
-    shift = sets.relevant.vecs.mean(axis=0, dtype=np.float64)
-    rel, ret = query_stats(sets.relevant, n_queries, shift), query_stats(sets.retrieved, n_queries, shift)
-    return rel, ret, shift
+    shift, rel = _relevant_stats(sets, n_queries, weighted=False)
+    return rel, query_stats(sets.retrieved, n_queries, shift), shift
 
 
 def vector_statistics(measure, sets, queries, judgments=None) -> VectorStatistics:
@@ -55,16 +54,16 @@ def vector_statistics(measure, sets, queries, judgments=None) -> VectorStatistic
         def shared(key, compute):
             return judgments.once(identity + tuple(key), compute)
         shift, rel = shared(('query stats',), lambda: _relevant_stats(sets, len(queries), weighted))
-        ret = query_stats(sets.retrieved, len(queries), shift)
     else:
         shift, rel = _relevant_stats(sets, len(queries), weighted)
-        ret = query_stats(sets.retrieved, len(queries), shift)
+    ret = query_stats(sets.retrieved, len(queries), shift)
     if weighted:
         ret = per_query_weighted(ret)
     return VectorStatistics(rel, ret, shift, np.asarray(pd.Index(queries).isin(sets.queries)), shared)
 
 
 def _relevant_stats(sets, n_queries: int, weighted: bool):
+    """The shift (the mean relevant vector) and the relevant side's :class:`QueryStats` (per-query weighted)."""
     shift = sets.relevant.vecs.mean(axis=0, dtype=np.float64)
     rel = query_stats(sets.relevant, n_queries, shift)
     return shift, per_query_weighted(rel) if weighted else rel
