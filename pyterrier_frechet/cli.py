@@ -20,7 +20,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 import pandas as pd
 
 from .core.intervals import METHODS
-from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, parse_measures
+from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, with_options
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
@@ -36,18 +36,14 @@ class CliError(ValueError):
 
 
 def parse_metrics(names: Sequence[str], rel: Optional[int] = None, missing: Optional[str] = None) -> list:
-    """ir_measures measures from their names; ``rel`` is applied to every measure that has a ``rel``
-    parameter and does not set it, ``missing`` to every vector measure that does not set it."""
+    """ir_measures measures from their names, with ``--rel`` and ``--missing`` applied as ``rel=``/``missing=`` are
+    everywhere (:func:`~pyterrier_frechet.evaluation.evaluate.with_options`)."""
     measures = []
     for name in names:
         try:
-            (m,) = parse_measures([name])
+            (m,) = with_options([name], rel=rel, missing=missing)
         except ValueError as ex:
             raise CliError('--metrics: ' + str(ex).replace('unknown measure', 'unknown metric', 1)) from ex
-        if rel is not None and 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params:
-            m = m(rel=rel)
-        if missing is not None and is_vector_measure(m) and 'missing' not in m.params:
-            m = m(missing=missing)
         try:
             m.validate_params()
         except (AssertionError, ValueError) as ex:
@@ -698,9 +694,11 @@ def _measures_group(p) -> None:
     g.add_argument('--metrics', nargs='+', default=list(DEFAULT_MEASURES),
                    help='ir_measures names, e.g. FD@10 "FD(urr=True)@10" nDCG@10 "RR(rel=2)@10"')
     g.add_argument('--rel', type=_positive_int, default=None,
-                   help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...)')
+                   help='relevance threshold for every measure with a rel parameter (FD, RR, P, R, AP, ...); default '
+                        "ir_measures' 1, with a warning when the qrels are graded (TREC DL: --rel 2)")
     g.add_argument('--missing', choices=['error', 'drop'], default=None,
-                   help='documents without a vector: fail (error, the default) or leave out and count (drop)')
+                   help='documents without a vector: fail (error) or leave out and count (drop); default error, for '
+                        'report drop (its tables count them per run and measure)')
     g.add_argument('--quiet', action='store_true', help='no progress bars')
 
 
@@ -726,6 +724,7 @@ class Command(NamedTuple):
     check: Optional[Callable] = None
     plots: Optional[Callable] = None
     table: bool = True
+    missing: Optional[str] = None  # the default of --missing ('drop' where the outputs count what was left out)
 
 
 COMMANDS = {
@@ -814,7 +813,7 @@ COMMANDS = {
                  'before the work)'), *TESTED_SAMPLES, SEED, *SPARSIFY,
             _arg('--baseline', help='paired comparisons of every run against this one (default: all pairs, counted)'),
             POPULATION, QUERY_GROUPS),
-        table=False),
+        table=False, missing='drop'),
 }
 
 
@@ -836,6 +835,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=command.help.format(**names))
         for add in command.groups + command.arguments + ((_output_group,) if command.table else ()):
             add(p)
+        if command.missing is not None:
+            p.set_defaults(missing=command.missing)
         for item in p._actions + p._action_groups:  # the registry's lists of measures, filled in
             for attr in ('help', 'title'):
                 if isinstance(getattr(item, attr, None), str):

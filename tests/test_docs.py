@@ -246,3 +246,11 @@ def test_example_runs(code, tmp_path, monkeypatch):
         exec(compile(code, '<example>', 'exec'), {'__name__': '__example__'})
     finally:
         pf.set_default_encoder(previous)
+
+
+def test_which_fd_to_report_is_one_sentence_from_one_place():
+    """The advice on which FD to report is pyterrier_frechet.analyses.table.WHICH_FD, printed verbatim where users read
+    it (the README, the report's notes), so no page can give a different answer."""
+    from pyterrier_frechet.analyses.table import WHICH_FD
+    assert WHICH_FD in (ROOT / 'README.md').read_text(encoding='utf-8')
+    assert WHICH_FD.count('. ') == 0 and WHICH_FD.endswith('.')  # one sentence

@@ -306,4 +306,4 @@ def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, caps
     import warnings
     with warnings.catch_warnings():  # the default jackknife test of FD does not use the resamples: no such warning
         warnings.simplefilter('error', UserWarning)
-        assert main(['compare', *data, '--metrics', 'FD@3', '--samples', '100', '--format', 'csv']) == 0
+        assert main(['compare', *data, '--metrics', 'FD@3', '--rel', '1', '--samples', '100', '--format', 'csv']) == 0

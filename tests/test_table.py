@@ -20,7 +20,7 @@ from pyterrier_frechet.measures.base import column_label
 D = 5
 N_QUERIES = 12
 # run names with the characters LaTeX and Markdown treat specially
-RUNS = ('bm25_base', 'dense 50%', 'A&B', 'rerank')
+RUNS = ('bm25_base', 'dense 50%', 'A&B', 'rerank', 'late fusion')
 METRICS = ('FD@5', 'nDCG@5', 'RR@5')
 
 
@@ -112,7 +112,7 @@ def _holm_by_hand(p, alpha):
 def test_significance_marks_are_holm_over_the_raw_p_values(data):
     table = data[4]
     pairs = table.comparisons
-    assert len(pairs) == 3 * 6  # every pair of 4 systems, per measure
+    assert len(pairs) == 3 * 10  # every pair of 5 systems, per measure
     expected = {(n, m): set() for n in RUNS for m in METRICS}
     for m in METRICS:
         rows = pairs[pairs.measure == m]
@@ -161,13 +161,13 @@ def test_marks_from_made_up_p_values_follow_holm(data):
         won = {(b if a == name else a) for (a, b), sig in zip(pairs, reject) if sig
                and name == (a if values[a, 'nDCG@5'] > values[b, 'nDCG@5'] else b)}
         assert set(table.cell(name, 'nDCG@5')['better_than']) == won
-    assert "Holm's correction over the 6 comparisons of each measure, α = 0.05" in table.caption()
+    assert "Holm's correction over the 6 comparisons of each measure, α = 0.05" in table.caption(long=True)
 
 
 def test_baseline_marks_better_and_worse(data):
     table = data[5]
     pairs = table.comparisons
-    assert set(pairs['a']) == {'bm25_base'} and len(pairs) == 3 * 3
+    assert set(pairs['a']) == {'bm25_base'} and len(pairs) == 3 * 4
     md = table.to_markdown()
     assert 'bm25\\_base (baseline)' in md or 'bm25_base (baseline)' in md
     for row in pairs.itertuples():
@@ -195,7 +195,7 @@ def test_best_marks_follow_each_measures_direction(data):
 
 
 def test_latex_structure_booktabs_and_escaping(data):
-    tex = data[4].to_latex()
+    tex = data[4].to_latex(long_caption=True)
     lines = tex.splitlines()
     rules = [line for line in lines if line in ('\\toprule', '\\midrule', '\\bottomrule')]
     assert rules == ['\\toprule', '\\midrule', '\\midrule', '\\bottomrule']  # head, body, τ row, end
@@ -221,16 +221,16 @@ def test_latex_text_escapes_every_special_character():
 
 
 def test_markdown_caption_names_value_and_interval(data):
-    md = data[4].to_markdown()
+    md = data[4].to_markdown(long_caption=True)
     assert md.splitlines()[0] == '| # | system | FD@5 ↓ | nDCG@5 ↑ | RR@5 ↑ |'
     assert '| a | bm25_base |' in md and '| c | A&amp;B |' in md  # HTML escaped; _ and % are plain in markdown
     caption = md.strip().splitlines()[-1]
     assert 'Value: each measure on the full query set' in caption
     assert ('\\[low, high\\] of FD@5: 95% log-scale jackknife interval over queries for E\\[FD̂ₙ\\], the expected value '
             'at 12 queries (not the population FD), centred on the value on the log scale.') in caption
-    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% Student t (mean ± t·s/√n, n − 1 degrees of freedom) interval for '
-            'the population mean.') in caption
-    assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 6 comparisons" in caption
+    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% Student t (mean ± t·s/√n, n − 1 degrees of freedom, clipped to '
+            'the range of the per-query values) interval for the population mean.') in caption
+    assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 10 comparisons" in caption
     assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife t-test for FD@5' in caption
 
 
@@ -249,7 +249,7 @@ def test_tau_row_is_tau_intervals(data):
     # what the interval is for, said once (correlation.TAU_ESTIMAND) and in the caption with the query count
     from pyterrier_frechet.analyses.correlation import TAU_ESTIMAND
     assert (tau_rows['estimand'] == TAU_ESTIMAND).all() and 'expected values' in TAU_ESTIMAND
-    assert f"τ between the systems' expected values at {len(boot.queries)} queries" in table.caption()
+    assert f"τ between the systems' expected values at {len(boot.queries)} queries" in table.caption(long=True)
 
 
 def test_a_value_outside_its_interval_is_marked_and_explained():
@@ -263,8 +263,8 @@ def test_a_value_outside_its_interval_is_marked_and_explained():
     md, tex = table.to_markdown(), table.to_latex()
     assert '| x | 0.300† [0.090, 0.170] |' in md and '| y | **0.200** [0.100, 0.250] |' in md  # FD: lower is better
     assert '0.300\\textsuperscript{\\dag}' in tex
-    assert 'outside its interval (1 cell; jackknife_bc)' in table.caption()
-    assert 'bias-corrected' in table.caption()
+    assert 'outside its interval (1 cell; jackknife_bc)' in table.caption(long=True)
+    assert 'bias-corrected' in table.caption(long=True)
 
 
 def test_from_results_takes_agreement_tables_tau_and_measures_without_interval(data):
@@ -276,8 +276,8 @@ def test_from_results_takes_agreement_tables_tau_and_measures_without_interval(d
     table = PaperTable.from_results(boot, list(METRICS) + ['P@5'], tau=agreement, point=point, seed=1)
     assert table.cell('rerank', 'P@5')['value'] == point.set_index('name').loc['rerank', 'P@5']
     assert np.isnan(table.cell('rerank', 'P@5')['low'])
-    assert table.reference() == 'nDCG@5' and 'no interval' in table.caption()
-    assert table.comparisons is None and 'Superscript' not in table.caption()
+    assert table.reference() == 'nDCG@5' and 'no interval' in table.caption(long=True)
+    assert table.comparisons is None and 'Superscript' not in table.caption(long=True)
 
 
 def test_paper_table_refuses_bad_input_before_work(data):
@@ -364,7 +364,8 @@ def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
          'estimand': 'E[θ̂ₙ] at this number of queries'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
     md, tex = table.to_markdown(), table.to_latex()
-    assert '| x | 0.300 [–] |' in md and '\\[–\\]: undefined there (1 cell' in md
+    assert '| x | 0.300 [–] |' in md and '\\[–\\]: undefined.' in md
+    assert '[–]: undefined there (1 cell' in table.caption(long=True)
     assert '0.300 {\\scriptsize [--]}' in tex
     assert '\\textbf{$-$0.250} {\\scriptsize [$-$0.500, 0.100]}' in tex  # LaTeX minus signs; lowest FD is bold
 
@@ -398,3 +399,113 @@ def test_small_values_keep_their_significant_figures():
     close = summary.iloc[:2].assign(value=[0.00871, 0.00879], low=np.nan, high=np.nan)
     t2 = PaperTable.from_results(BootstrapResult(close, {'strong': {}, 'weak': {}}, ['q1', 'q2']), ['FD@5'])
     assert t2.cells['best'].tolist() == [True, False]
+
+
+# --- issue 51: the defaults complete on vectors with holes, and say what they left out ---
+
+def _top(run, k):
+    """The top-k docnos of each query of a run frame (score descending), an independent reference for the sets."""
+    return run.sort_values(['qid', 'score'], ascending=[True, False]).groupby('qid').head(k)
+
+
+@pytest.fixture(scope='module')
+def holes(data, tmp_path_factory):
+    """The data's vectors less every document 'rerank' ranks first (its FD@5 set loses 12 of 60, 20 %) and one
+    other document: the defaults leave them out and count them."""
+    folder, qrels, runs, store, _, _ = data
+    vecs = np.load(folder / 'vecs.npy')
+    ids = (folder / 'vecs.ids.txt').read_text().split()
+    first = set(_top(runs['rerank'], 1)['docno'])
+    gone = first | {'q3-d19'}
+    keep = [i for i, d in enumerate(ids) if d not in gone]
+    out = tmp_path_factory.mktemp('holes')
+    np.save(out / 'vecs.npy', vecs[keep])
+    (out / 'vecs.ids.txt').write_text('\n'.join(ids[i] for i in keep) + '\n')
+    holed = pf.VectorStore(str(out / 'vecs'))
+    table = pf.paper_table(runs, qrels, METRICS, encoder=holed, verbose=False, baseline='bm25_base', n_samples=200)
+    return gone, holed, table
+
+
+def test_the_default_drops_and_counts_each_cell_against_a_count_by_hand(data, holes):
+    _, qrels, runs, _, _, _ = data
+    gone, holed, table = holes
+    relevant = qrels[qrels['label'] >= 1]
+    relevant_share = relevant['docno'].isin(gone).mean()  # the relevant set: the same for every run
+    frame = table.to_dataframe().set_index(['name', 'measure'])
+    for name, run in runs.items():
+        top = _top(run[run['qid'].isin(set(relevant['qid']))], 5)
+        missing = int(top['docno'].isin(gone).sum())
+        assert frame.loc[(name, 'FD@5'), 'missing_retrieved'] == missing
+        assert frame.loc[(name, 'FD@5'), 'retrieved'] == len(top)
+        assert frame.loc[(name, 'FD@5'), 'missing_relevant'] == int(relevant['docno'].isin(gone).sum())
+        assert table.left_out(name, 'FD@5') == (missing, max(missing / len(top), relevant_share) > 0.10)
+        assert np.isnan(frame.loc[(name, 'nDCG@5'), 'missing_retrieved'])  # not a vector measure
+    assert table.left_out('rerank', 'FD@5') == (12, True)  # its first-ranked document of each of the 12 queries
+    md = table.to_markdown()
+    rerank = next(line for line in md.splitlines() if '| rerank |' in line)
+    assert rerank.split(' | ')[1].endswith('(−12‡)')
+    # the value is FD on what has a vector: evaluate with missing='drop' on the same store
+    want = pf.evaluate(runs, qrels, [pf.FD(missing='drop') @ 5], encoder=holed).set_index('name')['FD@5']
+    for name in runs:
+        assert table.cell(name, 'FD@5')['value'] == want[name]
+    tex = table.to_latex()
+    assert '{\\scriptsize ($-$12\\ddag{})}' in tex
+
+
+def test_missing_error_still_stops_with_the_count(data, holes):
+    _, qrels, runs, _, _, _ = data
+    _, holed, _ = holes
+    with pytest.raises(ValueError, match=r"have no vector.*missing='drop'"):
+        pf.paper_table(runs, qrels, METRICS, encoder=holed, verbose=False, missing='error', n_samples=200)
+
+
+def test_the_short_caption_has_at_most_60_words_and_the_long_one_the_details(holes):
+    _, _, table = holes
+    short, long = table.caption(), table.caption(long=True)
+    assert len(short.split()) <= 60, short
+    for what in ('(−n)', '‡', '▲/▼', 'τ', 'E[FD̂ₙ]', 'Student t'):
+        assert what in short, what
+    assert "n documents of that run's retrieved set had no vector" in long and 'table.csv' in long
+    assert len(long.split()) > 60
+
+
+def test_tau_is_not_printed_across_fewer_than_five_systems(data):
+    _, qrels, runs, store, table, _ = data
+    four = {name: runs[name] for name in RUNS[:4]}
+    small = pf.paper_table(four, qrels, METRICS, encoder=store, verbose=False, n_samples=200)
+    md = small.to_markdown()
+    assert '| | Kendall τ with nDCG@5 | — |  | — |' in md.replace('|  | Kendall', '| | Kendall')
+    assert 'τ not shown: fewer than 5 systems.' in small.caption()
+    assert 'spans most of [−1, 1]' in small.caption(long=True)
+    assert 'kendall_tau' not in set(small.to_dataframe()['row'])
+    assert 'kendall_tau' in set(table.to_dataframe()['row'])  # five systems: printed
+
+
+def test_rel_and_missing_are_the_reports_options(data):
+    _, qrels, runs, store, _, _ = data
+    table = pf.paper_table(runs, qrels, ['FD@5', 'RR@5', 'nDCG@5'], encoder=store, verbose=False, rel=2, n_samples=200)
+    want = pf.evaluate(runs, qrels, [pf.FD(rel=2) @ 5, 'RR(rel=2)@5'], encoder=store).set_index('name')
+    for name in runs:
+        assert table.cell(name, 'FD(rel=2)@5')['value'] == want.loc[name, 'FD(rel=2)@5']
+        assert table.cell(name, 'RR(rel=2)@5')['value'] == want.loc[name, 'RR(rel=2)@5']
+    with pytest.raises(ValueError, match='rel must be a positive integer'):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, rel=0)
+    with pytest.raises(ValueError, match="missing must be 'error' or 'drop'"):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, missing='skip')
+    with pytest.raises(ValueError, match='not both'):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, text='passages.jsonl')
+
+
+def test_graded_qrels_say_which_threshold_is_used(data):
+    import warnings
+    _, qrels, runs, store, _, _ = data
+    from pyterrier_frechet.evaluation.evaluate import graded_threshold_note
+    note = graded_threshold_note(qrels, ['FD@5', 'RR@5', 'nDCG@5'])
+    assert note.startswith('graded qrels (labels up to 2): FD@5, RR@5 count label >= 1 as relevant')
+    assert 'rel=2' in note
+    assert graded_threshold_note(qrels, ['FD(rel=2)@5', 'nDCG@5']) == ''  # set, or no rel parameter
+    assert graded_threshold_note(qrels.assign(label=(qrels['label'] > 0).astype(int)), ['FD@5']) == ''  # binary
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        pf.evaluate(runs, qrels, ['FD@5'], encoder=store)
+    assert any('count label >= 1 as relevant' in str(w.message) for w in caught)

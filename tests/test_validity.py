@@ -123,10 +123,10 @@ def test_bootstrap_and_the_cli_carry_the_caveat(tmp_path, capsys):
     assert f'1 to 30 over 6 queries, sd of log count {sd:.2f}' in result.caveats[0]
     assert 'probably too narrow' in result.caveats[0]
     # the paper table's caption carries the flag, shortened; a table of nDCG alone does not
-    caption = pf.PaperTable.from_results(result, measures=measures).caption()
+    caption = pf.PaperTable.from_results(result, measures=measures).caption(long=True)
     assert f'FD intervals are probably too narrow here: relevant documents per query (label ≥ 1): 1 to 30 over 6 queries, ' \
            f'sd of log count {sd:.2f} (default FD intervals covered only {UNDER_COVERED}' in caption
-    assert 'too narrow' not in pf.PaperTable.from_results(result, measures=[nDCG @ 5]).caption()
+    assert 'too narrow' not in pf.PaperTable.from_results(result, measures=[nDCG @ 5]).caption(long=True)
     # the command line prints the same sentence among its notes
     (tmp_path / 'runs').mkdir()
     ids = sorted(vectors)

@@ -10,7 +10,7 @@ import pandas as pd
 import pyterrier as pt
 
 from .outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
-from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
+from ..evaluation.evaluate import check_labels_distinct, evaluate, graded_threshold_note, with_options
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
@@ -18,7 +18,7 @@ from .bootstrap import ESTIMANDS, bootstrap, bootstrappable, check_query_groups
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
-from .table import PaperTable
+from .table import WHICH_FD, PaperTable
 from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_test, check_test_resolution, compare_systems,
                            default_samples, n_comparisons)
 
@@ -57,7 +57,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
                  n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
                  seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
                  verbose: bool = True, test: str = DEFAULT_TEST, population: Optional[int] = None,
-                 query_groups=None) -> Path:
+                 query_groups=None, rel: Optional[int] = None, missing: Optional[str] = 'drop') -> Path:
     """Write ``out/report.md`` with its CSV tables and PNG/PDF figures: results, correlations, bootstrap intervals,
     paired comparisons and sparsified judgments for ``runs`` on ``qrels``; and the paper table
     (:class:`~pyterrier_frechet.analyses.table.PaperTable` of the same results) as ``table.md``, ``table.tex`` and
@@ -83,10 +83,12 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): the intervals and the jackknife/normal tests carry the
     finite-population correction 1 − n/N, and the bootstrap section's caption says so. ``query_groups``: queries
     that are not independent, in these groups (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): every
-    section resamples and leaves out whole groups, and the captions say so.
+    section resamples and leaves out whole groups, and the captions say so. ``rel`` and ``missing``: as
+    :func:`~pyterrier_frechet.paper_table` (``--rel``, ``--missing``; default ``missing='drop'``: documents without a
+    vector are left out and counted in the results and in the paper table's cells).
     """
     plots.check_available('write_report (the report\'s figures)')
-    measures = parse_measures(measures)
+    measures = with_options(measures, rel=rel, missing=missing)
     check_labels_distinct(measures)
     check_test(test, population)
     check_query_groups(query_groups, qrels, population)  # refused before any work: a query without a group, or one group
@@ -166,6 +168,9 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     lines = ['# FD evaluation report', '', f'Qrels: {markdown_text(qrels_name)}; {len(runs)} runs; metrics: '
              + ', '.join(f'`{m}`' for m in labels) + '.' + (f' Lower is better for {", ".join(lower)}.' if lower else ''), '']
 
+    graded = graded_threshold_note(qrels, measures)
+    if graded:
+        lines += [markdown_text(graded[0].upper() + graded[1:]) + '.', '']
     table = evaluate(runs, qrels, measures, verbose=verbose)
     lines += ['## Results', '', _table(table, out, 'results'), '']
     if {'no_vector_relevant', 'no_vector_retrieved'} <= set(table.columns) and table[['no_vector_relevant', 'no_vector_retrieved']].to_numpy().any():
@@ -269,7 +274,9 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     (out / 'table.tex').write_text(paper.to_latex(), encoding='utf-8')
     to_csv(paper.to_dataframe(), out / 'table.csv')
     lines += ['## The paper table', '', 'Every section above in one table for a paper: `table.md`, `table.tex` '
-              '(booktabs) and `table.csv` (long form).', '', paper.to_markdown(), '']
+              '(booktabs, with the short caption) and `table.csv` (long form, with the counts of documents left out '
+              'per cell).', '', paper.to_markdown(), '', '**Notes** (the long caption): '
+              + markdown_text(paper.caption(long=True)), '', markdown_text(WHICH_FD), '']
 
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels

@@ -24,7 +24,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import pandas as pd
 
-from ..evaluation.evaluate import NO_VECTOR_COLUMNS, check_labels_distinct, parse_measures
+from ..evaluation.evaluate import (NO_VECTOR_COLUMNS, check_labels_distinct, no_vector_counts, parse_measures,
+                                   with_options)
 from ..measures.base import column_label, higher_is_better, is_set_measure
 from .bootstrap import ESTIMAND_LABELS, bootstrappable
 from .correlation import TAU_ESTIMAND
@@ -38,6 +39,16 @@ logger = logging.getLogger(__name__)
 #: independent queries measured with 43 queries, where FD@10's covered 0.86–0.96 (pt_docs "The
 #: paper table", "Calibration"; where queries share topics, name them: ``query_groups=``).
 DEFAULT_MEASURES = ('FD@10', 'FD(urr=True)@10', 'FD(per_query=5)@10', 'nDCG@10', 'RR@10')
+#: Which FD to report, in one sentence: every page that advises on it prints this (README, pt_docs; tests/test_docs.py).
+WHICH_FD = ("Each FD column is one claim — its value, interval and marks all belong to that measure: FD@10 is the "
+            "paper's measure; FD(per_query=5)@10 (qrels cut to at most 5 relevant documents per query) is a different "
+            "measure whose interval and paired test held in every world of independent queries measured, so cite its "
+            "marks for differences between systems, and never print one column's value with another's interval.")
+#: τ across fewer systems than this is not printed: with 3–4 systems its interval spans most of [−1, 1].
+TAU_MIN_SYSTEMS = 5
+#: A cell whose set lost more than this share of its documents for want of a vector is marked :data:`DROPPED`.
+DROPPED_SHARE = 0.10
+DROPPED = '‡'
 #: The multiple-comparison correction of the significance marks (:func:`~pyterrier_frechet.analyses.significance.holm`).
 CORRECTION = 'holm'
 #: The mark of a printed value outside its printed interval.
@@ -111,6 +122,9 @@ class PaperTable:
     #: the bootstrap's :attr:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult.caveats` about FD's intervals
     #: (the flagged ones go into the caption)
     caveats: Tuple[str, ...] = ()
+    #: per system and vector measure, the rows of its two sets and how many had no vector and were left out
+    #: (:func:`~pyterrier_frechet.evaluation.evaluate.no_vector_counts`); None: nothing was left out
+    coverage: Optional[pd.DataFrame] = None
 
     # --- building ---
 
@@ -118,7 +132,7 @@ class PaperTable:
     def from_results(cls, boot, measures=None, comparisons: Optional[pd.DataFrame] = None,
                      tau: Optional[pd.DataFrame] = None, baseline: Optional[str] = None, alpha: float = 0.05,
                      ci: Optional[float] = None, seed: Optional[int] = None, point: Optional[pd.DataFrame] = None,
-                     digits: int = 3) -> 'PaperTable':
+                     digits: int = 3, coverage: Optional[pd.DataFrame] = None) -> 'PaperTable':
         """The table from results computed already: ``boot`` a :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult`
         (``pf.bootstrap``: values, intervals, estimands), ``comparisons`` the frame of
         :func:`~pyterrier_frechet.compare_systems` on the same runs (the marks; its ``better`` column is the call at
@@ -127,7 +141,9 @@ class PaperTable:
         those of ``boot``); a measure the bootstrap did not resample (FDInf, KID, …) takes its value from ``point``
         (the :func:`~pyterrier_frechet.evaluate` table; default ``boot.point``) and has no interval. ``ci``: the
         level of ``boot``'s intervals (default 0.95) and ``alpha`` the level ``comparisons`` were called at, for the
-        caption."""
+        caption. ``coverage``: per system and vector measure, how many documents of each set were left out for want
+        of a vector (default: those :func:`~pyterrier_frechet.evaluate` recorded with ``point``,
+        :func:`~pyterrier_frechet.evaluation.evaluate.no_vector_counts`); shown in the cells that lost any."""
         summary = boot.summary
         point = boot.point if point is None else point
         if measures is None:
@@ -175,7 +191,14 @@ class PaperTable:
                               len(boot.queries) if boot.queries is not None else None,
                               _samples_of(boot), seed, dropped, digits)
         caveats = tuple(getattr(boot, 'caveats', ())) if any(fd_like(m) for m in ms) else ()
-        return dataclasses.replace(table, caveats=caveats)
+        if coverage is None:
+            coverage = no_vector_counts(point) if point is not None else None
+        if coverage is not None:
+            coverage = coverage[coverage['measure'].isin(labels) & coverage['name'].isin(systems)]
+            if not (coverage[['missing_relevant', 'missing_retrieved']].to_numpy() > 0).any():
+                coverage = None
+        return dataclasses.replace(table, caveats=caveats,
+                                   coverage=None if coverage is None else coverage.reset_index(drop=True))
 
     @classmethod
     def _assemble(cls, cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci, n_queries, n_samples,
@@ -218,21 +241,45 @@ class PaperTable:
         return hit.iloc[0]
 
     def _tau_rows(self) -> Dict[str, pd.Series]:
-        if self.tau is None:
+        if self.tau is None or not self.shows_tau():
             return {}
         return {row['a']: row for _, row in self.tau.iterrows() if row['a'] in self.measures}
 
+    def shows_tau(self) -> bool:
+        """τ is printed only across at least :data:`TAU_MIN_SYSTEMS` systems (with 3–4 its interval spans most of
+        [−1, 1]); the caption says so where τ was computed and is not printed."""
+        return len(self.systems) >= TAU_MIN_SYSTEMS
+
     def reference(self) -> Optional[str]:
         """The measure τ is computed against (the first classical measure), or None without τ."""
-        refs = [r['b'] for r in self._tau_rows().values()]
+        refs = [r['b'] for _, r in self.tau.iterrows() if r['a'] in self.measures] if self.tau is not None else []
         return refs[0] if refs else None
 
+    def left_out(self, name: str, measure: str) -> Tuple[int, bool]:
+        """(documents of the cell's retrieved set left out for want of a vector, whether either of its sets lost
+        more than :data:`DROPPED_SHARE`)."""
+        if self.coverage is None:
+            return 0, False
+        hit = self.coverage[(self.coverage['name'] == name) & (self.coverage['measure'] == measure)]
+        if not len(hit):
+            return 0, False
+        r = hit.iloc[0]
+        shares = [r['missing_retrieved'] / r['retrieved'] if r['retrieved'] else 0.0,
+                  r['missing_relevant'] / r['relevant'] if r['relevant'] else 0.0]
+        return int(r['missing_retrieved']), max(shares) > DROPPED_SHARE
+
     def to_dataframe(self) -> pd.DataFrame:
-        """The table in long form: the ``cells`` (``row`` = ``'system'``), then one row per measure with a τ
-        (``row`` = ``'kendall_tau'``, ``name`` = ``'tau vs REFERENCE'``, ``value`` = τ, ``low``/``high`` its
-        percentile interval over the bootstrap samples)."""
+        """The table in long form: the ``cells`` (``row`` = ``'system'``; for vector measures ``relevant``,
+        ``retrieved`` — the rows of the two sets — and ``missing_relevant``, ``missing_retrieved`` — how many were left
+        out for want of a vector), then one row per measure with a τ (``row`` = ``'kendall_tau'``, ``name`` =
+        ``'tau vs REFERENCE'``, ``value`` = τ, ``low``/``high`` its percentile interval over the bootstrap samples)."""
         out = self.cells.assign(row='system', better_than=self.cells['better_than'].map(', '.join),
                                 worse_than=self.cells['worse_than'].map(', '.join))
+        counts = ['relevant', 'missing_relevant', 'retrieved', 'missing_retrieved']
+        if self.coverage is not None:
+            out = out.merge(self.coverage, on=['name', 'measure'], how='left')
+        else:
+            out = out.assign(**{c: np.nan for c in counts})
         taus = [{'row': 'kendall_tau', 'name': f'tau vs {r["b"]}', 'measure': a, 'value': float(r['kendall_tau']),
                  'low': float(r['tau_low']), 'high': float(r['tau_high']), 'interval': 'percentile',
                  'estimand': TAU_ESTIMAND,
@@ -241,7 +288,7 @@ class PaperTable:
         if taus:
             out = pd.concat([out, pd.DataFrame(taus)], ignore_index=True)
         cols = ['row', 'name', 'measure', 'value', 'low', 'high', 'interval', 'estimand', 'inside', 'best',
-                'better_than', 'worse_than']
+                'better_than', 'worse_than'] + counts
         return out[cols]
 
     def decimals(self, measure: str) -> int:
@@ -276,21 +323,69 @@ class PaperTable:
     def _system_label(self, name: str) -> str:
         return f'{name} (baseline)' if name == self.baseline else name
 
-    def caption(self, latex: bool = False) -> str:
-        """What the table shows, in a few sentences: what the value is, what each interval is for and how it was
-        made (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the best marks, the significance
-        marks (test, correction, α) and τ. ``latex``: as LaTeX source."""
+    def _interval_groups(self) -> Dict[str, List[str]]:
+        methods: Dict[str, List[str]] = {}
+        for label in self.measures:
+            methods.setdefault(self.cells.loc[self.cells['measure'] == label, 'interval'].iloc[0], []).append(label)
+        return methods
+
+    def _relevant_left_out(self) -> Tuple[int, int]:
+        """(relevant rows left out, rows of the relevant set) of the vector column that lost the most."""
+        if self.coverage is None:
+            return 0, 0
+        worst = self.coverage.sort_values('missing_relevant', ascending=False).iloc[0]
+        return int(worst['missing_relevant']), int(worst['relevant'])
+
+    def caption(self, latex: bool = False, long: bool = False) -> str:
+        """What the table shows. By default a short caption (at most 60 words: what the values, intervals and marks
+        are); ``long=True``: every detail — how each interval was made and what it is for
+        (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the tests, the correction, the caveats.
+        ``latex``: as LaTeX source."""
+        text = ' '.join(self._long_caption() if long else self._short_caption())
+        return latex_text(text) if latex else text
+
+    def _short_caption(self) -> List[str]:
+        q = f', {self.n_queries} queries' if self.n_queries else ''
+        parts = [f'{len(self.systems)} system{"s" if len(self.systems) != 1 else ""}{q}; values on all queries.']
+        groups = []
+        for method, labels in self._interval_groups().items():
+            key = method.split(' ')[0]
+            names = 'FD columns' if all(lab.startswith('FD') for lab in labels) and len(labels) > 1 else ', '.join(labels)
+            if key == 'none':
+                groups.append(f'{names}: none')
+            elif key == 'jackknife_log':
+                groups.append(f'{names}: jackknife, for E[FD̂ₙ]')
+            elif key == 't':
+                groups.append(f'{names}: Student t, for the mean')
+            else:
+                groups.append(f'{names}: {_METHODS.get(key, key)}, for the {ESTIMAND_LABELS.get(key, key)}')
+        parts.append(f'[ ]: {self.ci:.0%} intervals ({"; ".join(groups)}).')
+        if self.comparisons is not None:
+            parts.append((f'{BETTER}/{WORSE}: better/worse than {self.baseline}' if self.baseline
+                          else 'Superscripts: systems it beats') + f' (paired test, Holm α = {self.alpha:g}).')
+        parts.append('Bold: best.')
+        if len(self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]):
+            parts.append('[–]: undefined.')
+        if len(self.cells[np.isfinite(self.cells['low']) & ~self.cells['inside']]):
+            parts.append(f'{OUTSIDE}: outside its interval.')
+        if self.coverage is not None:
+            parts.append(f'(−n): documents left out, no vector; {DROPPED}: over {DROPPED_SHARE:.0%} of a set.')
+        if self.tau is not None and self.reference() is not None:
+            parts.append(f'τ: Kendall τ-b with {self.reference()}.' if self.shows_tau() else
+                         f'τ not shown: fewer than {TAU_MIN_SYSTEMS} systems.')
+        if caption_caveats(self.caveats):
+            parts.append('FD intervals may be too narrow (notes).')
+        return parts
+
+    def _long_caption(self) -> List[str]:
         ms = self.measures
         q = f' on {self.n_queries} queries' if self.n_queries else ''
-        parts = [f'{len(self.systems)} systems{q}. Value: each measure on the full query set (FD as the paper '
-                 'defines it).']
-        methods: Dict[str, List[str]] = {}
-        for label in ms:
-            methods.setdefault(self.cells.loc[self.cells['measure'] == label, 'interval'].iloc[0], []).append(label)
+        parts = [f'{len(self.systems)} system{"s" if len(self.systems) != 1 else ""}{q}. Value: each measure on the '
+                 'full query set (FD as the paper defines it).']
         how = f'{self.n_samples} samples' if self.n_samples else 'over queries'
         if self.seed is not None:
             how += f', seed {self.seed}'
-        for method, labels in methods.items():
+        for method, labels in self._interval_groups().items():
             key = method.split(' ')[0]
             names = ', '.join(labels)
             # query groups: 'jackknife_log (cluster jackknife over G=9 query groups, t reference)' says it in the caption
@@ -304,7 +399,8 @@ class PaperTable:
             else:
                 what = ESTIMAND_LABELS.get(key, key)
                 made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else
-                                                      ' (mean ± t·s/√n, n − 1 degrees of freedom)' if key == 't' and not grouped
+                                                      ' (mean ± t·s/√n, n − 1 degrees of freedom, clipped to the range '
+                                                      'of the per-query values)' if key == 't' and not grouped
                                                       else '')
                 parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}{grouped}.')
         undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
@@ -330,24 +426,44 @@ class PaperTable:
             what = (f'{BETTER}/{WORSE}: significantly better/worse than {self.baseline}' if self.baseline
                     else 'Superscripts: the systems (#) it is significantly better than')
             parts.append(f'{what} ({tests}; {self.correction.capitalize()}\'s correction over the {m} comparisons '
-                         f'of each measure, α = {self.alpha:g}).')
+                         f'of each measure, α = {self.alpha:g}); each column\'s marks are its own measure\'s test.')
         ref = self.reference()
-        if ref is not None:
+        if ref is not None and self.shows_tau():
             parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '
                          f'{self.ci:.0%} percentile bootstrap interval for τ between the systems\' expected values at '
                          f'{self.n_queries or "this number of"} queries.')
+        elif ref is not None:
+            parts.append(f'τ with {ref} is not shown: across {len(self.systems)} systems (fewer than '
+                         f'{TAU_MIN_SYSTEMS}) its interval spans most of [−1, 1].')
         parts += caption_caveats(self.caveats)
-        if self.dropped is not None:
+        if self.coverage is not None:
+            rel, rel_total = self._relevant_left_out()
+            parts.append(f'(−n) after a cell: n documents of that run\'s retrieved set had no vector and were left out '
+                         f'(missing=\'drop\'); {DROPPED}: a set lost more than {DROPPED_SHARE:.0%} of its documents, so '
+                         'the value may reflect the missing vectors more than the system'
+                         + (f'; {rel} of the {rel_total} relevant documents were left out for every run' if rel else '')
+                         + ' (counts per cell: table.csv).')
+        elif self.dropped is not None:
             parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
                          'documents.')
-        text = ' '.join(parts)
-        return latex_text(text) if latex else text
+        return parts
 
     # --- renderers ---
 
-    def to_markdown(self, intervals: bool = True) -> str:
+    def _cell_tail(self, name: str, measure: str, latex: bool) -> str:
+        """What follows a cell for documents its sets left out: ``(−n)``, ``‡`` past :data:`DROPPED_SHARE`."""
+        n, over = self.left_out(name, measure)
+        if not n and not over:
+            return ''
+        if latex:
+            dag = '\\ddag{}' if over else ''
+            return f' {{\\scriptsize ($-${n}{dag})}}'
+        return f' (−{n}{DROPPED if over else ""})'
+
+    def to_markdown(self, intervals: bool = True, long_caption: bool = False) -> str:
         """A Markdown table (system names and measure names escaped; bold: the best of each column; ``[low, high]``
-        the interval; significance marks as superscripts) and the caption below it."""
+        the interval; significance marks as superscripts; ``(−n)`` documents left out for want of a vector) and the
+        caption below it (short; ``long_caption=True``: :meth:`caption` with ``long=True``)."""
         letters = self._uses_letters()
         head = (['#'] if letters else []) + ['system'] + [
             f'{m} {"↑" if self.higher_is_better[m] else "↓"}' for m in self.measures]
@@ -368,26 +484,26 @@ class PaperTable:
                              if np.isfinite(r['low']) else ' [–]')
                 if sig:
                     text += ' ' + (sig if not letters else ''.join(_SUPERSCRIPT.get(ch, ch) for ch in sig))
-                row.append(text)
+                row.append(text + self._cell_tail(name, m, latex=False))
             lines.append('| ' + ' | '.join(row) + ' |')
-        taus = self._tau_rows()
-        if taus:
+        if self.tau is not None and self.reference() is not None:
+            taus = self._tau_rows()
             row = ([''] if letters else []) + [markdown_text(f'Kendall τ with {self.reference()}')]
             for m in self.measures:
                 r = taus.get(m)
                 row.append(f'{self._fmt(r["kendall_tau"])} [{self._fmt(r["tau_low"])}, {self._fmt(r["tau_high"])}]'
-                           if r is not None else '')
+                           if r is not None else '—' if not self.shows_tau() and m in set(self.tau['a']) else '')
             lines.append('| ' + ' | '.join(row) + ' |')
-        return '\n'.join(lines) + '\n\n' + markdown_text(self.caption()) + '\n'
+        return '\n'.join(lines) + '\n\n' + markdown_text(self.caption(long=long_caption)) + '\n'
 
     def to_latex(self, intervals: bool = True, label: str = 'tab:results', environment: str = 'table',
-                 width: Optional[str] = '\\linewidth') -> str:
+                 width: Optional[str] = '\\linewidth', long_caption: bool = False) -> str:
         """A LaTeX table: booktabs rules (``\\toprule``, ``\\midrule``, ``\\bottomrule``), names escaped, the
         best of each column in bold, the interval in brackets (``\\scriptsize``), significance marks as
-        superscripts, ``\\caption`` from :meth:`caption`. ``width``: the tabular is scaled to it
-        (``\\resizebox``; None: its natural width; ``environment='table*'`` spans both columns of a two-column
-        paper). Needs ``\\usepackage{booktabs}``, ``graphicx`` (for ``width``) and ``amssymb`` (for the baseline
-        marks ▲/▼) in the preamble."""
+        superscripts, ``\\caption`` from :meth:`caption` (short; ``long_caption=True``: the long one). ``width``: the
+        tabular is scaled to it (``\\resizebox``; None: its natural width; ``environment='table*'`` spans both columns
+        of a two-column paper). Needs ``\\usepackage{booktabs}``, ``graphicx`` (for ``width``) and ``amssymb`` (for
+        the baseline marks ▲/▼) in the preamble."""
         letters = self._uses_letters()
         spec = ('c' if letters else '') + 'l' + 'r' * len(self.measures)
         arrows = {True: '$\\uparrow$', False: '$\\downarrow$'}
@@ -395,7 +511,7 @@ class PaperTable:
             f'{latex_text(m)} {arrows[self.higher_is_better[m]]}' for m in self.measures]
         packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if self.baseline and self.comparisons is not None else [])
         lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
-                 f'\\caption{{{self.caption(latex=True)}}}', f'\\label{{{latex_text(label)}}}']
+                 f'\\caption{{{self.caption(latex=True, long=long_caption)}}}', f'\\label{{{latex_text(label)}}}']
         lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
         lines += [f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
         cells = self.cells.set_index(['name', 'measure'])
@@ -415,16 +531,17 @@ class PaperTable:
                 if sig:
                     text += ('$^{\\mathrm{' + sig + '}}$' if letters else
                              '$^{\\blacktriangle}$' if sig == BETTER else '$^{\\blacktriangledown}$')
-                row.append(text)
+                row.append(text + self._cell_tail(name, m, latex=True))
             lines.append(' & '.join(row) + ' \\\\')
-        taus = self._tau_rows()
-        if taus:
+        if self.tau is not None and self.reference() is not None:
+            taus = self._tau_rows()
             lines.append('\\midrule')
             row = ([''] if letters else []) + [f'Kendall $\\tau$ with {latex_text(self.reference())}']
             for m in self.measures:
                 r = taus.get(m)
                 row.append(f'{self._fmt(r["kendall_tau"], True)} {{\\scriptsize [{self._fmt(r["tau_low"], True)}, '
-                           f'{self._fmt(r["tau_high"], True)}]}}' if r is not None else '')
+                           f'{self._fmt(r["tau_high"], True)}]}}' if r is not None else
+                           '---' if not self.shows_tau() and m in set(self.tau['a']) else '')
             lines.append(' & '.join(row) + ' \\\\')
         lines += ['\\bottomrule', '\\end{tabular}'] + (['}'] if width else []) + [f'\\end{{{environment}}}']
         return '\n'.join(lines) + '\n'
@@ -469,7 +586,8 @@ def latex_text(value) -> str:
 def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Optional[str] = None, encoder=None,
                 n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
                 test: str = 'jackknife', interval: Optional[str] = None, verbose: bool = True,
-                digits: int = 3) -> PaperTable:
+                digits: int = 3, rel: Optional[int] = None, missing: Optional[str] = 'drop', text=None,
+                population: Optional[int] = None, query_groups=None) -> PaperTable:
     """The paper table in one call: values, intervals, significance marks (Holm) and τ for ``runs`` on ``qrels``.
 
     Args:
@@ -491,6 +609,14 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
             measured coverage: each measure's resampling declares it).
         verbose: progress bars. digits: decimals printed (and compared for the best marks); a column whose smallest
             value or interval end is below 10^-(digits-1) gets as many as show ``digits - 1`` significant figures.
+        rel: the lowest label counted as relevant, for every measure with a ``rel`` parameter that does not set it
+            (``report --rel``; default: ir_measures' 1, said in a warning when the qrels are graded — TREC DL uses 2).
+        missing: documents without a vector, for every vector measure that does not set it: ``'drop'`` (default, as
+            ``report``: left out, counted in the cells that lost any, ``‡`` past 10 % of a set) or ``'error'``.
+        text: a docno/text JSONL file (gzip allowed; ``report --text``): the documents are embedded by the default
+            :class:`~pyterrier_frechet.Embedder` (cached) instead of ``encoder``.
+        population, query_groups: as :func:`~pyterrier_frechet.bootstrap` (``report --population``,
+            ``--query-groups``).
 
     One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
     """
@@ -505,7 +631,10 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
                          'file with pf.runs.read_qrels')
     if not runs:
         raise ValueError('runs is empty: give at least one system')
-    ms = parse_measures(measures)
+    if text is not None and encoder is not None:
+        raise ValueError('give encoder= (e.g. precomputed vectors: pf.VectorStore) or text= (documents embedded by the '
+                         'default Embedder), not both')
+    ms = with_options(measures, rel=rel, missing=missing)
     check_labels_distinct(ms)
     check_test(test)
     if not 0 < alpha <= 1:
@@ -521,8 +650,12 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     if len(runs) >= 2:
         check_test_resolution(n_samples if test == 'bootstrap' else None, alpha, n_comparisons=m)
     others = [x for x in ms if x not in boot_ms]
+    if text is not None:
+        from ..vectors.embedder import Embedder
+        from ..vectors.text import TextLookup
+        encoder = Embedder(texts=TextLookup.from_jsonl(text), verbose=verbose)
     boot = bootstrap(runs, qrels, boot_ms, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose, encoder=encoder,
-                     interval=interval)
+                     interval=interval, population=population, query_groups=query_groups)
     point = boot.point
     if others:
         from ..evaluation.evaluate import evaluate
@@ -531,11 +664,14 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
             extra = evaluate(runs, qrels, others, verbose=verbose)
         point = point.merge(extra[['name'] + [column_label(x) for x in others]], on='name')
     comparisons = (compare_systems(runs, qrels, boot_ms, baseline=baseline, n_samples=n_samples, seed=seed, ci=ci,
-                                   alpha=alpha, verbose=verbose, boot=boot, encoder=encoder, test=test)
+                                   alpha=alpha, verbose=verbose, boot=boot, encoder=encoder, test=test,
+                                   population=population)
                    if len(runs) >= 2 else None)
+    # τ across 3–4 systems is computed but not printed (PaperTable.shows_tau): its row says '—' and the caption why
     tau = tau_intervals(boot, boot_ms, ci) if len(runs) >= 3 and any(not is_set_measure(x) for x in boot_ms) else None
     return PaperTable.from_results(boot, ms, comparisons=comparisons, tau=tau, baseline=baseline, alpha=alpha, ci=ci,
                                    seed=seed, point=point, digits=digits)
 
 
-__all__ = ['CORRECTION', 'DEFAULT_MEASURES', 'PaperTable', 'latex_text', 'letter', 'paper_table']
+__all__ = ['CORRECTION', 'DEFAULT_MEASURES', 'DROPPED_SHARE', 'PaperTable', 'TAU_MIN_SYSTEMS', 'WHICH_FD', 'latex_text',
+           'letter', 'paper_table']

@@ -9,6 +9,7 @@ Set measures are computed by this package's provider code directly (which also y
 measure through ``ir_measures.calc_aggregate``; the values are those ``pt.Experiment`` shows for the same runs.
 """
 import logging
+import warnings
 from typing import Dict
 
 import ir_measures
@@ -26,6 +27,60 @@ logger = logging.getLogger(__name__)
 
 #: Columns of :func:`evaluate` that count documents left out by the vector measures (``missing='drop'``).
 NO_VECTOR_COLUMNS = ('no_vector_relevant', 'no_vector_retrieved')
+#: The key of :func:`evaluate`'s ``DataFrame.attrs`` holding, per run and vector measure, the size of each set and how
+#: many of its rows were left out for want of a vector (:func:`no_vector_counts`).
+NO_VECTOR_ATTR = 'no_vector'
+_COUNT_COLUMNS = ['name', 'measure', 'relevant', 'missing_relevant', 'retrieved', 'missing_retrieved']
+
+
+def no_vector_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """Per run and vector measure of an :func:`evaluate` table: ``relevant`` and ``retrieved`` — the rows (query,
+    document) of the measure's two sets — and ``missing_relevant``, ``missing_retrieved`` — how many of them had no
+    vector and were left out (``missing='drop'``). Empty when the table has no vector measure (or lost its
+    ``attrs``)."""
+    counts = table.attrs.get(NO_VECTOR_ATTR) if isinstance(table, pd.DataFrame) else None
+    return pd.DataFrame(counts if counts is not None else [], columns=_COUNT_COLUMNS)
+
+
+def with_options(measures, rel=None, missing=None) -> list:
+    """``measures`` (measures or names) with ``rel`` given to every measure that has a ``rel`` parameter and does not
+    set it, and ``missing`` to every vector measure that does not set it — the one meaning of ``--rel``/``rel=`` and
+    ``--missing``/``missing=`` of ``report``, :func:`~pyterrier_frechet.paper_table` and every command."""
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1):
+        raise ValueError(f'rel must be a positive integer (the lowest label counted as relevant), got {rel!r}')
+    if missing is not None and missing not in ('error', 'drop'):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    out = []
+    for m in parse_measures(measures):
+        if rel is not None and 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params:
+            m = m(rel=int(rel))
+        if missing is not None and is_vector_measure(m) and 'missing' not in m.params:
+            m = m(missing=missing)
+        out.append(m)
+    return out
+
+
+def graded_threshold_note(qrels: pd.DataFrame, measures) -> str:
+    """The sentence saying which label counts as relevant when the qrels are graded (a label above 1) and a measure
+    with a ``rel`` parameter leaves it unset ('' otherwise): ir_measures' default, label ≥ 1, is used — never
+    silently. TREC DL's binary measures count label ≥ 2 (``trec_eval -l 2``)."""
+    labels = qrels['label'] if 'label' in qrels.columns else qrels.get('relevance')
+    if labels is None or not len(labels) or float(np.nanmax(labels.to_numpy(dtype=np.float64))) <= 1:
+        return ''
+    unset = [column_label(m) for m in parse_measures(measures) if 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params]
+    if not unset:
+        return ''
+    return (f'graded qrels (labels up to {int(np.nanmax(labels.to_numpy(dtype=np.float64)))}): {", ".join(unset)} '
+            'count label >= 1 as relevant (ir_measures\' default); for TREC DL\'s convention (label >= 2, as '
+            "trec_eval -l 2) pass rel=2 (--rel 2)")
+
+
+def warn_graded_threshold(qrels: pd.DataFrame, measures) -> None:
+    """Warn with :func:`graded_threshold_note`, once per process for the same qrels grades and measures (the
+    warning's location is this function, so Python's default filter shows it once)."""
+    note = graded_threshold_note(qrels, measures)
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=1)
 
 
 _EXAMPLES = 'use ir_measures names such as nDCG@10, RR(rel=2)@10, AP, P@10, FD@10, FD(urr=True)@10'
@@ -106,7 +161,9 @@ def check_labels_distinct(measures) -> None:
 def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encoder=None, verbose: bool = False) -> pd.DataFrame:
     """One row per run (``name`` first), one column per measure in the order given (:func:`column_label`), and,
     when a vector measure is asked for, ``no_vector_relevant`` and ``no_vector_retrieved``: how many distinct
-    relevant and retrieved documents the run's vector measures left out for want of a vector (``missing='drop'``).
+    relevant and retrieved documents the run's vector measures left out for want of a vector (``missing='drop'``);
+    per run and vector measure, the size of each set and how many of its rows were left out are in
+    ``attrs['no_vector']`` (:func:`no_vector_counts`).
 
     Args:
         runs: system name → result frame (qid, docno, score[, doc_vec]), PyTerrier or ir_measures column names.
@@ -124,6 +181,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
         compute_set_measures([m for m in measures if is_answer_measure(m)], None, None, [])
     labels = [column_label(m) for m in measures]
     qrels_ir = prepare_qrels(qrels, 'qrels')
+    warn_graded_threshold(qrels_ir, measures)
     judgments = Judgments(qrels_ir)  # coded once for every run
     universe = judgments.query_names.tolist()
     set_measures = [m for m in measures if is_set_measure(m)]
@@ -131,7 +189,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     has_vectors = any(is_vector_measure(m) for m in measures)
     # ir_measures' evaluator of the other measures, made once: it prepares the qrels once for every run
     other_evaluator = ir_measures.evaluator(others, qrels_ir) if others else None
-    rows = []
+    rows, counts = [], []
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
             run_ir = prepare_run(run, f'run {name!r}')
@@ -151,6 +209,11 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
                     row[label] = float(values[m])
             if has_vectors:
                 dropped = [o for o in outcomes.values() if hasattr(o, 'dropped_relevant')]
+                counts += [{'name': name, 'measure': label, 'relevant': o.relevant + o.missing_relevant,
+                            'missing_relevant': o.missing_relevant, 'retrieved': o.retrieved + o.missing_retrieved,
+                            'missing_retrieved': o.missing_retrieved}
+                           for m, label in zip(measures, labels)
+                           for o in [outcomes.get(m)] if hasattr(o, 'missing_retrieved')]
                 row['no_vector_relevant'] = len(set().union(*[o.dropped_relevant.tolist() for o in dropped]))
                 row['no_vector_retrieved'] = len(set().union(*[o.dropped_retrieved.tolist() for o in dropped]))
                 if row['no_vector_relevant'] or row['no_vector_retrieved']:
@@ -158,5 +221,8 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
                                 row['no_vector_relevant'], row['no_vector_retrieved'])
             rows.append(row)
     columns = ['name'] + labels + (list(NO_VECTOR_COLUMNS) if has_vectors else [])
-    return pd.DataFrame(rows, columns=columns)
+    table = pd.DataFrame(rows, columns=columns)
+    if has_vectors:
+        table.attrs[NO_VECTOR_ATTR] = counts
+    return table
 

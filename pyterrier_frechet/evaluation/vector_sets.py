@@ -41,6 +41,8 @@ class VectorOutcome(NamedTuple):
     dropped_relevant: np.ndarray  # distinct docnos of relevant documents left out for want of a vector (missing='drop')
     dropped_retrieved: np.ndarray  # the same for retrieved documents
     rows: Optional[Dict[str, float]] = None  # per-query rows for ir_measures (:mod:`.experiment_rows`), when asked
+    missing_relevant: int = 0  # relevant (query, document) rows of the measure's set left out for want of a vector
+    missing_retrieved: int = 0  # the same for its retrieved rows (the set had ``retrieved + missing_retrieved``)
 
 
 def _retrieved_rows(measure, judgments: Judgments, ranked: RankedRun, relevant_rows: np.ndarray):
@@ -121,6 +123,7 @@ class _Side(NamedTuple):
     qids: np.ndarray  # the query of each row (its id)
     dropped: np.ndarray  # distinct docnos without a vector
     qcodes: Optional[np.ndarray] = None  # the query of each row (its code in the Judgments: sorted query order)
+    n_missing: int = 0  # rows of the side left out for want of a vector (missing='drop')
 
 
 class VectorSets(NamedTuple):
@@ -157,7 +160,7 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
         logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
     if len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
-    return _Side(vecs, query_names[qcodes[found]], dropped, qcodes[found])
+    return _Side(vecs, query_names[qcodes[found]], dropped, qcodes[found], n_missing)
 
 
 def _with_vector(vecs: np.ndarray, found: np.ndarray) -> np.ndarray:
@@ -268,7 +271,8 @@ def compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
             raise ValueError(f'{measure}: draws= averages set values; it cannot be combined with jackknife=True')
         result[measure] = VectorOutcome(float(np.mean([o.value for o in got])), int(round(np.mean([o.relevant for o in got]))),
                                         got[0].retrieved, np.unique(np.concatenate([o.dropped_relevant for o in got])),
-                                        got[0].dropped_retrieved, _mean_rows([o.rows for o in got]))
+                                        got[0].dropped_retrieved, _mean_rows([o.rows for o in got]),
+                                        int(round(np.mean([o.missing_relevant for o in got]))), got[0].missing_retrieved)
     return result
 
 
@@ -371,5 +375,6 @@ def _compute_vector_measures(measures, judgments: Judgments, run: pd.DataFrame,
         except ValueError as ex:
             raise ValueError(f'{measure}: {ex}') from ex
         per_query = experiment_rows(measure, sets, value, judgments) if rows and measure.has_rows() else None
-        result[measure] = VectorOutcome(value, len(rel.vecs), len(ret.vecs), rel.dropped, ret.dropped, per_query)
+        result[measure] = VectorOutcome(value, len(rel.vecs), len(ret.vecs), rel.dropped, ret.dropped, per_query,
+                                        rel.n_missing, ret.n_missing)
     return result
