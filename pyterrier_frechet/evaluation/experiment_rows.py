@@ -12,8 +12,9 @@ resampling of vector statistics (FD with either weighting, CFD, any vector measu
 
 - the mean over the rows is the measure's value θ̂, exactly as ``pf.evaluate`` and ``eval`` print it;
 - a paired t-test of two systems' rows (what ``pt.Experiment(baseline=...)`` runs) has the jackknife t statistic
-  Δθ̂ / SE_J of the difference — the statistic of ``compare``'s default jackknife test (which refers it to the normal
-  distribution; the t-test to t with M−1 degrees of freedom), with the same leave-outs: each query alone up to
+  Δθ̂ / SE_J of the difference — the statistic of ``compare``'s default jackknife t-test (t on n−1 degrees of
+  freedom; the paired t-test here on M−1 for M qrels queries, the same where every qrels query is a unit), with the
+  same leave-outs: each query alone up to
   :data:`~..core.weighted.EXACT_MAX_UNITS` unit queries, above that :data:`~..core.weighted.DEFAULT_GROUPS` seeded
   groups (seed 0, as ``compare``'s default). Its level is measured by ``calibrate --level`` (test ``experiment``).
 
