@@ -34,7 +34,7 @@ def _fmt(values) -> str:
 def coverage_table(cov: pd.DataFrame) -> str:
     """One row per (world, d, n): coverage of each printed interval for its estimand (range over systems/pairs)."""
     cells = [('FD', 'jackknife_log t', 'E[FD_n]', 'FD jackknife (log scale), t(n − 1) → E[FD̂ₙ] (default; — : run before it was recorded)'),
-             ('FD', 'jackknife_log', 'E[FD_n]', 'FD jackknife (log scale), normal reference → E[FD̂ₙ] (default before stop 42)'),
+             ('FD', 'jackknife_log', 'E[FD_n]', 'FD jackknife (log scale), normal reference → E[FD̂ₙ] (earlier default)'),
              ('FD', 'jackknife_log fpc', 'E[FD_n]', 'FD jackknife (log scale) with --population N → E[FD̂ₙ]'),
              ('FD', 'jackknife_log groups', 'E[FD_n]', 'FD cluster jackknife (log scale) with --query-groups → E[FD̂ₙ]'),
              ('FD', 'jackknife', 'E[FD_n]', 'FD jackknife → E[FD̂ₙ]'),
@@ -43,12 +43,12 @@ def coverage_table(cov: pd.DataFrame) -> str:
              ('FD', 'shifted', 'E[FD_n]', 'FD shifted → E[FD̂ₙ]'),
              ('FD', 'basic', 'population FD', 'FD basic → population FD'),
              ('ΔFD', 'jackknife t', 'E[ΔFD_n]', 'ΔFD jackknife, t(n − 1) → E[ΔFD̂ₙ] (default)'),
-             ('ΔFD', 'jackknife', 'E[ΔFD_n]', 'ΔFD jackknife, normal reference → E[ΔFD̂ₙ] (default before stop 42)'),
+             ('ΔFD', 'jackknife', 'E[ΔFD_n]', 'ΔFD jackknife, normal reference → E[ΔFD̂ₙ] (earlier default)'),
              ('ΔFD', 'jackknife groups', 'E[ΔFD_n]', 'ΔFD cluster jackknife with --query-groups → E[ΔFD̂ₙ]'),
              ('ΔFD', 'jackknife fpc', 'E[ΔFD_n]', 'ΔFD jackknife with --population N → E[ΔFD̂ₙ]'),
              ('ΔFD', 'jackknife', 'population ΔFD', 'ΔFD jackknife → population ΔFD'),
              ('nDCG', 't', 'population mean', 'nDCG@10 t → population mean (default)'),
-             ('nDCG', 'percentile', 'population mean', 'nDCG@10 percentile → population mean (default before stop 42)'),
+             ('nDCG', 'percentile', 'population mean', 'nDCG@10 percentile → population mean (earlier default)'),
              ('nDCG', 't groups', 'population mean', 'nDCG@10 cluster t → population mean'),
              ('nDCG', 't fpc', 'population mean', 'nDCG@10 t with --population N → population mean'),
              ('τ(FD, nDCG)', 'percentile', 'τ of E[FD_n] and mean nDCG', 'τ percentile → τ(E[FD̂ₙ], nDCG)'),

@@ -1,4 +1,4 @@
-"""Does AnswerFD order answers by their quality? A validity check with real text and no language model (issue 29).
+"""Does AnswerFD order answers by their quality? A validity check with real text and no language model.
 
     python examples/answer_validity.py [--samples 1000] [--subset 50] [--seed 0] [--work-dir DIR] [--vectors PREFIX]
 

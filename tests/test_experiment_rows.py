@@ -34,9 +34,12 @@ def test_rows_for_every_query_average_to_the_set_value(toy, vec):
 def test_measures_without_a_leave_out_warn_that_their_rows_are_constant(toy):
     vectors, qrels, run = toy
     m = pf.KID(encoder=DictEncoder(vectors)) @ 3
-    with pytest.warns(UserWarning, match=r'rows repeat its value .* meaningless; compare systems with pf.compare'):
+    with pytest.warns(UserWarning, match=r'rows repeat its value .* meaningless; this package has no paired test'):
         rows = list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
     assert len({r.value for r in rows}) == 1
+    with pytest.warns(UserWarning, match=r'rows repeat its value .* meaningless; compare systems with '
+                                         r'pf.compare_systems / `python -m pyterrier_frechet compare`'):
+        list(ir_measures.iter_calc([pf.DO @ 3], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
     with warnings.catch_warnings():
         warnings.simplefilter('error')  # calc_aggregate forms no rows and does not warn
         agg = ir_measures.calc_aggregate([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run))[m]

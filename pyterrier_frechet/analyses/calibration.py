@@ -25,7 +25,7 @@ to Monte Carlo precision:
 :func:`coverage` draws ``n_trials`` query sets of n queries, bootstraps each (the package's own weighted path,
 :mod:`pyterrier_frechet.core.weighted`, with B resamples and the jackknife for BCa) and counts how often each
 interval method (:mod:`pyterrier_frechet.core.intervals`; the jackknife ones on their default Student t reference
-on n − 1 degrees of freedom, as printed since stop 42) covers each estimand, how wide it is, and how often it
+on n − 1 degrees of freedom, as the package prints them) covers each estimand, how wide it is, and how often it
 contains the point estimate it is printed beside. :func:`rejection_rates` measures how often the paired bootstrap
 test (:func:`~pyterrier_frechet.analyses.significance.bootstrap_p`) rejects when the two systems are the same
 system (its level) and when they differ (its power). Seeded: the same arguments give the same table.

@@ -1,4 +1,4 @@
-"""Cost next to quality (the metrics lecture, file 002): which systems are on the Pareto frontier of a quality
+"""Cost next to quality: which systems are on the Pareto frontier of a quality
 metric and a cost (by default ``mrt``, the mean response time in ms that ``pt.Experiment`` reports)?
 
 A system is *dominated* when another is no more costly and no worse on the metric, and strictly better on one of

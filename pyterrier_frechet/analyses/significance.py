@@ -143,7 +143,7 @@ def jackknife_p(diff: float, jackknife: np.ndarray, fpc: float = 1.0, df: Option
     it the test asks whether the systems differ on average over query sets drawn from *those N queries*. ``df``: the
     degrees of freedom of the t reference (default n − 1 over the n finite leave-out values,
     :func:`~pyterrier_frechet.core.intervals.jackknife_df`, as for the jackknife intervals; ``math.inf``: the normal
-    reference, the z-test that was the default before stop 42).
+    reference, the z-test, an earlier default).
     NaN for fewer than 2 finite leave-outs or a non-finite Δ̂; 1 or 0 where SE_J vanishes (Δ̂ = 0 or not)."""
     from scipy.stats import norm, t as student_t
     fpc = check_fpc(fpc)

@@ -19,9 +19,9 @@ in every world of independent queries measured with 43 queries: 0.92–0.98 at d
 Cranfield with real MiniLM vectors and runs (docs/calibration-worlds); 0.95–0.975 in the three unseen worlds at
 d = 128 (0.96–0.99 with 200 queries; benchmarks/unseen_world/side_by_side.py); in the two worlds of a second
 independent check (docs/unseen-world2-check.md: graded relevance with shared documents; anisotropic vectors with
-near-duplicates; 200 query sets each, SE 0.015–0.017) 0.915 and 0.909 at d = 128 with the normal reference (the
-default before stop 42; FD@10's 0.934 and 0.941) and 0.926 and 0.927 with the t reference on n − 1 degrees of
-freedom, the default since (benchmarks/unseen_world2/t_reference.py re-reads the recorded intervals); in the
+near-duplicates; 200 query sets each, SE 0.015–0.017) 0.915 and 0.909 at d = 128 with the normal reference (an
+earlier default; FD@10's 0.934 and 0.941) and 0.926 and 0.927 with the t reference on n − 1 degrees of
+freedom, the default (benchmarks/unseen_world2/t_reference.py re-reads the recorded intervals); in the
 anisotropic world at d = 384 0.904 either way over 47 sets and 0.919 on t over 136 (SE 0.021 over sets; FD@10's
 0.921), in the graded one 0.932 over 59 (FD@10's 0.945; benchmarks/unseen_world2/d384.py). The figures above are the normal
 reference's; re-read on t they rise by 0.00–0.02.

@@ -43,9 +43,9 @@ and, for BCa, the leave-one-query-out jackknife values θ₍ᵢ₎:
     "Calibration").
 
 In every jackknife method z is the upper quantile of Student t on m − 1 degrees of freedom over the m finite
-leave-out values (:func:`jackknife_df`; Tukey's t interval for the jackknife, the default of every interval and test
-since stop 42); ``df`` overrides it (G − 1 for G query groups) and ``df=math.inf`` gives the normal reference, the
-default before stop 42, which the calibration harness still records beside t.
+leave-out values (:func:`jackknife_df`; Tukey's t interval for the jackknife, the default of every interval and test);
+``df`` overrides it (G − 1 for G query groups) and ``df=math.inf`` gives the normal reference, an earlier default,
+which the calibration harness still records beside t.
 
 **Finite populations** (``fpc``). Every method above treats the n queries as drawn independently from an infinite
 population. When they are a draw *without replacement* of n from a finite population of N queries (the judged

@@ -12,14 +12,15 @@ resampling of vector statistics (FD with either weighting, CFD, any vector measu
 
 - the mean over the rows is the measure's value θ̂, exactly as ``pf.evaluate`` and ``eval`` print it;
 - a paired t-test of two systems' rows (what ``pt.Experiment(baseline=...)`` runs) has the jackknife t statistic
-  Δθ̂ / SE_J of the difference — the statistic of ``compare``'s default jackknife test (which refers it to the normal
-  distribution; the t-test to t with M−1 degrees of freedom), with the same leave-outs: each query alone up to
+  Δθ̂ / SE_J of the difference — the statistic of ``compare``'s default jackknife t-test (t on n−1 degrees of
+  freedom; the paired t-test here on M−1 for M qrels queries, the same where every qrels query is a unit), with the
+  same leave-outs: each query alone up to
   :data:`~..core.weighted.EXACT_MAX_UNITS` unit queries, above that :data:`~..core.weighted.DEFAULT_GROUPS` seeded
   groups (seed 0, as ``compare``'s default). Its level is measured by ``calibrate --level`` (test ``experiment``).
 
 The rows are not per-query effectiveness scores: a query's row says how much the set value leans on that query.
 Measures without a leave-out path (FDInf, KID, k-NN, DO, HSA) repeat their value on every row and warn that a
-paired test on them is meaningless.
+paired test on them is meaningless (DO and HSA have one in ``compare``; FDInf, KID and k-NN have none).
 """
 import warnings
 from typing import Dict, Optional
@@ -65,7 +66,11 @@ def leave_out_rows(measure, stats, value: float, seed: int = 0) -> np.ndarray:
 
 
 def warn_constant_rows(measure, why: str) -> None:
-    """Warn that ``measure``'s per-query rows repeat its value, so a paired test on them is meaningless."""
+    """Warn that ``measure``'s per-query rows repeat its value, so a paired test on them is meaningless, and say
+    where its paired test is: ``compare`` for a measure with a resampling (DO, HSA; FD where a leave-out is
+    undefined), none for a measure without one (FDInf, KID, k-NN: the bootstrap has no exact path for them)."""
+    where = ('compare systems with pf.compare_systems / `python -m pyterrier_frechet compare`'
+             if measure.resampling() is not None else
+             'this package has no paired test for it (the bootstrap, and so compare, has no exact path for it)')
     warnings.warn(f'{measure}: its per-query rows repeat its value ({why}), so a paired test on them '
-                  '(pt.Experiment(baseline=...)) is meaningless; compare systems with pf.compare / '
-                  '`python -m pyterrier_frechet compare`', stacklevel=2)
+                  f'(pt.Experiment(baseline=...)) is meaningless; {where}', stacklevel=2)

@@ -236,7 +236,8 @@ _HISTOGRAM_DOC = """
     (label >= ``rel``) and non-relevant (judged below ``rel``; with ``unjudged='nonrel'``, unjudged retrieved
     documents too). Only scored (retrieved) documents count. Supported bins B': both histograms non-zero.
 
-    Like FD, one number per query set, reported for every query of the qrels (``pt.Experiment`` shows it as is).
+    One number per query set, repeated on every query of the qrels: ``pt.Experiment`` shows it as is and warns
+    that a paired test (``baseline=``) on the repeated value is meaningless (compare systems with ``compare``).
 """
 
 _HISTOGRAM_CITE = """
