@@ -228,3 +228,13 @@ def test_every_jackknife_interval_and_test_share_one_reference(n, diff, spread, 
     assert p == pytest.approx(min(1.0, 2 * scipy.stats.t.sf(abs(diff) / se, m - 1 if df is None else df)), rel=1e-9)
     if abs(abs(diff) - q * se) > 1e-9 * max(1.0, abs(diff)):   # away from the boundary, duality holds exactly
         assert (not low <= 0.0 <= high) == (p < 1 - ci)
+
+
+@pytest.mark.parametrize('n_samples', [100, 1000])
+def test_a_measure_without_a_resampling_is_refused_whatever_the_samples(toy, n_samples):
+    """FDInf has no resampling: compare_systems refused it at 1000 samples but, below 1000, asked it for its paired test
+    first and died with an AttributeError. Every sample count gets the same clear refusal, before any work."""
+    from pyterrier_frechet.analyses.significance import compare_systems
+    vectors, qrels, runs = _systems(toy)
+    with pytest.raises(ValueError, match=r"the bootstrap has no fast path for \['FDInf"):
+        compare_systems(runs, qrels, [pf.FDInf(encoder=DictEncoder(vectors)) @ 3], n_samples=n_samples, verbose=False)

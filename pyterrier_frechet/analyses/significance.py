@@ -344,6 +344,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     if boot is not None:
         query_groups = boot.query_groups
     check_test(test, population)
+    check_bootstrappable(parse_measures(measures))  # before anything asks a measure for its resampling
     m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
         n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
