@@ -565,6 +565,33 @@ def cmd_models(args) -> int:
     return 0
 
 
+def cmd_embed(args) -> int:
+    from .vectors.embedder import Embedder
+    from .vectors.fill import fill_store
+    from .vectors.sources import VectorStore
+    from .vectors.text import TextLookup
+    try:
+        source = VectorStore(vectors_prefix(args.source)) if args.source else None
+        docnos = None
+        if args.docnos:
+            with open(args.docnos, 'rt', encoding='utf-8-sig') as fin:
+                docnos = [line.strip() for line in fin if line.strip()]
+        texts = TextLookup.from_jsonl(args.text, text_fields=tuple(args.text_fields), allow_empty=args.allow_empty_text)
+        encoder = Embedder(args.model, texts=texts, empty_text='embed' if args.allow_empty_text else 'error',
+                           backend=args.backend, precision=args.precision, verbose=not args.quiet)
+        done = fill_store(args.out, texts, encoder, source=source, docnos=docnos)
+    except OSError as ex:
+        raise CliError(f'embed: {ex}') from ex
+    checked = (f'; {done.checked} of its documents embedded again agree with its vectors to {done.max_difference:.1g}'
+               if source is not None else '')
+    print(f'wrote {done.prefix}.npy and {done.prefix}.ids.txt: {done.kept} vectors from {args.source}{checked}, '
+          f'{done.added} embedded by {encoder!r}' if source is not None else
+          f'wrote {done.prefix}.npy and {done.prefix}.ids.txt: {done.added} documents embedded by {encoder!r}')
+    if done.without_text:
+        print(f'{done.without_text} document(s) asked for have no text in {args.text}: they still have no vector')
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import figures_folder, run_demo
     try:  # checked before any work; default ./pyterrier-frechet-figures
@@ -736,6 +763,22 @@ COMMANDS = {
                  '~/.cache/pyterrier_frechet)'),
             _arg('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier '
                  '--figures folder (default ./pyterrier-frechet-figures)'), QUIET), (), table=False),
+    'embed': Command(
+        'a vector store (PREFIX.npy + PREFIX.ids.txt) from document texts, or a copy of an existing store (--from) with '
+        'the documents it lacks added by the model that made it (checked against its own vectors first)', cmd_embed, (
+            _arg('--text', required=True, help='docno/text JSONL (gzip allowed)'),
+            _arg('--out', required=True, help='PREFIX of the new store (PREFIX.npy and PREFIX.ids.txt must not exist)'),
+            _arg('--from', dest='source', default=None, help='an existing store (PREFIX): its vectors are copied and only '
+                 'the documents it lacks are embedded'),
+            _arg('--docnos', default=None, help='a file of docnos (one per line) to embed (default: every document of '
+                 '--text)'),
+            _arg('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)'),
+            _arg('--allow-empty-text', action='store_true', help='embed documents whose text is empty'),
+            _arg('--model', default=None, help='encoder (hub name or local path; default all-MiniLM-L6-v2); with --from, '
+                 'the model that made that store'),
+            _arg('--backend', choices=['torch', 'openvino'], default='torch', help='torch (default) or openvino'),
+            _arg('--precision', choices=['fp32', 'bf16'], default='fp32', help='with --backend openvino'), QUIET),
+        (), table=False),
     'eval': Command('score TREC run files with FD and any ir_measures measure', run_eval, (
         _arg('--per-query', dest='balance', type=_positive_int, default=None,
              help='evaluate with qrels reduced to ' + HELP['per_query']), SEED)),

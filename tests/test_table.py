@@ -509,3 +509,38 @@ def test_graded_qrels_say_which_threshold_is_used(data):
         warnings.simplefilter('always')
         pf.evaluate(runs, qrels, ['FD@5'], encoder=store)
     assert any('count label >= 1 as relevant' in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize('digits', [-1, 13, 2.5, True, '3'])
+def test_digits_out_of_range_is_refused_before_any_work(data, digits):
+    _, qrels, runs, store, table, _ = data
+    with pytest.raises(ValueError, match='digits must be an integer from 0 to 12'):
+        pf.paper_table(runs, qrels, METRICS, encoder=store, digits=digits)
+    boot = BootstrapResult(table.cells[['name', 'measure', 'value', 'low', 'high', 'interval', 'estimand']],
+                           {n: {} for n in RUNS}, [f'q{i}' for i in range(N_QUERIES)])
+    with pytest.raises(ValueError, match='digits must be an integer from 0 to 12'):
+        PaperTable.from_results(boot, ['nDCG@5'], digits=digits)
+
+
+def test_report_completes_without_missing_and_its_table_counts_what_was_left_out(data, holes, tmp_path, capsys):
+    """The CLI report's default is missing='drop' (it completes where a store lacks vectors), its table counts the
+    documents each cell lost exactly as pf.paper_table's, and report.md says which relevance threshold graded qrels
+    got and gives the long caption as notes."""
+    folder, qrels, runs, _, _, _ = data
+    gone, holed, table = holes
+    _write_trec(tmp_path, qrels, runs)
+    out = tmp_path / 'report'
+    assert main(['report', '--qrels', str(tmp_path / 'qrels.txt'), '--runs', str(tmp_path / 'runs'),
+                 '--vectors', holed.prefix, '--metrics', *METRICS, '--per-query', '2', '--seeds', '0',
+                 '--samples', '200', '--baseline', 'bm25_base', '--quiet', '--out', str(out)]) == 0
+    assert 'documents without a vector were left out' in capsys.readouterr().out
+    md = (out / 'table.md').read_text()
+    assert '(−12‡)' in next(line for line in md.splitlines() if '| rerank |' in line)
+    cells = pd.read_csv(out / 'table.csv')
+    frame = table.to_dataframe()
+    mine = cells[cells['row'] == 'system'].set_index(['name', 'measure'])['missing_retrieved']
+    theirs = frame[frame['row'] == 'system'].set_index(['name', 'measure'])['missing_retrieved']
+    pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index(), check_dtype=False)
+    report = (out / 'report.md').read_text()
+    assert 'Graded qrels (labels up to 2): FD@5, RR@5 count label &gt;= 1 as relevant' in report
+    assert "**Notes** (the long caption):" in report and 'had no vector and were left out' in report

@@ -332,8 +332,9 @@ def to_csv(table: pd.DataFrame, path=None, **kwargs):
 
 def markdown_text(value) -> str:
     """Text for a markdown table cell or paragraph: HTML (``& < >``) escaped; ``|`` and the characters that start
-    links, images, code and emphasis (``\\ [ ] ` *``) backslash-escaped; line breaks as ``<br>``."""
-    text = re.sub(r'([\\`*\[\]|])', r'\\\1', str(value))
+    links, images, code, emphasis, strike-through and math (``\\ [ ] ` * _ ~ $``) backslash-escaped (``_it_`` stays
+    literal, not italic); line breaks as ``<br>``."""
+    text = re.sub(r'([\\`*_~$\[\]|])', r'\\\1', str(value))
     text = text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
     return re.sub(r'\r\n|\r|\n', '<br>', text)
 

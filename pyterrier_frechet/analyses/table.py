@@ -70,6 +70,13 @@ _METHODS = {'percentile': 'percentile bootstrap', 'shifted': 'shifted percentile
             't': 'Student t'}
 
 
+def check_digits(digits) -> int:
+    """``digits`` (decimals printed) as an int in 0..12, or a ValueError naming the argument — before any work."""
+    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 0 <= digits <= 12:
+        raise ValueError(f'digits must be an integer from 0 to 12 (decimals printed), got {digits!r}')
+    return int(digits)
+
+
 def letter(i: int) -> str:
     """The label of the i-th system (0-based): a, b, …, z (no q), then a2, b2, …"""
     return _LETTERS[i % len(_LETTERS)] + (str(i // len(_LETTERS) + 1) if i >= len(_LETTERS) else '')
@@ -144,6 +151,7 @@ class PaperTable:
         caption. ``coverage``: per system and vector measure, how many documents of each set were left out for want
         of a vector (default: those :func:`~pyterrier_frechet.evaluate` recorded with ``point``,
         :func:`~pyterrier_frechet.evaluation.evaluate.no_vector_counts`); shown in the cells that lost any."""
+        digits = check_digits(digits)
         summary = boot.summary
         point = boot.point if point is None else point
         if measures is None:
@@ -634,6 +642,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     if text is not None and encoder is not None:
         raise ValueError('give encoder= (e.g. precomputed vectors: pf.VectorStore) or text= (documents embedded by the '
                          'default Embedder), not both')
+    check_digits(digits)
     ms = with_options(measures, rel=rel, missing=missing)
     check_labels_distinct(ms)
     check_test(test)

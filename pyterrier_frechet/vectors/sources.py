@@ -170,8 +170,13 @@ class VectorStore(pt.Transformer):
         return tuple(file_digest(p) for p in self._files())
 
     def missing_hint(self, docnos: Sequence[str]) -> str:
-        """A hint for an error about ``docnos`` without a vector (see :func:`unicode_hint`)."""
-        return unicode_hint(docnos, lambda d: self._index.get_indexer([d])[0] >= 0)
+        """A hint for an error about ``docnos`` without a vector (see :func:`unicode_hint`), and the one command that
+        makes a copy of this store with them added from their texts, by the store's own model (checked against its
+        vectors first: :func:`~pyterrier_frechet.vectors.fill.fill_store`)."""
+        return (unicode_hint(docnos, lambda d: self._index.get_indexer([d])[0] >= 0)
+                + f'. Where you have their texts, `python -m pyterrier_frechet embed --text TEXTS.jsonl --from '
+                  f'{self.prefix} --out NEWPREFIX` writes a copy of this store with them added, by the model that made '
+                  'it (--model; checked against its own vectors, never mixed), then use NEWPREFIX')
 
     def __repr__(self):
         # the prefix as given, so two stores in different folders print (and so name their FD columns) differently
