@@ -570,9 +570,10 @@ def cmd_models(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import figures_folder, run_demo
-    try:  # checked before any work; default ./pyterrier-frechet-figures
-        figures = figures_folder(args.figures, '--figures')
+    from .demo import check_requirements, figures_folder, run_demo
+    try:  # checked before any work; default WORK_DIR/figures (nothing is written into the current directory)
+        check_requirements()
+        figures = figures_folder(args.figures, '--figures', work_dir=args.work_dir)
     except ValueError as ex:
         raise CliError(str(ex)) from ex
     result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=figures)
@@ -580,7 +581,8 @@ def cmd_demo(args) -> int:
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
         print(f'Pareto frontier of {metric} against mrt (not dominated): {", ".join(names)}')
-    print(f'Pareto plots: {", ".join(f for f in result.figures if f.endswith(".png"))}')
+    print(f'Pareto plots (PNG and PDF) in {figures.path}: '
+          f'{", ".join(Path(f).name for f in result.figures if f.endswith(".png"))}')
     print(f'Documents encoded by this run: {result.n_encoded} (embedding cache: {result.embedder.cache.path})')
     return 0
 
@@ -736,7 +738,8 @@ COMMANDS = {
             _arg('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or '
                  '~/.cache/pyterrier_frechet)'),
             _arg('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier '
-                 '--figures folder (default ./pyterrier-frechet-figures)'), QUIET), (), table=False),
+                 '--figures folder (default WORK_DIR/figures, beside the indexes; the path is printed)'), QUIET), (),
+        table=False),
     'eval': Command('score TREC run files with FD and any ir_measures measure', run_eval, (
         _arg('--per-query', dest='balance', type=_positive_int, default=None,
              help='evaluate with qrels reduced to ' + HELP['per_query']), SEED)),

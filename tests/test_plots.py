@@ -159,11 +159,13 @@ def test_pareto_png_written(tmp_path):
 
 # --- where the demo writes ---
 
-def test_demo_figures_default_to_working_directory(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    folder = demo.figures_folder()
-    assert folder.path == (tmp_path / 'pyterrier-frechet-figures').resolve()
-    assert '.cache' not in str(folder.path)
+def test_demo_figures_default_to_the_work_dir(tmp_path, monkeypatch):
+    """WORK_DIR/figures, as the docs and --help say: beside the indexes, never the current directory."""
+    monkeypatch.chdir(tmp_path / '..')
+    assert demo.figures_folder(work_dir=tmp_path / 'work').path == (tmp_path / 'work' / 'figures').resolve()
+    monkeypatch.setenv('PYTERRIER_FRECHET_CACHE', str(tmp_path / 'cache'))  # no work dir: the package's cache root
+    assert demo.figures_folder().path == (tmp_path / 'cache' / 'figures').resolve()
+    assert demo.figures_folder(tmp_path / 'mine', work_dir=tmp_path / 'work').path == (tmp_path / 'mine').resolve()
 
 
 def test_demo_refuses_a_foreign_folder_before_any_work(tmp_path, monkeypatch):
@@ -174,19 +176,23 @@ def test_demo_refuses_a_foreign_folder_before_any_work(tmp_path, monkeypatch):
     (tmp_path / 'mine' / 'thesis.tex').write_text('keep me')
     with pytest.raises(ValueError, match='holds files this package did not write'):
         demo.run_demo(None, str(tmp_path / 'work'), verbose=False, figures_dir=tmp_path / 'mine')
-    monkeypatch.chdir(tmp_path / 'mine')  # the default folder is made inside the working directory, so it is new
-    (tmp_path / 'mine' / 'pyterrier-frechet-figures').mkdir()
-    (tmp_path / 'mine' / 'pyterrier-frechet-figures' / 'notes.txt').write_text('x')
-    with pytest.raises(ValueError, match=r"figures_dir '.*pyterrier-frechet-figures'"):
+    # the default folder, WORK_DIR/figures, holding a file of the user's: refused, with the path it would have used
+    (tmp_path / 'work' / 'figures').mkdir(parents=True)
+    (tmp_path / 'work' / 'figures' / 'notes.txt').write_text('x')
+    with pytest.raises(ValueError, match=r"figures_dir '.*work/figures'"):
         demo.run_demo(None, str(tmp_path / 'work'), verbose=False)
+    assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--quiet']) == 2
+    assert (tmp_path / 'work' / 'figures' / 'notes.txt').read_text() == 'x'  # nothing touched
     assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--figures', str(tmp_path / 'mine'), '--quiet']) == 2
     assert (tmp_path / 'mine' / 'thesis.tex').read_text() == 'keep me'
 
 
-def test_demo_writes_marked_folder(tmp_path, monkeypatch):
+def test_demo_writes_marked_folder(tmp_path, monkeypatch, capsys):
     """run_demo's figure step, with the retrieval and evaluation replaced by a fixed table (the real run is in
-    tests/test_demo.py): a new folder gets the four figures and the package's marker; a second run replaces them."""
-    monkeypatch.chdir(tmp_path)
+    tests/test_demo.py): a new folder, WORK_DIR/figures, gets the four figures and the package's marker; a second
+    run replaces them; the current directory stays empty; the command line prints the folder."""
+    (tmp_path / 'cwd').mkdir()
+    monkeypatch.chdir(tmp_path / 'cwd')
 
     class Stop(Exception):
         pass
@@ -204,12 +210,18 @@ def test_demo_writes_marked_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(demo.pipelines, 'dense', lambda *a, **k: _Pipe())
     monkeypatch.setattr(demo.pt, 'Experiment', lambda *a, **k: table)
     result = demo.run_demo(None, str(tmp_path / 'work'), verbose=False)
-    folder = tmp_path / 'pyterrier-frechet-figures'
+    folder = tmp_path / 'work' / 'figures'
     assert sorted(Path(f).name for f in result.figures) == sorted(demo.figure_names())
     assert sorted(p.name for p in folder.iterdir()) == sorted(demo.figure_names() + [MARKER])
     assert result.frontiers['FD@10'] == DEMO['name'].tolist()
+    assert sorted(result.figures) == sorted(str(folder.resolve() / n) for n in demo.figure_names())
     again = demo.run_demo(None, str(tmp_path / 'work'), verbose=False)  # a marked folder is accepted again
     assert sorted(again.figures) == sorted(result.figures)
+    FakeEmbedder.cache = type('Cache', (), {'path': tmp_path / 'work' / 'embeddings'})()
+    assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--quiet']) == 0
+    out = capsys.readouterr().out
+    assert f'Pareto plots (PNG and PDF) in {folder.resolve()}: pareto_FD_10_mrt.png, pareto_nDCG_10_mrt.png' in out
+    assert list((tmp_path / 'cwd').iterdir()) == []  # nothing written into the current directory
 
 
 class _Pipe:
