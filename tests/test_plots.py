@@ -157,6 +157,62 @@ def test_pareto_png_written(tmp_path):
     assert 1000 < img.shape[1] <= (7.5 + 0.2) * 200 and 600 < img.shape[0] <= (4.5 + 0.2) * 200
 
 
+# --- scatter labels: readable when systems are close ---
+
+def _text_boxes(fig):
+    """The boxes of the axes' texts (the labels; an annotation's own text, without its leader line)."""
+    from matplotlib.text import Text
+    renderer = _renderer(fig)
+    return [(t.get_text(), Text.get_window_extent(t, renderer)) for t in fig.axes[0].texts]
+
+
+def test_scatter_labels_of_near_identical_systems_do_not_overlap():
+    # three systems within 1e-6 of one another (one place on the plot), two 1e-5 apart, two a marker's width apart
+    table = pd.DataFrame({'name': ['BM25', 'BM25+RM3', 'BM25 (PISA)', 'TAS-B', 'ColBERT', 'DPR', 'DPR-2', 'SPLADE'],
+                          'nDCG@10': [0.5, 0.5 + 1e-6, 0.5 - 1e-6, 0.62, 0.62 + 1e-5, 0.3, 0.301, 0.45],
+                          'FD@10': [0.2, 0.2, 0.2 + 1e-7, 0.1, 0.1, 0.15, 0.1505, 0.12]})
+    fig = plots.scatter_figure(table, 'nDCG@10', 'FD@10')
+    boxes = _text_boxes(fig)
+    assert _overlaps([b for _, b in boxes]) == [], [t for t, _ in boxes]
+    frame = fig.axes[0].get_window_extent(_renderer(fig))
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1 for _, b in boxes)
+    # every system named once, by name (no key needed); the three at one place share one label, a name a line
+    assert sorted(n for t, _ in boxes for n in t.split('\n')) == sorted(table['name']) and fig.legends == []
+    assert 'BM25\nBM25+RM3\nBM25 (PISA)' in [t for t, _ in boxes]
+    # a label's box covers no point
+    pts = fig.axes[0].transData.transform(table[['nDCG@10', 'FD@10']].to_numpy())
+    assert not any(b.contains(x, y) for _, b in boxes for x, y in pts)
+    _check_layout(fig)
+
+
+def test_scatter_labels_the_old_way_would_overlap():
+    """The case above with each label at (3, 2) points from its point, as scatter drew them before: they overlap."""
+    table = pd.DataFrame({'name': ['BM25', 'BM25+RM3', 'DPR'], 'nDCG@10': [0.5, 0.5 + 1e-6, 0.3],
+                          'FD@10': [0.2, 0.2, 0.15]})
+    fig = plots.scatter_figure(table, 'nDCG@10', 'FD@10')
+    ax = fig.axes[0]
+    for t in list(ax.texts):
+        t.remove()
+    old = [ax.annotate(n, (x, y), fontsize=6, xytext=(3, 2), textcoords='offset points')
+           for n, x, y in zip(table['name'], table['nDCG@10'], table['FD@10'])]
+    renderer = _renderer(fig)
+    assert _overlaps([t.get_window_extent(renderer) for t in old[:2]]) != []
+
+
+def test_scatter_numbers_a_crowd_with_a_key():
+    """Forty long names at one place cannot be stacked beside it: the points are numbered (ranges for points at one
+    place), a key below the axes names every system, and nothing overlaps or leaves the figure."""
+    names = [f'a very long system name number {i}' for i in range(40)]
+    table = pd.DataFrame({'name': names, 'nDCG@10': [0.5] * 39 + [0.6], 'FD@10': [0.2] * 39 + [0.1]})
+    fig = plots.scatter_figure(table, 'nDCG@10', 'FD@10')
+    boxes = _text_boxes(fig)
+    assert sorted(t for t, _ in boxes) == ['1–39', '40'] and _overlaps([b for _, b in boxes]) == []
+    (key,) = fig.legends
+    assert [t.get_text() for t in key.get_texts()] == names
+    _check_layout(fig)
+    assert plots.number_ranges([1, 2, 3, 5, 7, 8]) == '1–3, 5, 7, 8'
+
+
 # --- where the demo writes ---
 
 def test_demo_figures_default_to_the_work_dir(tmp_path, monkeypatch):
