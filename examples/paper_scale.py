@@ -2,7 +2,7 @@
 the public API, with the time and the peak memory of each step.
 
     python examples/paper_scale.py                      # all 6,980 queries, 1000 bootstrap samples
-    python examples/paper_scale.py --queries 500 --samples 200    # a quick look
+    python examples/paper_scale.py --queries 500        # a quick look: 500 queries, 200 samples
     python examples/paper_scale.py --qrels my.qrels --dim 768 --out ./vectors
     python examples/paper_scale.py --report        # also `python -m pyterrier_frechet report` on defaults
 
@@ -16,8 +16,19 @@ queries and fills the rest with passages near the topic, ``weak`` 30%, with pass
 the runs with ``pf.runs.read_run``.
 
 ``pf.bootstrap`` gives FD@10's value (the paper's FD), its interval (above 500 queries the delete-a-group jackknife
-of log FD, docs/scale.md) and RR@10's percentile interval from the same resamples. Memory: the float32 vectors once,
-the per-query sums, the resample counts and one chunk of resampled cross-products (docs/scale.md, "Where the memory
+of log FD, docs/scale.md) and RR@10's and nDCG@10's t intervals. The store is the encoder of the call
+(``encoder=store``), so the measure is plain ``FD@10`` in the table, whatever folder holds the vectors (a measure
+that names its store, ``FD(encoder=store)``, is labelled by the store's path: a temporary one changes every run).
+
+The time: each bootstrap sample and each jackknife leave-out costs one FD per run — a symmetric d × d eigenvalue
+solve, 10–20 ms at d = 384 whatever the number of queries — on top of work that grows with queries × samples. So
+fewer queries alone do not make a run much shorter: ``--queries 500`` with 1000 samples made 2 × (1000 + 500) FD
+evaluations (at 500 queries or fewer the jackknife leaves each query out), more than the full run's
+2 × (1000 + 200) (200 groups above 500 queries). A quick look (``--queries N``) therefore takes 200 samples unless
+``--samples`` says otherwise; ``--jackknife G`` (``pf.bootstrap(jackknife=G)``) leaves out G groups of queries
+instead of each query (fewer FDs below 500 queries, but at d/n near 1 its interval is not the same: wider here).
+
+Memory: the float32 vectors once, the per-query sums, the resample counts and one chunk of resampled cross-products (docs/scale.md, "Where the memory
 went"). ``--report`` then writes the two runs as TREC files beside the vectors and runs the command line's
 ``report`` on them with nothing but ``--qrels --runs --vectors --out`` (its default measures, samples and tests).
 """
@@ -36,8 +47,14 @@ import pyterrier_frechet as pf
 
 # the shared data folder beside the checkout (../shared, as the tests find it); elsewhere pass --qrels
 DEV_QRELS = Path(__file__).resolve().parents[2] / 'shared' / 'data' / 'msmarco-passage' / 'qrels.msmarco-passage.dev-subset.txt'
+FULL_SAMPLES, QUICK_SAMPLES = 1000, 200  # bootstrap samples of the full run and of a quick look (--queries)
 SYSTEMS = {'strong': (0.6, 1.0), 'weak': (0.3, 0.4)}  # name: (share of queries with a relevant passage in the top
 #                                                       depth, weight of the topic in its other passages' vectors)
+
+
+def jackknife_arg(text: str):
+    """--jackknife: 'auto', 'exact' or a number of groups."""
+    return text if text in ('auto', 'exact') else int(text)
 
 
 def peak_gib() -> float:
@@ -94,10 +111,15 @@ def synthetic_runs_and_vectors(qrels: pd.DataFrame, prefix: Path, dim: int = 384
 def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument('--qrels', default=str(DEV_QRELS), help='TREC qrels file (default: MS MARCO dev small)')
-    parser.add_argument('--queries', type=int, default=None, help='keep only the first N queries (sorted ids)')
-    parser.add_argument('--samples', type=int, default=1000, help='bootstrap samples (default 1000)')
+    parser.add_argument('--queries', type=int, default=None, help='keep only the first N queries (sorted ids): a quick '
+                        f'look, with {QUICK_SAMPLES} samples unless --samples')
+    parser.add_argument('--samples', type=int, default=None,
+                        help=f'bootstrap samples (default {FULL_SAMPLES}; {QUICK_SAMPLES} with --queries)')
     parser.add_argument('--dim', type=int, default=384, help='dimension of the synthetic vectors (default 384)')
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--jackknife', type=jackknife_arg, default='auto',
+                        help="pf.bootstrap's jackknife: auto (default: each query left out up to 500 queries, 200 "
+                             'groups above), exact, or a number of groups G')
     parser.add_argument('--out', default=None, help='folder for the VectorStore files (default: a temporary one)')
     parser.add_argument('--report', action='store_true',
                         help='also run `python -m pyterrier_frechet report` on defaults over the same runs and vectors')
@@ -110,6 +132,7 @@ def main(argv=None) -> pd.DataFrame:
     qrels = pf.runs.read_qrels(args.qrels)
     if args.queries is not None:
         qrels = qrels[qrels['qid'].isin(sorted(qrels['qid'].unique())[:args.queries])]
+    n_samples = args.samples if args.samples is not None else QUICK_SAMPLES if args.queries is not None else FULL_SAMPLES
     out = Path(args.out or tempfile.mkdtemp())
     out.mkdir(parents=True, exist_ok=True)
     runs, store = synthetic_runs_and_vectors(qrels, out / 'vectors', dim=args.dim, seed=args.seed)
@@ -119,13 +142,15 @@ def main(argv=None) -> pd.DataFrame:
           f'peak RSS {peak_gib():.2f} GiB', flush=True)
 
     t1 = time.perf_counter()
-    measures = [pf.FD(encoder=store) @ 10, RR @ 10, nDCG @ 10]
-    result = pf.bootstrap(runs, qrels, measures, n_samples=args.samples, seed=args.seed)
+    # the store as the call's encoder: the column is FD@10, not FD(encoder=VectorStore('/tmp/...'))@10
+    measures = [pf.FD @ 10, RR @ 10, nDCG @ 10]
+    result = pf.bootstrap(runs, qrels, measures, n_samples=n_samples, seed=args.seed, encoder=store,
+                          jackknife=args.jackknife)
     seconds = time.perf_counter() - t1
     table = result.summary[['name', 'measure', 'value', 'low', 'high', 'interval']]
     with pd.option_context('display.width', 200, 'display.max_colwidth', 60):
         print(table.to_string(index=False))
-    print(f'pf.bootstrap ({args.samples} samples, {len(runs)} runs, {len(measures)} measures): {seconds:.1f} s; '
+    print(f'pf.bootstrap ({n_samples} samples, {len(runs)} runs, {len(measures)} measures): {seconds:.1f} s; '
           f'peak RSS of the whole script {peak_gib():.2f} GiB', flush=True)
     if args.report:
         report_on_defaults(qrels, runs, out)

@@ -593,9 +593,10 @@ def cmd_embed(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import figures_folder, run_demo
-    try:  # checked before any work; default ./pyterrier-frechet-figures
-        figures = figures_folder(args.figures, '--figures')
+    from .demo import check_requirements, figures_folder, run_demo
+    try:  # checked before any work; default WORK_DIR/figures (nothing is written into the current directory)
+        check_requirements()
+        figures = figures_folder(args.figures, '--figures', work_dir=args.work_dir)
     except ValueError as ex:
         raise CliError(str(ex)) from ex
     result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=figures)
@@ -603,7 +604,8 @@ def cmd_demo(args) -> int:
     print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
         print(f'Pareto frontier of {metric} against mrt (not dominated): {", ".join(names)}')
-    print(f'Pareto plots: {", ".join(f for f in result.figures if f.endswith(".png"))}')
+    print(f'Pareto plots (PNG and PDF) in {figures.path}: '
+          f'{", ".join(Path(f).name for f in result.figures if f.endswith(".png"))}')
     print(f'Documents encoded by this run: {result.n_encoded} (embedding cache: {result.embedder.cache.path})')
     return 0
 
@@ -762,7 +764,8 @@ COMMANDS = {
             _arg('--work-dir', default=None, help='indexes and embedding cache (default $PYTERRIER_FRECHET_CACHE or '
                  '~/.cache/pyterrier_frechet)'),
             _arg('--figures', default=None, help='folder for the cost-vs-quality Pareto plots: a new, empty or earlier '
-                 '--figures folder (default ./pyterrier-frechet-figures)'), QUIET), (), table=False),
+                 '--figures folder (default WORK_DIR/figures, beside the indexes; the path is printed)'), QUIET), (),
+        table=False),
     'embed': Command(
         'a vector store (PREFIX.npy + PREFIX.ids.txt) from document texts, or a copy of an existing store (--from) with '
         'the documents it lacks added by the model that made it (checked against its own vectors first)', cmd_embed, (

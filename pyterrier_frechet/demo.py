@@ -1,7 +1,8 @@
 """The main job: BM25 (pyterrier-pisa), BM25 re-ranked by MiniLM, and dense MiniLM retrieval (pyterrier-dr) on
 the bundled Cranfield collection, scored with FD@1, FD@10, FD(urr=True)@10, nDCG@10, RR@10 and mrt in one
 ``pt.Experiment``; then the Pareto frontier of quality against mean response time (figures for FD@10 and nDCG@10,
-written to ``./pyterrier-frechet-figures`` by default: a new, empty or earlier-marked folder only)."""
+written to ``WORK_DIR/figures`` by default, beside the indexes and the embedding cache, so the current directory is
+left as it was: a new, empty or earlier-marked folder only)."""
 import logging
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Union
@@ -35,8 +36,9 @@ class DemoResult(NamedTuple):
 
 
 PARETO_METRICS = ['FD@10', 'nDCG@10']
-#: Where the demo's figures go unless told: a folder in the working directory (not the hidden cache).
-DEFAULT_FIGURES = 'pyterrier-frechet-figures'
+#: Where the demo's figures go unless told: this folder of the work dir (``WORK_DIR/figures``), beside the indexes and
+#: the embedding cache; nothing is written into the current directory.
+DEFAULT_FIGURES = 'figures'
 
 
 def figure_names() -> List[str]:
@@ -44,11 +46,31 @@ def figure_names() -> List[str]:
     return [f'pareto_{plots.slug(m)}_mrt{ext}' for m in PARETO_METRICS for ext in ('.png', '.pdf')]
 
 
-def figures_folder(path=None, option: str = 'figures_dir') -> OutputFolder:
+def work_folder(work_dir=None) -> Path:
+    """The demo's work dir: ``work_dir``, or the package's cache root (``$PYTERRIER_FRECHET_CACHE`` or
+    ``~/.cache/pyterrier_frechet``)."""
+    return Path(work_dir) if work_dir is not None else default_cache_root()
+
+
+def check_requirements() -> None:
+    """Raise :class:`~pyterrier_frechet.extras.MissingExtra` naming the ``[demo]`` extra (which installs all the
+    demo needs) if PISA, pyterrier-dr or matplotlib cannot be imported: before any folder is made or any work."""
+    for module in ('pyterrier_pisa', 'pyterrier_dr', 'matplotlib.figure'):
+        require(module, 'demo', 'the demo')
+
+
+def figures_folder(path=None, option: str = 'figures_dir', work_dir=None) -> OutputFolder:
     """The demo's figures folder, checked before any work (:class:`~.analyses.outputs.OutputFolder`: a new, empty
-    or earlier-marked folder; ``path`` None: ``./pyterrier-frechet-figures``)."""
-    return OutputFolder(Path(path) if path is not None else Path.cwd() / DEFAULT_FIGURES, option,
-                        named_paths(figure_names()))
+    or earlier-marked folder; ``path`` None: ``WORK_DIR/figures``, :func:`work_folder` of ``work_dir``, the work dir
+    made first if it does not exist yet, as the demo would make it)."""
+    if path is None:
+        work = work_folder(work_dir)
+        try:
+            work.mkdir(parents=True, exist_ok=True)
+        except OSError as ex:
+            raise ValueError(f'the demo\'s work dir {str(work)!r} cannot be made: {ex}') from ex
+        path = work / DEFAULT_FIGURES
+    return OutputFolder(Path(path), option, named_paths(figure_names()))
 
 
 def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, verbose: bool = True,
@@ -61,15 +83,14 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
         work_dir: where indexes and the embedding cache live (default: the package's cache root,
             ``$PYTERRIER_FRECHET_CACHE`` or ``~/.cache/pyterrier_frechet``).
         verbose: progress bars.
-        figures_dir: where the Pareto plots go (default ``./pyterrier-frechet-figures`` in the working directory): a
-            new folder, an empty one, or one this package wrote into before; anything else is refused before any
-            work (:func:`figures_folder`).
+        figures_dir: where the Pareto plots go (default ``WORK_DIR/figures``: the folder ``figures`` of the work dir,
+            so nothing is written into the current directory): a new folder, an empty one, or one this package wrote
+            into before; anything else is refused before any work (:func:`figures_folder`). The paths written are
+            the result's ``figures``.
     """
-    for module in ('pyterrier_pisa', 'pyterrier_dr'):  # before any indexing or encoding
-        require(module, 'pipelines', 'the demo')
-    plots.check_available('the demo (its Pareto plots)')
-    folder = figures_dir if isinstance(figures_dir, OutputFolder) else figures_folder(figures_dir)
-    work = Path(work_dir) if work_dir is not None else default_cache_root()
+    check_requirements()  # before any folder is made, any indexing or encoding
+    work = work_folder(work_dir)
+    folder = figures_dir if isinstance(figures_dir, OutputFolder) else figures_folder(figures_dir, work_dir=work)
     collection = cranfield()
     embedder = Embedder(model_name, texts=collection.texts, empty_text='embed', cache_dir=work / 'embeddings', verbose=verbose)
     bm25 = pipelines.bm25(collection, work / 'demo')

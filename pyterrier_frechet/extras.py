@@ -19,6 +19,8 @@ EXTRAS = {
                   'pyterrier_dr': 'pyterrier-dr'},
     'plots': {'matplotlib': 'matplotlib'},
 }
+#: what ``python -m pyterrier_frechet demo`` needs: both (its missing-extra error names ``[demo]``)
+EXTRAS['demo'] = {**EXTRAS['pipelines'], **EXTRAS['plots']}
 
 
 class MissingExtra(ImportError, ValueError):

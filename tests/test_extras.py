@@ -91,9 +91,20 @@ def test_missing_retrieval_library_names_the_pipelines_extra(without, tmp_path, 
 def test_the_demo_refuses_before_any_work(without, tmp_path):
     from pyterrier_frechet.demo import run_demo
     without('pyterrier_dr')
-    with pytest.raises(MissingExtra, match=r'the demo needs pyterrier-dr .*\[pipelines\]'):
+    with pytest.raises(MissingExtra, match=r"the demo needs pyterrier-dr .*the \[demo\] extra installs: "
+                                           r"pip install 'pyterrier-frechet\[demo\]'$"):
         run_demo(work_dir=str(tmp_path / 'work'), verbose=False)
     assert not (tmp_path / 'work').exists()  # nothing indexed, nothing embedded
+
+
+def test_the_demo_without_matplotlib_names_the_demo_extra(without, tmp_path, capsys):
+    from pyterrier_frechet.demo import run_demo
+    without('matplotlib')
+    with pytest.raises(MissingExtra, match=r"the demo needs matplotlib .*pip install 'pyterrier-frechet\[demo\]'$"):
+        run_demo(work_dir=str(tmp_path / 'work'), verbose=False)
+    assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--quiet']) == 2
+    assert "pip install 'pyterrier-frechet[demo]'" in capsys.readouterr().err
+    assert not (tmp_path / 'work').exists()
 
 
 def test_cli_plot_dir_and_report_refuse_before_the_work(without, files, tmp_path, capsys):  # noqa: F811

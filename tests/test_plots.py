@@ -157,13 +157,71 @@ def test_pareto_png_written(tmp_path):
     assert 1000 < img.shape[1] <= (7.5 + 0.2) * 200 and 600 < img.shape[0] <= (4.5 + 0.2) * 200
 
 
+# --- scatter labels: readable when systems are close ---
+
+def _text_boxes(fig):
+    """The boxes of the axes' texts (the labels; an annotation's own text, without its leader line)."""
+    from matplotlib.text import Text
+    renderer = _renderer(fig)
+    return [(t.get_text(), Text.get_window_extent(t, renderer)) for t in fig.axes[0].texts]
+
+
+def test_scatter_labels_of_near_identical_systems_do_not_overlap():
+    # three systems within 1e-6 of one another (one place on the plot), two 1e-5 apart, two a marker's width apart
+    table = pd.DataFrame({'name': ['BM25', 'BM25+RM3', 'BM25 (PISA)', 'TAS-B', 'ColBERT', 'DPR', 'DPR-2', 'SPLADE'],
+                          'nDCG@10': [0.5, 0.5 + 1e-6, 0.5 - 1e-6, 0.62, 0.62 + 1e-5, 0.3, 0.301, 0.45],
+                          'FD@10': [0.2, 0.2, 0.2 + 1e-7, 0.1, 0.1, 0.15, 0.1505, 0.12]})
+    fig = plots.scatter_figure(table, 'nDCG@10', 'FD@10')
+    boxes = _text_boxes(fig)
+    assert _overlaps([b for _, b in boxes]) == [], [t for t, _ in boxes]
+    frame = fig.axes[0].get_window_extent(_renderer(fig))
+    assert all(frame.x0 <= b.x0 and b.x1 <= frame.x1 and frame.y0 <= b.y0 and b.y1 <= frame.y1 for _, b in boxes)
+    # every system named once, by name (no key needed); the three at one place share one label, a name a line
+    assert sorted(n for t, _ in boxes for n in t.split('\n')) == sorted(table['name']) and fig.legends == []
+    assert 'BM25\nBM25+RM3\nBM25 (PISA)' in [t for t, _ in boxes]
+    # a label's box covers no point
+    pts = fig.axes[0].transData.transform(table[['nDCG@10', 'FD@10']].to_numpy())
+    assert not any(b.contains(x, y) for _, b in boxes for x, y in pts)
+    _check_layout(fig)
+
+
+def test_scatter_labels_the_old_way_would_overlap():
+    """The case above with each label at (3, 2) points from its point, as scatter drew them before: they overlap."""
+    table = pd.DataFrame({'name': ['BM25', 'BM25+RM3', 'DPR'], 'nDCG@10': [0.5, 0.5 + 1e-6, 0.3],
+                          'FD@10': [0.2, 0.2, 0.15]})
+    fig = plots.scatter_figure(table, 'nDCG@10', 'FD@10')
+    ax = fig.axes[0]
+    for t in list(ax.texts):
+        t.remove()
+    old = [ax.annotate(n, (x, y), fontsize=6, xytext=(3, 2), textcoords='offset points')
+           for n, x, y in zip(table['name'], table['nDCG@10'], table['FD@10'])]
+    renderer = _renderer(fig)
+    assert _overlaps([t.get_window_extent(renderer) for t in old[:2]]) != []
+
+
+def test_scatter_numbers_a_crowd_with_a_key():
+    """Forty long names at one place cannot be stacked beside it: the points are numbered (ranges for points at one
+    place), a key below the axes names every system, and nothing overlaps or leaves the figure."""
+    names = [f'a very long system name number {i}' for i in range(40)]
+    table = pd.DataFrame({'name': names, 'nDCG@10': [0.5] * 39 + [0.6], 'FD@10': [0.2] * 39 + [0.1]})
+    fig = plots.scatter_figure(table, 'nDCG@10', 'FD@10')
+    boxes = _text_boxes(fig)
+    assert sorted(t for t, _ in boxes) == ['1–39', '40'] and _overlaps([b for _, b in boxes]) == []
+    (key,) = fig.legends
+    assert [t.get_text() for t in key.get_texts()] == names
+    _check_layout(fig)
+    assert plots.number_ranges([1, 2, 3, 5, 7, 8]) == '1–3, 5, 7, 8'
+
+
 # --- where the demo writes ---
 
-def test_demo_figures_default_to_working_directory(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    folder = demo.figures_folder()
-    assert folder.path == (tmp_path / 'pyterrier-frechet-figures').resolve()
-    assert '.cache' not in str(folder.path)
+def test_demo_figures_default_to_the_work_dir(tmp_path, monkeypatch):
+    """WORK_DIR/figures, as the docs and --help say: beside the indexes, never the current directory."""
+    monkeypatch.chdir(tmp_path / '..')
+    assert demo.figures_folder(work_dir=tmp_path / 'work').path == (tmp_path / 'work' / 'figures').resolve()
+    monkeypatch.setenv('PYTERRIER_FRECHET_CACHE', str(tmp_path / 'cache'))  # no work dir: the package's cache root
+    assert demo.figures_folder().path == (tmp_path / 'cache' / 'figures').resolve()
+    assert demo.figures_folder(tmp_path / 'mine', work_dir=tmp_path / 'work').path == (tmp_path / 'mine').resolve()
 
 
 def test_demo_refuses_a_foreign_folder_before_any_work(tmp_path, monkeypatch):
@@ -174,19 +232,23 @@ def test_demo_refuses_a_foreign_folder_before_any_work(tmp_path, monkeypatch):
     (tmp_path / 'mine' / 'thesis.tex').write_text('keep me')
     with pytest.raises(ValueError, match='holds files this package did not write'):
         demo.run_demo(None, str(tmp_path / 'work'), verbose=False, figures_dir=tmp_path / 'mine')
-    monkeypatch.chdir(tmp_path / 'mine')  # the default folder is made inside the working directory, so it is new
-    (tmp_path / 'mine' / 'pyterrier-frechet-figures').mkdir()
-    (tmp_path / 'mine' / 'pyterrier-frechet-figures' / 'notes.txt').write_text('x')
-    with pytest.raises(ValueError, match=r"figures_dir '.*pyterrier-frechet-figures'"):
+    # the default folder, WORK_DIR/figures, holding a file of the user's: refused, with the path it would have used
+    (tmp_path / 'work' / 'figures').mkdir(parents=True)
+    (tmp_path / 'work' / 'figures' / 'notes.txt').write_text('x')
+    with pytest.raises(ValueError, match=r"figures_dir '.*work/figures'"):
         demo.run_demo(None, str(tmp_path / 'work'), verbose=False)
+    assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--quiet']) == 2
+    assert (tmp_path / 'work' / 'figures' / 'notes.txt').read_text() == 'x'  # nothing touched
     assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--figures', str(tmp_path / 'mine'), '--quiet']) == 2
     assert (tmp_path / 'mine' / 'thesis.tex').read_text() == 'keep me'
 
 
-def test_demo_writes_marked_folder(tmp_path, monkeypatch):
+def test_demo_writes_marked_folder(tmp_path, monkeypatch, capsys):
     """run_demo's figure step, with the retrieval and evaluation replaced by a fixed table (the real run is in
-    tests/test_demo.py): a new folder gets the four figures and the package's marker; a second run replaces them."""
-    monkeypatch.chdir(tmp_path)
+    tests/test_demo.py): a new folder, WORK_DIR/figures, gets the four figures and the package's marker; a second
+    run replaces them; the current directory stays empty; the command line prints the folder."""
+    (tmp_path / 'cwd').mkdir()
+    monkeypatch.chdir(tmp_path / 'cwd')
 
     class Stop(Exception):
         pass
@@ -204,12 +266,18 @@ def test_demo_writes_marked_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(demo.pipelines, 'dense', lambda *a, **k: _Pipe())
     monkeypatch.setattr(demo.pt, 'Experiment', lambda *a, **k: table)
     result = demo.run_demo(None, str(tmp_path / 'work'), verbose=False)
-    folder = tmp_path / 'pyterrier-frechet-figures'
+    folder = tmp_path / 'work' / 'figures'
     assert sorted(Path(f).name for f in result.figures) == sorted(demo.figure_names())
     assert sorted(p.name for p in folder.iterdir()) == sorted(demo.figure_names() + [MARKER])
     assert result.frontiers['FD@10'] == DEMO['name'].tolist()
+    assert sorted(result.figures) == sorted(str(folder.resolve() / n) for n in demo.figure_names())
     again = demo.run_demo(None, str(tmp_path / 'work'), verbose=False)  # a marked folder is accepted again
     assert sorted(again.figures) == sorted(result.figures)
+    FakeEmbedder.cache = type('Cache', (), {'path': tmp_path / 'work' / 'embeddings'})()
+    assert main(['demo', '--work-dir', str(tmp_path / 'work'), '--quiet']) == 0
+    out = capsys.readouterr().out
+    assert f'Pareto plots (PNG and PDF) in {folder.resolve()}: pareto_FD_10_mrt.png, pareto_nDCG_10_mrt.png' in out
+    assert list((tmp_path / 'cwd').iterdir()) == []  # nothing written into the current directory
 
 
 class _Pipe:

@@ -208,7 +208,7 @@ def _check_example(summary, qrels, prefix_dir, dim, seed):
     for name, run in runs.items():
         top = run.sort_values(['qid', 'score'], ascending=[True, False]).groupby('qid').head(10)
         fd[name] = reference_fd_eigh(rel, vecs[[row_of[d] for d in top['docno']]])
-        got = summary[(summary['name'] == name) & summary['measure'].str.startswith('FD(')].iloc[0]
+        got = summary[(summary['name'] == name) & (summary['measure'] == 'FD@10')].iloc[0]
         assert _rel(got['value'], fd[name]) < 1e-10
         assert got['low'] < got['value'] < got['high']
         rr = ir_measures.calc_aggregate([ir_measures.RR @ 10], qrels.rename(columns={'qid': 'query_id', 'docno': 'doc_id', 'label': 'relevance'}),
@@ -227,7 +227,28 @@ def test_paper_scale_example_runs_small(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert '60 queries' in printed and 'peak RSS' in printed and 'pf.bootstrap (40 samples' in printed
     assert set(summary['name']) == {'strong', 'weak'} and len(summary) == 6
+    # a stable label: the store is the call's encoder, so no path (the default --out is a new temporary folder)
+    assert sorted(summary['measure'].unique()) == ['FD@10', 'RR@10', 'nDCG@10'] and 'VectorStore' not in printed
+    assert (summary['n_valid'] == 40).all()
     _check_example(summary, pf.runs.read_qrels(tmp_path / 'qrels.txt'), out, 8, 0)
+
+
+def test_paper_scale_quick_look_takes_fewer_samples(tmp_path, capsys):
+    """--queries N is a quick look: 200 samples unless --samples (each sample is one FD per run, whatever N), the
+    jackknife as pf.bootstrap chooses it unless --jackknife."""
+    lines = [f'{q} 0 p{q}_0 1' for q in range(1000, 1060)]
+    (tmp_path / 'qrels.txt').write_text('\n'.join(lines) + '\n')
+    example = _paper_scale()
+    summary = example.main(['--qrels', str(tmp_path / 'qrels.txt'), '--queries', '30', '--dim', '8'])
+    printed = capsys.readouterr().out
+    assert '30 queries' in printed and 'pf.bootstrap (200 samples' in printed and 'VectorStore' not in printed
+    assert (summary['n_valid'] == 200).all() and (summary['jackknife'] == 'leave-one-out (30 queries)').all()
+    fd = summary[summary['measure'] == 'FD@10']
+    grouped = example.main(['--qrels', str(tmp_path / 'qrels.txt'), '--queries', '30', '--dim', '8', '--samples', '20',
+                            '--jackknife', '10'])
+    assert (grouped['n_valid'] == 20).all()
+    assert (grouped.loc[grouped['measure'] == 'FD@10', 'interval'] == 'jackknife_log (delete-a-group jackknife, G=10)').all()
+    assert grouped.loc[grouped['measure'] == 'FD@10', 'value'].tolist() == fd['value'].tolist()  # the same point values
 
 
 @pytest.mark.shared

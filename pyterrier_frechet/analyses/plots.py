@@ -1,6 +1,7 @@
 """Paper-ready figures (matplotlib; each saved as PNG and PDF): FD vs a classical metric (Fig. 2),
 bootstrap means with confidence intervals (Fig. 1), sparsification curves (Table 2 as a plot), and quality
 against cost with the Pareto frontier."""
+import logging
 import re
 from pathlib import Path
 from typing import List
@@ -10,6 +11,8 @@ import pandas as pd
 
 from ..extras import require
 from .correlation import correlations, higher_is_better
+
+logger = logging.getLogger(__name__)
 
 
 def slug(text: str) -> str:
@@ -89,19 +92,201 @@ def _log_cost_axis(ax, values) -> None:
     ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
-    """One labelled point per system, y against x, Kendall τ-b (orientation-aware) in the title."""
+#: Directions tried first for a point's label (next to it): above right first, as before; farther rings try more
+#: directions around the point (8 per ring, up to :data:`_LABEL_MAX_DIRECTIONS`), so labels of points at one place
+#: fan out and their leader lines do not run through one another.
+_LABEL_DIRECTIONS = ((1, 1), (-1, 1), (1, -1), (-1, -1), (1, 0), (-1, 0), (0, 1), (0, -1))
+_LABEL_MAX_DIRECTIONS = 64
+#: Rings of candidate places around a point, each one label height farther out (a leader line beyond the first).
+_LABEL_RINGS = 40
+
+
+def _ring_directions(ring: int) -> np.ndarray:
+    """Unit steps (the larger coordinate ±1) of ring ``ring``'s candidate places: :data:`_LABEL_DIRECTIONS` on the
+    first ring, then 8 × (ring + 1) (at most :data:`_LABEL_MAX_DIRECTIONS`) evenly spaced from above right."""
+    if ring == 0:
+        return np.array(_LABEL_DIRECTIONS, dtype=float)
+    n = min(8 * (ring + 1), _LABEL_MAX_DIRECTIONS)
+    k = np.arange(n)
+    angles = np.pi / 4 + 2 * np.pi * np.where(k % 2 == 0, k // 2, n - (k + 1) // 2) / n  # alternately either way
+    d = np.column_stack([np.cos(angles), np.sin(angles)])
+    return d / np.abs(d).max(axis=1, keepdims=True)
+
+
+def _renderer(fig):
+    """A renderer for text extents, made without pyplot: the figure is laid out (constrained layout) and drawn by
+    Agg; the figure's canvas becomes an Agg canvas (saving as PDF still works), no backend is chosen."""
+    agg = require('matplotlib.backends.backend_agg', 'plots', 'figures (pyterrier_frechet.plots)')
+    canvas = agg.FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def _crosses(segment, box) -> bool:
+    """Whether the segment ((x0, y0), (x1, y1)) meets the box (x0, y0, x1, y1) (Liang–Barsky clipping)."""
+    (ax0, ay0), (ax1, ay1) = segment
+    dx, dy = ax1 - ax0, ay1 - ay0
+    lo, hi = 0.0, 1.0
+    for p, q in ((-dx, ax0 - box[0]), (dx, box[2] - ax0), (-dy, ay0 - box[1]), (dy, box[3] - ay0)):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            lo = max(lo, q / p)
+        else:
+            hi = min(hi, q / p)
+        if lo > hi:
+            return False
+    return True
+
+
+def _clusters(pts: np.ndarray, radius: float) -> List[List[int]]:
+    """Points drawn on top of one another: groups (in order of first member) of points within ``radius`` of another
+    point of the group, in display units."""
+    parent = list(range(len(pts)))
+
+    def root(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+    for i, j in zip(*np.nonzero(np.triu(np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1)) < radius, 1))):
+        parent[root(j)] = root(i)
+    groups: dict = {}
+    for i in range(len(pts)):
+        groups.setdefault(root(i), []).append(i)
+    return sorted(groups.values())
+
+
+def number_ranges(numbers: List[int], width: int = 18) -> str:
+    """``[1, 2, 3, 5]`` as ``'1–3, 5'``, broken into lines of about ``width`` characters."""
+    parts, start = [], None
+    numbers = sorted(numbers)
+    for k, n in enumerate(numbers):
+        start = n if start is None else start
+        if k + 1 == len(numbers) or numbers[k + 1] != n + 1:
+            parts.append(str(n) if n == start else f'{start}–{n}' if n > start + 1 else f'{start}, {n}')
+            start = None
+    lines, line = [], ''
+    for part in parts:
+        if line and len(line) + len(part) + 2 > width:
+            lines.append(line + ',')
+            line = part
+        else:
+            line = f'{line}, {part}' if line else part
+    return '\n'.join(lines + [line])
+
+
+def place_labels(ax, names: List[str], xs, ys, fontsize: float = 6, pad: float = 1.5, force: bool = False,
+                 join=None) -> bool:
+    """Label each point (``xs[i]``, ``ys[i]``) with ``names[i]`` where the label's box overlaps no other label's
+    and no point, and whose leader line crosses no other label: deterministic and greedy, in the given order, each
+    label at the first free place on rings a label height apart (:data:`_LABEL_RINGS`, :func:`_ring_directions`),
+    inside the axes, joined to its point by a thin leader line when it is not next to it. The axes must be laid out already (:func:`_renderer`);
+    the labels take no part in the layout. Returns False, placing nothing, if some label has no free place (then
+    :func:`scatter_figure` numbers the points instead); with ``force``, such a label goes next to its point anyway
+    (overlapping), with a warning, and the result is True. Points drawn on top of one another (closer than a marker's
+    width: near-equal scores) get one label, their names one per line, or ``join(names)``."""
+    fig = ax.figure
+    renderer = _renderer(fig)
+    to_points = 72.0 / fig.dpi
+    frame = ax.get_window_extent(renderer)
+    pts = ax.transData.transform(np.column_stack([np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)]))
+    marker = 3.0 / to_points  # half a marker's width (s=18: ~4.2 pt across) and a little, in pixels
+    obstacles = [(px - marker, py - marker, px + marker, py + marker) for px, py in pts]
+    gap = pad / to_points
+    placed, leaders, texts = [], [], []
+    join = join or '\n'.join
+    groups = _clusters(pts, 2 * marker)
+    for members in groups:
+        name = join([names[i] for i in members])
+        px, py = pts[members].mean(axis=0)
+        text = ax.text(0.5, 0.5, name, fontsize=fontsize, ha='center', va='center', transform=ax.transAxes)
+        ext = text.get_window_extent(renderer)  # its size, wherever it is
+        text.remove()
+        w, h = ext.width, ext.height
+        best = None
+        blocks = np.array(placed + obstacles, dtype=float).reshape(-1, 4)
+        for ring in range(_LABEL_RINGS):
+            r = marker + gap + ring * (h + gap)
+            d = _ring_directions(ring)
+            cx, cy = px + d[:, 0] * (r + w / 2), py + d[:, 1] * (r + h / 2)
+            boxes = np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+            free = ((boxes[:, 0] >= frame.x0 + gap) & (boxes[:, 2] <= frame.x1 - gap)
+                    & (boxes[:, 1] >= frame.y0 + gap) & (boxes[:, 3] <= frame.y1 - gap))
+            free &= ~((boxes[:, None, 0] < blocks[None, :, 2] + gap) & (blocks[None, :, 0] < boxes[:, None, 2] + gap)
+                      & (boxes[:, None, 1] < blocks[None, :, 3] + gap) & (blocks[None, :, 1] < boxes[:, None, 3] + gap)
+                      ).any(axis=1)
+            for i in np.flatnonzero(free):
+                box = tuple(boxes[i])
+                grown = (box[0] - gap, box[1] - gap, box[2] + gap, box[3] + gap)
+                if any(_crosses(seg, grown) for seg in leaders) or (ring > 0 and any(
+                        _crosses(((px, py), (cx[i], cy[i])), (o[0] - gap, o[1] - gap, o[2] + gap, o[3] + gap))
+                        for o in placed)):
+                    continue
+                best = (float(cx[i]), float(cy[i]), box, ring)
+                break
+            if best is not None:
+                break
+        if best is None and not force:
+            return False
+        if best is None:
+            logger.warning('figure label %r: no free place near its point; drawn over another', str(name))
+            r = marker + gap  # above right of the point, or below / left of it where the axes end
+            sx = -1 if px + r + w > frame.x1 else 1
+            sy = -1 if py + r + h > frame.y1 else 1
+            cx, cy = px + sx * (r + w / 2), py + sy * (r + h / 2)
+            best = (cx, cy, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), 0)
+        placed.append(best[2])
+        if best[3] > 0:
+            leaders.append(((px, py), (best[0], best[1])))
+        texts.append((name, px, py) + best)
+    for name, px, py, cx, cy, _, ring in texts:
+        xy = ax.transData.inverted().transform((px, py))
+        ann = ax.annotate(name, xy, xytext=((cx - px) * to_points, (cy - py) * to_points),
+                          textcoords='offset points', fontsize=fontsize, ha='center', va='center',
+                          annotation_clip=False, arrowprops=None if ring == 0 else dict(
+                              arrowstyle='-', lw=0.4, color='0.5', shrinkA=0, shrinkB=marker * to_points))
+        ann.set_in_layout(False)  # placed for this layout: it must not move the axes
+    return True
+
+
+def scatter_figure(table: pd.DataFrame, x: str, y: str):
+    """The figure of :func:`scatter` (a ``matplotlib.figure.Figure``, not saved): one point per system, y against x,
+    Kendall τ-b (orientation-aware) in the title. Each point is labelled with its system's name where the labels can
+    be placed without overlapping each other or a point (:func:`place_labels`: systems with near-equal scores get
+    labels beside one another, joined to their points by leader lines); where they cannot, the points are numbered
+    (1, 2, … in the table's order) and a key outside the axes names them."""
     corr = correlations(table, [x, y]).iloc[0]
     fig, ax = _figure((6, 4.5))
-    ax.scatter(table[x], table[y], s=18, color='tab:blue')
-    for name, xv, yv in zip(table['name'], table[x], table[y]):
-        ax.annotate(str(name), (xv, yv), fontsize=6, xytext=(3, 2), textcoords='offset points')
+    ax.scatter(table[x], table[y], s=18, color='tab:blue', zorder=3)
+    ax.margins(0.12)
     ax.set_xlabel(x + ('' if higher_is_better(x) else ' (lower is better)'))
     ax.set_ylabel(y + ('' if higher_is_better(y) else ' (lower is better)'))
     note = f' ({corr.oriented} negated)' if corr.oriented else ''
     ax.set_title(f'Kendall τ = {corr.kendall_tau:.3f} (p = {corr.kendall_p:.2g}){note}, {len(table)} systems', fontsize=9)
     ax.grid(alpha=0.3)
-    return save(fig, path)
+    names = [str(n) for n in table['name']]
+    if not place_labels(ax, names, table[x], table[y]):
+        # the key below the axes, the figure taller by its rows: the axes keep their width and the title its place
+        Line2D = require('matplotlib.lines', 'plots', 'figures (pyterrier_frechet.plots)').Line2D
+        ncols = 3 if max(len(n) for n in names) <= 24 else 2 if max(len(n) for n in names) <= 40 else 1
+        rows = -(-len(names) // ncols)
+        fig.set_size_inches(6, 4.5 + 0.14 * rows + 0.3)
+        handles = [Line2D([], [], linestyle='none', marker=f'${i}$', color='tab:blue', markersize=6 if i < 10 else 8)
+                   for i in range(1, len(names) + 1)]
+        fig.legend(handles, [f'{n}' for n in names], loc='outside lower center', fontsize=6, ncols=ncols,
+                   title='systems by number', title_fontsize=7, handletextpad=0.6, columnspacing=1.2)
+        numbers = [str(i) for i in range(1, len(names) + 1)]
+        place_labels(ax, numbers, table[x], table[y], fontsize=5.5, pad=0.8, force=True,
+                     join=lambda ns: number_ranges([int(n) for n in ns]))
+    return fig
+
+
+def scatter(table: pd.DataFrame, x: str, y: str, path) -> List[str]:
+    """One labelled point per system, y against x, Kendall τ-b (orientation-aware) in the title
+    (:func:`scatter_figure`), saved as ``path``.png and ``path``.pdf."""
+    return save(scatter_figure(table, x, y), path)
 
 
 def bootstrap_intervals(summary: pd.DataFrame, measure: str, path) -> List[str]:
