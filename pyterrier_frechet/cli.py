@@ -699,13 +699,14 @@ def _plot_dir(what: str):
 def _runs_group(p) -> None:
     g = p.add_argument_group('runs and qrels')
     g.add_argument('--qrels', required=True, help='TREC qrels file')
-    g.add_argument('--runs', required=True, nargs='+', help='run files and/or directories of run files (gzip allowed)')
+    g.add_argument('--runs', required=True, nargs='+',
+                   help='run files and/or directories of run files (gzip, bzip2 or xz allowed)')
 
 
 def _vectors_group(p) -> None:
     g = p.add_argument_group('document vectors (for {vector})')
     src = g.add_mutually_exclusive_group()
-    src.add_argument('--text', help='docno/text JSONL (gzip allowed), embedded through the cached Embedder')
+    src.add_argument('--text', help='docno/text JSONL (gzip, bzip2 or xz allowed), embedded through the cached Embedder')
     src.add_argument('--vectors', help='precomputed vectors: PREFIX names PREFIX.npy + PREFIX.ids.txt (PREFIX.npy is taken as PREFIX)')
     g.add_argument('--text-fields', nargs='+', default=['text'], help='JSONL fields joined into the text (default: text)')
     g.add_argument('--allow-empty-text', action='store_true',
@@ -769,7 +770,7 @@ COMMANDS = {
     'embed': Command(
         'a vector store (PREFIX.npy + PREFIX.ids.txt) from document texts, or a copy of an existing store (--from) with '
         'the documents it lacks added by the model that made it (checked against its own vectors first)', cmd_embed, (
-            _arg('--text', required=True, help='docno/text JSONL (gzip allowed)'),
+            _arg('--text', required=True, help='docno/text JSONL (gzip, bzip2 or xz allowed)'),
             _arg('--out', required=True, help='PREFIX of the new store (PREFIX.npy and PREFIX.ids.txt must not exist)'),
             _arg('--from', dest='source', default=None, help='an existing store (PREFIX): its vectors are copied and only '
                  'the documents it lacks are embedded'),

@@ -54,3 +54,17 @@ def test_encoder_keys_are_stable_identities(tmp_path):
     assert repr(a1) != repr(b)  # so FD(encoder=a1) and FD(encoder=b) are two columns
     measures = [pf.FD(encoder=a1) @ 3, pf.FD(encoder=b) @ 3]
     assert len(set(measures)) == 2
+
+
+@pytest.mark.parametrize('tail', ['\n', '\n\n', '\n\n\n\n', '\n \n\t\n', '\r\n\r\n\r\n', ''])
+def test_trailing_blank_lines_in_ids_are_accepted_an_empty_id_inside_is_not(tmp_path, tail):
+    vectors = np.arange(6, dtype=np.float32).reshape(3, 2)
+    np.save(tmp_path / 'v.npy', vectors)
+    (tmp_path / 'v.ids.txt').write_text('a\nb\nc' + tail, newline='')
+    store = pf.VectorStore(str(tmp_path / 'v'))
+    vecs, found = store.lookup(['c', 'a', 'zz'])
+    assert found.tolist() == [True, True, False]
+    np.testing.assert_array_equal(vecs[:2], vectors[[2, 0]])
+    (tmp_path / 'v.ids.txt').write_text('a\n\nc' + tail, newline='')  # an empty id in the middle: still refused
+    with pytest.raises(ValueError, match=rf'{tmp_path / "v.ids.txt"} has an empty id on line 2; .*only at the end'):
+        pf.VectorStore(str(tmp_path / 'v'))

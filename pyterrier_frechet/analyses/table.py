@@ -623,8 +623,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
             (``report --rel``; default: ir_measures' 1, said in a warning when the qrels are graded — TREC DL uses 2).
         missing: documents without a vector, for every vector measure that does not set it: ``'drop'`` (default, as
             ``report``: left out, counted in the cells that lost any, ``‡`` past 10 % of a set) or ``'error'``.
-        text: a docno/text JSONL file (gzip allowed; ``report --text``): the documents are embedded by the default
-            :class:`~pyterrier_frechet.Embedder` (cached) instead of ``encoder``.
+        text: a docno/text JSONL file (gzip, bzip2 or xz allowed; ``report --text``): the documents are embedded by the
+            default :class:`~pyterrier_frechet.Embedder` (cached) instead of ``encoder``.
         population, query_groups: as :func:`~pyterrier_frechet.bootstrap` (``report --population``,
             ``--query-groups``).
 

@@ -4,13 +4,11 @@
     pt.Experiment(list(systems.values()), topics, qrels, eval_metrics=[FD@10, nDCG@10], names=list(systems))
 """
 import csv
-import gzip
 import io
 import logging
 import os
 import re
 import unicodedata
-import zlib
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
 
@@ -18,9 +16,11 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from ..files import READ_ERRORS, read_bytes
+
 logger = logging.getLogger(__name__)
 
-_EXTENSIONS = ('.gz', '.txt', '.trec', '.run', '.res', '.tsv')
+_EXTENSIONS = ('.gz', '.bz2', '.xz', '.txt', '.trec', '.run', '.res', '.tsv')
 
 
 def run_files(paths: Iterable[Union[str, os.PathLike]]) -> List[Path]:
@@ -59,24 +59,20 @@ def run_names(files: List[Path]) -> List[str]:
     return names
 
 
-_GZIP_MAGIC = b'\x1f\x8b'
 _QRELS_COLUMNS = ('qid', 'iter', 'docno', 'label')
 _RUN_COLUMNS = ('qid', 'Q0', 'docno', 'rank', 'score', 'tag')
 
 
 def read_text(path: Union[str, os.PathLike], what: str) -> str:
-    """The text of ``path`` as one string: gzip recognised by its content (not its name), UTF-8 (a BOM dropped),
-    CRLF line ends accepted. A missing or unreadable file, a damaged gzip stream or a byte that is not UTF-8
-    raises ValueError naming the file (and line)."""
+    """The text of ``path`` as one string: gzip, bzip2 and xz recognised by their content (not the name), UTF-8 (a BOM
+    dropped), CRLF line ends accepted. A missing or unreadable file, a damaged compressed stream or a byte that is not
+    UTF-8 raises ValueError naming the file (and line)."""
     path = str(path)
     if not os.path.isfile(path):
         raise ValueError(f'{what} file {path!r} does not exist')
     try:
-        with open(path, 'rb') as fin:
-            data = fin.read()
-        if data[:2] == _GZIP_MAGIC:
-            data = gzip.decompress(data)
-    except (OSError, EOFError, zlib.error) as ex:
+        data = read_bytes(path)
+    except READ_ERRORS as ex:
         raise ValueError(f'{path}: cannot be read ({type(ex).__name__}: {ex})') from ex
     try:
         text = data.decode('utf-8')
@@ -171,7 +167,7 @@ def _first_bad(path: str, bad: np.ndarray, text: str, message: str) -> str:
 
 
 def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
-    """Read a TREC qrels file (``qid iter docno label``; gzip by content, UTF-8) into ``qid, docno, label``.
+    """Read a TREC qrels file (``qid iter docno label``; gzip/bzip2/xz by content, UTF-8) into ``qid, docno, label``.
 
     Every line needs the four columns and an integer label: a three-column line (no label), a header or a
     non-integer label is a ValueError naming the file and line — never a silently shifted column. A run file given
@@ -187,7 +183,7 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
 
 
 def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
-    """Read a TREC run file (``qid Q0 docno rank score tag``; gzip by content, UTF-8) into
+    """Read a TREC run file (``qid Q0 docno rank score tag``; gzip/bzip2/xz by content, UTF-8) into
     ``qid, docno, rank, score, name``. A malformed line raises ValueError naming the file and line; a qrels file
     given as a run is recognised as such (:class:`WrongFileKind`)."""
     path = str(path)

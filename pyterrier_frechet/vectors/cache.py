@@ -30,9 +30,16 @@ On top of the storage this module adds what evaluation needs:
 - **batched reads** under SQLite's limit on query parameters, remembered in memory (up to ``memo_size``
   vectors per cache object), so an evaluation that asks for the same documents again — the relevant
   set of every run in a pt.Experiment — reads SQLite once;
+- **exactly its own schema**: on opening, every object of the database (tables, indexes, triggers, views and their
+  SQL, as ``sqlite_master`` lists them) must be the schema this module creates, nothing more or less; a planted
+  trigger (which ``trusted_schema = OFF`` does not stop when it is pure SQL), view, table or index is refused before
+  anything is read or written. The database path must be a regular file inside the folder (a symlink is refused);
+- **read-only caches serve reads**: a folder or database that cannot be written (a team share mounted read-only, a
+  cache baked into an image) is opened read-only (SQLite ``mode=ro``, no lock file): hits are served, and a miss that
+  would need a write is refused before anything is encoded;
 - **one clear error** (:class:`CacheError`, a ``ValueError``) naming the directory and what to do when the
-  cache is damaged (truncated or foreign SQLite file, a row of the wrong size, broken ``encoder.json``) or cannot
-  be written (read-only or missing permissions).
+  cache is damaged (truncated or foreign SQLite file, a row of the wrong size or of NaN/inf values, broken
+  ``encoder.json``) or cannot be written (read-only or missing permissions).
 """
 import fcntl
 import hashlib
@@ -41,6 +48,7 @@ import logging
 import os
 import re
 import sqlite3
+import stat
 import tempfile
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -59,6 +67,12 @@ DTYPE = '<f4'  # how every vector is stored: little-endian float32, whatever the
 DB_FILE = 'vectors.sqlite3'
 ARTIFACT_TYPE, ARTIFACT_FORMAT = 'embedding_cache', 'sqlite3'
 _READ_CHUNK = 10_000
+# The whole schema this module creates; on opening, sqlite_master must hold exactly what these statements make.
+_DDL = ('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
+        'CREATE TABLE IF NOT EXISTS vectors (docno TEXT NOT NULL, text_sha TEXT NOT NULL, '
+        'vector BLOB NOT NULL, PRIMARY KEY (docno, text_sha))')
+_MASTER = 'SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name'
+_DB_SIDE_FILES = ('', '-journal', '-wal', '-shm')  # the database and the files SQLite keeps beside it
 
 
 class CacheError(ValueError):
@@ -81,6 +95,23 @@ def identity_key(identity: Dict[str, object]) -> str:
 def text_sha(text: str) -> str:
     """The cache's fingerprint of a text: 32 hex digits of the sha256 of its UTF-8 bytes."""
     return hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:32]
+
+
+def _expected_master() -> list:
+    """``sqlite_master`` as the package's own statements leave it (SQLite's own normalisation of the SQL included)."""
+    with closing(sqlite3.connect(':memory:')) as db:
+        for statement in _DDL:
+            db.execute(statement)
+        return db.execute(_MASTER).fetchall()
+
+
+def _cannot_write(folder: Path) -> bool:
+    """Whether an existing cache ``folder`` (or its database) cannot be written: a read-only file system (which
+    ``os.access`` reports even to root) or missing permissions."""
+    if not folder.is_dir():
+        return False
+    db = folder / DB_FILE
+    return not os.access(folder, os.W_OK) or (db.is_file() and not os.access(db, os.W_OK))
 
 
 def _slug(name: str) -> str:
@@ -108,8 +139,13 @@ class EmbeddingCache(pt.Artifact):
     ARTIFACT_TYPE = ARTIFACT_TYPE
     ARTIFACT_FORMAT = ARTIFACT_FORMAT
 
-    def __init__(self, path, identity: Optional[Dict[str, object]] = None, memo_size: int = 200_000):
+    def __init__(self, path, identity: Optional[Dict[str, object]] = None, memo_size: int = 200_000,
+                 read_only: Optional[bool] = None):
+        """``read_only``: None (default) opens read-only exactly when the folder or its database cannot be written;
+        True opens read-only (reads served, writes refused) whatever the permissions."""
         self.memo_size = memo_size
+        self._read_only_arg = read_only
+        self.read_only = False
         self._memo: Dict[tuple, np.ndarray] = {}
         self._shas: Dict[str, str] = {}  # text → text_sha of the texts seen (a text source hands the same str objects
         # out again, whose hash Python keeps: a later look-up costs a dict probe, not a sha256)
@@ -125,14 +161,30 @@ class EmbeddingCache(pt.Artifact):
         with self._errors('opened'):
             if _old_format(self.path):
                 raise _refuse_old(self.path)
+            self.read_only = _cannot_write(self.path) if read_only is None else bool(read_only)
+            if self.read_only:  # a complete cache that cannot be written: read it as it is, no lock, no write
+                self._require_complete()
+                self._check_identity()
+                self._connect(create=False)
+                return
             self.path.mkdir(parents=True, exist_ok=True)
-            # Several processes may open a new cache at once: creation happens under an exclusive file lock.
-            with open(self.path / '.lock', 'w') as lock:
+            # Several processes may open a new cache at once: creation happens under an exclusive file lock
+            # (opened without following a symlink planted at its name, and without truncating anything).
+            lock = os.open(self.path / '.lock', os.O_WRONLY | os.O_CREAT | getattr(os, 'O_NOFOLLOW', 0), 0o644)
+            with os.fdopen(lock, 'w') as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 self._check_identity()
                 self._connect(create=True)
                 self._write_json('pt_meta.json', {'type': ARTIFACT_TYPE, 'format': ARTIFACT_FORMAT,
                                                   'package_hint': 'pyterrier-frechet', 'schema': SCHEMA}, keep=True)
+
+    def _require_complete(self):
+        """A folder opened read-only must already be a complete cache: nothing can be created in it."""
+        lacking = [name for name in ('encoder.json', DB_FILE) if not (self.path / name).exists()]
+        if lacking:
+            raise CacheError(f'the embedding cache folder {self.path} cannot be written (read-only file system or '
+                             f'missing permissions) and lacks {" and ".join(lacking)}, so it cannot be created there; '
+                             'make it writable, or pass another cache_dir= (CLI: set PYTERRIER_FRECHET_CACHE)')
 
     def _open_existing(self):
         """Open a cache folder as it is (no identity given): refuse anything that is not a cache of this schema."""
@@ -147,26 +199,56 @@ class EmbeddingCache(pt.Artifact):
                 schema = self.identity.get('cache_schema') if isinstance(self.identity, dict) else None
                 raise CacheError(f'{self.path} is an embedding cache of schema {schema}, not {SCHEMA}; delete that folder '
                                  '(it is rebuilt on the next run)')
+            self._refuse_special_files()
+            self.read_only = _cannot_write(self.path) if self._read_only_arg is None else bool(self._read_only_arg)
             if not (self.path / DB_FILE).is_file():
                 raise CacheError(f'{self.path} has no {DB_FILE}: it is not an embedding cache folder, or a damaged one; '
                                  'delete that folder (it is rebuilt on the next run)')
             self._connect(create=False)
 
+    def _refuse_special_files(self):
+        """The database (and its journal files) must be regular files in the folder: SQLite follows a symlink, so a
+        dangling one would create a database wherever it points, and a live one would read and write a file outside."""
+        for suffix in _DB_SIDE_FILES:
+            target = self.path / (DB_FILE + suffix)
+            try:
+                mode = os.lstat(target).st_mode
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(mode):
+                what = f'a symlink to {os.readlink(target)!r}' if stat.S_ISLNK(mode) else 'not a regular file'
+                raise CacheError(f'{target} is {what}: the database of an embedding cache must be a plain file inside '
+                                 f'its folder; remove it (rm {target}), or delete the folder {self.path} (it is rebuilt '
+                                 'on the next run)')
+
     def _connect(self, create: bool):
-        self.db = sqlite3.connect(str(self.path / DB_FILE), timeout=60)
-        # Views and triggers of a file from elsewhere may not call functions with side effects (SQLite >= 3.31).
+        self._refuse_special_files()
+        db_path = self.path / DB_FILE
+        if self.read_only:  # no journal, lock file or anything else is created; a write fails inside SQLite
+            self.db = sqlite3.connect(db_path.absolute().as_uri() + '?mode=ro', uri=True, timeout=60)
+        else:
+            self.db = sqlite3.connect(str(db_path), timeout=60)
+        # Views and triggers of a file from elsewhere may not call functions with side effects (SQLite >= 3.31); the
+        # schema check below refuses any object the package does not create (pure-SQL triggers included).
         self.db.execute('PRAGMA trusted_schema = OFF')
-        if create:
+        master = self.db.execute(_MASTER).fetchall()
+        if create and not master:
             with self.db:
-                self.db.execute('CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
-                self.db.execute('CREATE TABLE IF NOT EXISTS vectors (docno TEXT NOT NULL, text_sha TEXT NOT NULL, '
-                                'vector BLOB NOT NULL, PRIMARY KEY (docno, text_sha))')
+                for statement in _DDL:
+                    self.db.execute(statement)
                 self.db.executemany('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)',
                                     [('schema', str(SCHEMA)), ('dtype', DTYPE)])
-        kinds = dict(self.db.execute("SELECT name, type FROM sqlite_master WHERE name IN ('meta', 'vectors')").fetchall())
-        if kinds != {'meta': 'table', 'vectors': 'table'}:
-            raise CacheError(f'{self.path / DB_FILE} is not an embedding cache of this package (tables {kinds}); delete '
-                             f'the folder {self.path} (it is rebuilt on the next run)')
+            master = self.db.execute(_MASTER).fetchall()
+        expected = _expected_master()
+        if master != expected:
+            extra = [f'{kind} {name!r}' for kind, name, _, sql in master if (kind, name, _, sql) not in expected]
+            missing = [f'{kind} {name!r}' for kind, name, _, sql in expected if (kind, name, _, sql) not in master]
+            parts = ([f'objects it does not create: {", ".join(extra)}'] if extra else []) + \
+                    ([f'without (or with another definition of) {", ".join(missing)}'] if missing else [])
+            raise CacheError(f'{db_path} is not an embedding cache of this package: its schema is not exactly the one '
+                             f'the package creates ({"; ".join(parts)}); nothing was read from it. Delete the folder '
+                             f'{self.path} (it is rebuilt on the next run), and do not use cache folders from sources '
+                             'you do not trust')
         meta = self._meta()
         if meta.get('schema') != str(SCHEMA) or meta.get('dtype') != DTYPE:
             raise CacheError(f'the embedding cache at {self.path} records schema {meta.get("schema")!r} and dtype '
@@ -269,16 +351,42 @@ class EmbeddingCache(pt.Artifact):
                     chunk = todo[start:start + _READ_CHUNK]
                     cursor.execute(f'SELECT docno, text_sha, vector FROM vectors WHERE docno IN '
                                    f'({", ".join(["?"] * len(chunk))})', chunk)
+                    rows = []
                     for docno, sha, blob in cursor.fetchall():
                         if shas.get(docno) != sha:
                             continue  # the vector of another text of this docno
                         if type(blob) is not bytes or len(blob) != nbytes or not nbytes:
                             self._decode(docno, blob)  # raises, naming the folder
-                        vec = np.frombuffer(blob, dtype=DTYPE)
+                        rows.append((docno, sha, blob))
+                    if not rows:
+                        continue
+                    # one block per chunk: its values checked at once (put never stores NaN/inf, so such a row was
+                    # planted or damaged in the file: named here, not blamed on the encoder downstream)
+                    block = np.frombuffer(b''.join(blob for _, _, blob in rows), dtype=DTYPE).reshape(len(rows), -1)
+                    finite = np.isfinite(block).all(axis=1)
+                    if not finite.all():
+                        self._refuse_non_finite([rows[i][0] for i in np.flatnonzero(~finite)])
+                    for (docno, sha, _), vec in zip(rows, block):
                         found[docno] = vec
                         if len(self._memo) < self.memo_size:
                             self._memo[(docno, sha)] = vec
         return found
+
+    def _refuse_non_finite(self, docnos):
+        raise CacheError(f'the embedding cache at {self.path} holds a damaged row for {len(docnos)} docno(s), e.g. '
+                         f'{docnos[:5]}: NaN or inf values, which the package never stores; delete that directory (it is '
+                         'rebuilt on the next run), and do not use cache folders from sources you do not trust')
+
+    def refuse_if_read_only(self, docnos: Sequence[str]) -> None:
+        """Raise :class:`CacheError` when this cache was opened read-only and ``docnos`` (misses) would need storing:
+        called before they are encoded, so no work is lost."""
+        if self.read_only and len(docnos):
+            docnos = [str(d) for d in docnos]
+            raise CacheError(f'the embedding cache at {self.path} is read-only (its folder or {DB_FILE} cannot be '
+                             f'written, or it was opened with read_only=True): it serves the vectors it holds, but '
+                             f'{len(docnos)} document(s) are not in it, e.g. {docnos[:5]}, and their vectors could not '
+                             'be stored; make the folder writable, or pass another cache_dir= (CLI: set '
+                             'PYTERRIER_FRECHET_CACHE) to a writable folder, which is filled on the next run')
 
     def lookup(self, docnos) -> Tuple[np.ndarray, np.ndarray]:
         """Vectors of ``docnos`` by docno alone (float32 rows, NaN where none) and a found mask: the encoder
@@ -333,6 +441,7 @@ class EmbeddingCache(pt.Artifact):
         Raises ValueError, before writing anything, when docnos, vectors and texts differ in length, when the
         vectors are not one 2-D block of finite numbers, or when their dimension is not the cache's."""
         docnos = [str(d) for d in docnos]
+        self.refuse_if_read_only(docnos)
         try:
             matrix = np.asarray(vectors, dtype=np.float64)
         except (TypeError, ValueError) as ex:

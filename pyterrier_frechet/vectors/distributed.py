@@ -72,6 +72,7 @@ def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_si
                 embedder, len(frame) - len(todo), len(frame), len(todo), num_workers)
     if len(todo) == 0:
         return 0
+    embedder.cache.refuse_if_read_only(todo['docno'].tolist())  # before Ray starts
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     config = {'model_name': embedder.path, 'pooling': embedder.pooling, 'normalize': embedder.normalize,

@@ -332,6 +332,8 @@ class Embedder(pt.Transformer):
                 vectors.update(self.cache.get(without))
         misses = [d for d in with_text if d not in vectors]
         if misses:
+            if self.cache is not None:
+                self.cache.refuse_if_read_only(misses)  # before any encoding
             self._encode_and_store(np.array(misses, dtype=str), [str(texts[d]) for d in misses], vectors)
         return vectors
 

@@ -101,10 +101,11 @@ class VectorStore(pt.Transformer):
                 ids = [line.strip() for line in fin]  # ids never contain white space: trailing spaces and CR are not theirs
         except UnicodeDecodeError as ex:
             raise ValueError(f'VectorStore: {ids_path} is not UTF-8 text ({ex})') from ex
-        if ids and ids[-1] == '':
-            ids = ids[:-1]
+        while ids and ids[-1] == '':  # blank lines at the end (any number) list nothing
+            ids.pop()
         if '' in ids:
-            raise ValueError(f'VectorStore: {ids_path} has an empty id on line {ids.index("") + 1}')
+            raise ValueError(f'VectorStore: {ids_path} has an empty id on line {ids.index("") + 1}; give every vector '
+                             'its id on its own line (blank lines are allowed only at the end of the file)')
         if self.vectors.ndim != 2 or self.vectors.shape[0] != len(ids):
             raise ValueError(f'VectorStore: {npy} has shape {self.vectors.shape} but {ids_path} lists {len(ids)} ids')
         index = pd.Index(ids)

@@ -1,5 +1,4 @@
 """``TextLookup``: a docno → text source for runs that carry only docnos."""
-import gzip
 import json
 import os
 from typing import Dict, Optional, Sequence
@@ -7,13 +6,15 @@ from typing import Dict, Optional, Sequence
 import pandas as pd
 import pyterrier as pt
 
+from ..files import READ_ERRORS, open_binary
+
 _DOCNO_FIELDS = ('docno', 'docid', 'doc_id', '_id', 'id', 'pid')
 
 
 class TextLookup(pt.Transformer):
     """Adds a ``text`` column to a frame with ``docno``, from an in-memory docno → text mapping.
 
-    Build it from a dict or from a JSONL file (plain or gzip) with :meth:`from_jsonl`. For a Terrier
+    Build it from a dict or from a JSONL file (plain, gzip, bzip2 or xz) with :meth:`from_jsonl`. For a Terrier
     index or an ir_datasets corpus, ``pt.text.get_text(dataset_or_index, 'text')`` is the PyTerrier
     equivalent; either can stand before an :class:`~pyterrier_frechet.Embedder`. A docno with no text
     raises a ``ValueError`` naming how many are missing.
@@ -27,7 +28,7 @@ class TextLookup(pt.Transformer):
     @classmethod
     def from_jsonl(cls, path: str, text_fields: Sequence[str] = ('text',), docno_field: Optional[str] = None,
                    sep: str = ' ', allow_empty: bool = False) -> 'TextLookup':
-        """Read ``path`` (JSON lines; gzip recognised by its content, whatever the name; UTF-8, a BOM dropped).
+        """Read ``path`` (JSON lines; gzip, bzip2 and xz recognised by their content, whatever the name; UTF-8, a BOM dropped).
         The text is the named fields joined by ``sep`` (e.g. ``('title', 'text')``); the id field is
         ``docno_field`` or the first of docno, docid, doc_id, _id, id, pid present.
 
@@ -79,13 +80,11 @@ class TextLookup(pt.Transformer):
 
 
 def _lines(path: str):
-    """(line number, line) of ``path``: gzip recognised by its content (not its name), UTF-8 with a BOM dropped. A
-    byte that is not UTF-8 or a damaged gzip stream is a ValueError naming the file and the line."""
-    with open(path, 'rb') as probe:
-        gzipped = probe.read(2) == b'\x1f\x8b'
+    """(line number, line) of ``path``: gzip, bzip2 and xz recognised by their content (not the name), UTF-8 with a
+    BOM dropped. A byte that is not UTF-8 or a damaged compressed stream is a ValueError naming the file and the line."""
     lineno = 0
     try:
-        with (gzip.open(path, 'rb') if gzipped else open(path, 'rb')) as fin:
+        with open_binary(path) as fin:
             for lineno, raw in enumerate(fin, 1):
                 try:
                     line = raw.decode('utf-8')
@@ -93,5 +92,5 @@ def _lines(path: str):
                     raise ValueError(f'TextLookup: {path}:{lineno}: byte 0x{raw[ex.start]:02x} is not UTF-8 text; '
                                      'convert the file to UTF-8 (e.g. iconv -f latin1 -t utf-8)') from ex
                 yield lineno, (line[1:] if lineno == 1 and line.startswith('\ufeff') else line)
-    except (OSError, EOFError) as ex:
+    except READ_ERRORS as ex:
         raise ValueError(f'TextLookup: {path}: cannot be read after line {lineno} ({type(ex).__name__}: {ex})') from ex

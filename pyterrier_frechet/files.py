@@ -1,0 +1,42 @@
+"""The one place the package opens the text files it is given (qrels, runs, JSONL corpora): gzip, bzip2 and xz are
+recognised by their content (magic bytes), whatever the file is named, and read decompressed; anything else is read
+as it is. A leaf module (it imports nothing of the package), so every layer may use it."""
+import bz2
+import gzip
+import lzma
+import os
+import zlib
+from typing import BinaryIO, Optional, Union
+
+# errors a damaged or truncated compressed stream raises while it is read (gzip's BadGzipFile and bz2's are OSError)
+READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
+def compression(path: Union[str, os.PathLike]) -> Optional[str]:
+    """``'gzip'``, ``'bzip2'`` or ``'xz'`` from the first bytes of ``path``; None for anything else (plain text)."""
+    with open(path, 'rb') as fin:
+        head = fin.read(10)
+    if head[:2] == b'\x1f\x8b':
+        return 'gzip'
+    if head[:6] == b'\xfd7zXZ\x00':
+        return 'xz'
+    # "BZh", a block size 1-9, then a block's magic (pi) or, for an empty stream, the end-of-stream magic (sqrt(pi)):
+    # ten bytes a text file does not start with
+    if head[:3] == b'BZh' and head[3:4] in b'123456789' and len(head) == 10 and head[4:] in (b'1AY&SY', b'\x17rE8P\x90'):
+        return 'bzip2'
+    return None
+
+
+_OPENERS = {'gzip': gzip.open, 'bzip2': bz2.open, 'xz': lzma.open}
+
+
+def open_binary(path: Union[str, os.PathLike]) -> BinaryIO:
+    """``path`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz."""
+    kind = compression(path)
+    return open(path, 'rb') if kind is None else _OPENERS[kind](path, 'rb')
+
+
+def read_bytes(path: Union[str, os.PathLike]) -> bytes:
+    """The whole (decompressed) content of ``path``."""
+    with open_binary(path) as fin:
+        return fin.read()
