@@ -348,3 +348,12 @@ def test_an_eval_output_on_a_full_disk_is_one_line_and_a_programming_oserror_sta
     monkeypatch.setattr(cli, '_write_atomically', bug)
     with pytest.raises(OSError, match='names no file'):
         _eval(files, '--missing', 'drop', '--output', str(files / 'out.md'))
+
+
+@pytest.mark.skipif(__import__('shutil').which('perl') is None, reason='gdeval runs perl')
+def test_a_failing_ir_measures_provider_is_one_line_naming_the_measure(files, capsys):
+    assert _eval(files, '--missing', 'drop', metrics=('FD@3', "nDCG(dcg='exp-log2')@3")) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith(('error', 'Traceback'))]
+    assert err == ["error: run 'fwd': measure nDCG(dcg='exp-log2')@3: ir_measures' gdeval provider failed (its program "
+                   "perl exited with status 25) (gdeval reads TREC files and needs numeric query ids; 'q1' is not); "
+                   "leave nDCG(dcg='exp-log2')@3 out, or give inputs its provider accepts"]
