@@ -15,6 +15,7 @@ import logging
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
@@ -965,7 +966,10 @@ def main(argv=None) -> int:
         for log in kept:
             log.setLevel(logging.WARNING)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            # reading the runs says it already (check_run_queries, logged once for all runs): not again per run
+            warnings.filterwarnings('ignore', message=r"run '.*': query ids are compared as text", category=UserWarning)
+            return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
         print(f'error: {_cli_spelling(str(ex))}', file=sys.stderr)
         return 2

@@ -357,3 +357,19 @@ def test_a_failing_ir_measures_provider_is_one_line_naming_the_measure(files, ca
     assert err == ["error: run 'fwd': measure nDCG(dcg='exp-log2')@3: ir_measures' gdeval provider failed (its program "
                    "perl exited with status 25) (gdeval reads TREC files and needs numeric query ids; 'q1' is not); "
                    "leave nDCG(dcg='exp-log2')@3 out, or give inputs its provider accepts"]
+
+
+def test_run_ids_written_differently_are_said_once_on_the_command_line(files, caplog):
+    import logging
+    import warnings
+    fwd = (files / 'runs' / 'run.toy.fwd.txt').read_text()
+    for p in (files / 'runs').iterdir():
+        p.unlink()
+    (files / 'runs' / 'run.toy.fwd.txt').write_text(fwd.replace('q1 ', '1 ').replace('q2 ', '2.0 '))
+    (files / 'qrels.txt').write_text((files / 'qrels.txt').read_text().replace('q1 ', '1 ').replace('q2 ', '2 '))
+    with caplog.at_level(logging.WARNING, logger='pyterrier_frechet'), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        assert _eval(files, '--missing', 'drop', metrics=('nDCG@3',)) == 0
+    said = caplog.text + ''.join(str(w.message) for w in caught)
+    # the reading of the runs says it (logged once for all runs); evaluate's warning for library users is not repeated
+    assert said.count('compared as text') == 1 and "run '2.0' vs qrels '2'" in said

@@ -21,7 +21,7 @@ import pyterrier as pt
 
 from ..measures.base import column_label, is_answer_measure, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
-from .frames import DOCNO, QID, SCORE, prepare_qrels, prepare_run
+from .frames import DOCNO, QID, SCORE, id_form_hint, prepare_qrels, prepare_run
 from .provider import compute_set_measures, outcome_value
 from .selection import Judgments
 
@@ -257,8 +257,12 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
             run_ir = prepare_run(run, f'run {name!r}')
-            if not set(run_ir[QID].unique()) & set(universe):
-                raise ValueError(f'run {name!r} shares no query with the qrels')
+            run_qids = run_ir[QID].unique()
+            hint = id_form_hint(run_qids, universe)
+            if not set(run_qids) & set(universe):
+                raise ValueError(f'run {name!r} shares no query with the qrels' + (f'; {hint}' if hint else ''))
+            if hint:
+                warnings.warn(f'run {name!r}: {hint}', UserWarning, stacklevel=2)
             try:
                 outcomes = compute_set_measures(set_measures, judgments, run_ir, universe)
                 with provider_errors(others, qrels_ir, run_ir):
