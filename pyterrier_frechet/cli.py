@@ -9,11 +9,13 @@ options, ``correlate`` a results CSV::
         [--missing error|drop] [--format markdown|csv|latex] [--output FILE]
 """
 import argparse
+import errno
 import functools
 import logging
 import os
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
@@ -920,6 +922,38 @@ def _cli_spelling(message: str) -> str:
     return message
 
 
+#: errors that say the file system refused (a full disk, a read-only mount, no permission), not that the program is
+#: wrong: said in one line even when the OSError names no file (a full disk while writing a figure or a table)
+_IO_ERRNOS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO}
+_IO_ADVICE = {errno.ENOSPC: 'free space on that disk (or name a folder on another one) and run again',
+              errno.EDQUOT: 'free space within your quota (or name a folder on another disk) and run again',
+              errno.EROFS: 'name a folder on a writable file system',
+              errno.EACCES: 'check its permissions, or name another path',
+              errno.EPERM: 'check its permissions, or name another path'}
+#: the options of the subcommands that name something written, as the messages name them
+_OUTPUT_OPTIONS = (('out', '--out'), ('output', '--output'), ('pools_output', '--pools-output'),
+                   ('plot_dir', '--plot-dir'), ('figures', '--figures'), ('work_dir', '--work-dir'),
+                   ('cache_root', '--cache-root'))
+
+
+def os_error_line(ex: OSError, args=None) -> Optional[str]:
+    """One line for an OSError that is an I/O problem: one naming its file (``ex.filename``), or one whose errno is a
+    refusal of the file system (:data:`_IO_ERRNOS`; then the outputs the command names are the likely place).
+    None for any other OSError (a programming error: its traceback stays visible)."""
+    if ex.filename is None and ex.errno not in _IO_ERRNOS:
+        return None
+    reason = ex.strerror or str(ex)
+    code = f' ({errno.errorcode[ex.errno]})' if ex.errno in errno.errorcode else ''
+    if ex.filename is not None:
+        where = repr(os.fsdecode(ex.filename)) + (f' -> {os.fsdecode(ex.filename2)!r}' if ex.filename2 else '')
+    else:
+        named = [f'{flag} {getattr(args, attr)!r}' for attr, flag in _OUTPUT_OPTIONS
+                 if isinstance(getattr(args, attr, None), (str, os.PathLike))]
+        where = 'writing ' + (', '.join(named) if named else 'the outputs')
+    advice = _IO_ADVICE.get(ex.errno, 'check that path and run again')
+    return f'{where}: {reason}{code}; {advice}'
+
+
 def main(argv=None) -> int:
     """The command line. Logging is configured here and only here; the library never configures it."""
     args = build_parser().parse_args(argv)
@@ -933,9 +967,18 @@ def main(argv=None) -> int:
         for log in kept:
             log.setLevel(logging.WARNING)
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            # reading the runs says it already (check_run_queries, logged once for all runs): not again per run
+            warnings.filterwarnings('ignore', message=r"run '.*': query ids are compared as text", category=UserWarning)
+            return args.func(args)
     except ValueError as ex:  # CliError and the package's own clear ValueErrors
         print(f'error: {_cli_spelling(str(ex))}', file=sys.stderr)
+        return 2
+    except OSError as ex:  # a full disk, a read-only mount, a missing or unreadable file: one line naming it
+        line = os_error_line(ex, args)
+        if line is None:
+            raise
+        print(f'error: {line}', file=sys.stderr)
         return 2
     finally:
         for log, level in zip([package_log] + kept, levels):

@@ -1,5 +1,7 @@
 """python -m pyterrier_frechet eval: outputs and every bad input, on toy files (and DL19 in ../shared)."""
+import errno
 import json
+import os
 from pathlib import Path
 
 import ir_measures
@@ -308,3 +310,66 @@ def test_compare_and_report_finish_on_their_defaults_for_nine_runs(many_runs, ca
     assert main(['compare', *data, '--metrics', 'nDCG@5', '--test', 'bootstrap', '--format', 'csv']) == 0
     out = capsys.readouterr()
     assert '1440 paired bootstrap samples (the default for --test bootstrap' in out.err
+
+
+def _full_disk(*names):
+    def fail(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), *names)
+    return fail
+
+
+def test_a_full_disk_while_writing_the_report_is_one_line_naming_the_folder(files, tmp_path, capsys, monkeypatch):
+    import pyterrier_frechet.analyses.report as report
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs')]
+    out = tmp_path / 'report'
+    # a write that names no file (a figure's or a table's stream): the --out folder is named
+    monkeypatch.setattr(report, 'write_report', _full_disk())
+    assert main(['report', *data, '--metrics', 'nDCG@3', '--quiet', '--out', str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: writing --out {str(out)!r}: No space left on device (ENOSPC); free space on that disk "
+                   "(or name a folder on another one) and run again"]
+    # a write that names its file: that file is named
+    monkeypatch.setattr(report, 'write_report', _full_disk(str(out / 'report.md')))
+    assert main(['report', *data, '--metrics', 'nDCG@3', '--quiet', '--out', str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: {str(out / 'report.md')!r}: No space left on device (ENOSPC)")
+
+
+def test_an_eval_output_on_a_full_disk_is_one_line_and_a_programming_oserror_stays_visible(files, capsys, monkeypatch):
+    from pyterrier_frechet import cli
+    monkeypatch.setattr(cli, '_write_atomically', _full_disk(str(files / 'out.md')))
+    assert _eval(files, '--missing', 'drop', '--output', str(files / 'out.md')) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"error: {str(files / 'out.md')!r}: No space left on device (ENOSPC); free space on that disk (or name a folder "
+        "on another one) and run again")
+
+    def bug(*args, **kwargs):
+        raise OSError('an OSError that names no file and is no refusal of the file system')
+    monkeypatch.setattr(cli, '_write_atomically', bug)
+    with pytest.raises(OSError, match='names no file'):
+        _eval(files, '--missing', 'drop', '--output', str(files / 'out.md'))
+
+
+@pytest.mark.skipif(__import__('shutil').which('perl') is None, reason='gdeval runs perl')
+def test_a_failing_ir_measures_provider_is_one_line_naming_the_measure(files, capsys):
+    assert _eval(files, '--missing', 'drop', metrics=('FD@3', "nDCG(dcg='exp-log2')@3")) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith(('error', 'Traceback'))]
+    assert err == ["error: run 'fwd': measure nDCG(dcg='exp-log2')@3: ir_measures' gdeval provider failed (its program "
+                   "perl exited with status 25) (gdeval reads TREC files and needs numeric query ids; 'q1' is not); "
+                   "leave nDCG(dcg='exp-log2')@3 out, or give inputs its provider accepts"]
+
+
+def test_run_ids_written_differently_are_said_once_on_the_command_line(files, caplog):
+    import logging
+    import warnings
+    fwd = (files / 'runs' / 'run.toy.fwd.txt').read_text()
+    for p in (files / 'runs').iterdir():
+        p.unlink()
+    (files / 'runs' / 'run.toy.fwd.txt').write_text(fwd.replace('q1 ', '1 ').replace('q2 ', '2.0 '))
+    (files / 'qrels.txt').write_text((files / 'qrels.txt').read_text().replace('q1 ', '1 ').replace('q2 ', '2 '))
+    with caplog.at_level(logging.WARNING, logger='pyterrier_frechet'), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        assert _eval(files, '--missing', 'drop', metrics=('nDCG@3',)) == 0
+    said = caplog.text + ''.join(str(w.message) for w in caught)
+    # the reading of the runs says it (logged once for all runs); evaluate's warning for library users is not repeated
+    assert said.count('compared as text') == 1 and "run '2.0' vs qrels '2'" in said

@@ -307,3 +307,45 @@ def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, caps
     with warnings.catch_warnings():  # the default jackknife test of FD does not use the resamples: no such warning
         warnings.simplefilter('error', UserWarning)
         assert main(['compare', *data, '--metrics', 'FD@3', '--rel', '1', '--samples', '100', '--format', 'csv']) == 0
+
+
+def _numeric_ids(toy):
+    """The toy qrels with ids 1, 2, 3 and its run written 1.0, 2.0, ... (as a float column printed would)."""
+    vectors, qrels, run = toy
+    return vectors, qrels.assign(qid=qrels.qid.str[1:]), run.assign(qid=run.qid.str[1:] + '.0')
+
+
+def test_run_ids_written_differently_from_the_qrels_ids_are_named_in_the_error(toy):
+    from conftest import DictEncoder
+    vectors, qrels, run = _numeric_ids(toy)
+    with pytest.raises(ValueError) as info:  # was: "shares no query with the qrels", no word on why
+        pf.evaluate({'a': run}, qrels, [pf.FD @ 3, 'nDCG@3'], encoder=DictEncoder(vectors))
+    assert str(info.value) == ("run 'a' shares no query with the qrels; query ids are compared as text, and 3 of the "
+                               "run's differ from qrels ids only in how they are written (run '1.0' vs qrels '1', "
+                               "run '2.0' vs qrels '2', run '3.0' vs qrels '3'): write the run and the qrels ids alike")
+
+
+def test_a_few_run_ids_written_differently_are_warned_and_fd_names_them(toy):
+    import ir_measures
+    import pyterrier as pt
+    from conftest import DictEncoder
+    from pyterrier_frechet.evaluation import vector_sets
+    vectors, qrels, run = _numeric_ids(toy)
+    run = run.assign(qid=run.qid.replace({'1.0': '1'}))  # q1 matches; q2 written '2.0' matches nothing
+    vector_sets._UNRETRIEVED_WARNED.clear()
+    fd = pf.FD(encoder=DictEncoder(vectors)) @ 3
+    with pytest.warns(UserWarning) as record:
+        table = pf.evaluate({'a': run}, qrels, [fd, 'nDCG@3'])
+    said = [str(w.message) for w in record]
+    assert ("run 'a': query ids are compared as text, and 2 of the run's differ from qrels ids only in how they are "
+            "written (run '2.0' vs qrels '2', run '3.0' vs qrels '3'): write the run and the qrels ids alike") in said
+    assert any(s.startswith(f"{fd}: 1 of 2 queries with relevant documents have nothing retrieved: query ids are "
+                            "compared as text, and 1 of the run's differ from qrels ids only in how they are written "
+                            "(run '2.0' vs qrels '2')") for s in said)
+    # the numbers are unchanged: q2 counts in nDCG as 0 and in FD's relevant set only
+    expected = ir_measures.calc_aggregate([ir_measures.nDCG @ 3], pt.model.to_ir_measures(qrels),
+                                          pt.model.to_ir_measures(run))[ir_measures.nDCG @ 3]
+    assert table.loc[0, 'nDCG@3'] == pytest.approx(expected, rel=1e-12)
+    vec = lambda *ds: np.stack([vectors[d] for d in ds])
+    assert table.loc[0, str(fd)] == pytest.approx(
+        reference_fd(vec('d0', 'd1', 'd3', 'd10', 'd11', 'd12'), vec('d0', 'd1', 'd2')), rel=1e-9)

@@ -1,5 +1,7 @@
 """The FD measure through ir_measures and pt.Experiment, against sets written out by hand."""
 import logging
+import re
+import warnings
 
 import ir_measures
 import numpy as np
@@ -130,14 +132,53 @@ def test_bad_parameters_and_no_encoder(toy):
         calc(FD @ 3, qrels, mixed, DictEncoder(vectors))
 
 
-def test_query_with_relevant_documents_but_nothing_retrieved(toy, vec, caplog):
+UNRETRIEVED = ('1 of 2 queries with relevant documents have nothing retrieved; their relevant documents are '
+               'still in the relevant set')
+
+
+@pytest.fixture
+def unwarned(monkeypatch):
+    """A process that has not yet warned about queries with nothing retrieved."""
+    from pyterrier_frechet.evaluation import vector_sets
+    monkeypatch.setattr(vector_sets, '_UNRETRIEVED_WARNED', set())
+
+
+def test_query_with_relevant_documents_but_nothing_retrieved(toy, vec, unwarned):
     vectors, qrels, run = toy
     without_q2 = run[run.qid != 'q2']
-    with caplog.at_level(logging.INFO, logger='pyterrier_frechet'):
+    with pytest.warns(UserWarning, match=re.escape(r'FD(encoder=DictEncoder(60))@3: ' + UNRETRIEVED)) as record:
+        # was: an INFO line only
         value = calc(FD @ 3, qrels, without_q2, DictEncoder(vectors))
     # q2's relevant documents stay in the relevant set; it adds nothing to the retrieved set
     assert value == pytest.approx(reference_fd(vec(*REL_1), vec('d0', 'd1', 'd2')), rel=1e-9)
-    assert '1 of 2 queries with relevant documents have no retrieved document' in caplog.text
+    assert 'evaluate on the topics you ran (filter the qrels to them' in str(record[0].message)
+
+
+def test_pt_experiment_without_filter_by_topics_warns_once_per_measure_and_count(toy, vec, unwarned):
+    vectors, qrels, run = toy
+    systems = [pt.Transformer.from_df(run), pt.Transformer.from_df(run.assign(score=-run.score))]
+    topics = pd.DataFrame({'qid': ['q1'], 'query': ['a']})  # q2 has relevant documents but was not run
+    previous = pf.set_default_encoder(DictEncoder(vectors))
+    try:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter('always')  # every warning the package gives is recorded
+            unfiltered = pt.Experiment(systems, topics, qrels, eval_metrics=[FD @ 3, FD @ 2], names=['fwd', 'rev'],
+                                       filter_by_topics=False)
+            pt.Experiment(systems, topics, qrels, eval_metrics=[FD @ 3], names=['fwd', 'rev'], filter_by_topics=False)
+        with warnings.catch_warnings(record=True) as filtered_record:
+            warnings.simplefilter('always')
+            filtered = pt.Experiment(systems, topics, qrels, eval_metrics=[FD @ 3], names=['fwd', 'rev'])
+    finally:
+        pf.set_default_encoder(previous)
+    said = sorted(str(w.message) for w in record if 'nothing retrieved' in str(w.message))
+    assert len(said) == 2  # not one per run, per measure call or per pt.Experiment
+    assert said[0].startswith('FD@2: ' + UNRETRIEVED) and said[1].startswith('FD@3: ' + UNRETRIEVED)
+    assert not [w for w in filtered_record if 'nothing retrieved' in str(w.message)]
+    # the numbers are unchanged: q2's relevant documents against q1's retrieved ones, unless the qrels are filtered
+    assert unfiltered.set_index('name').loc['fwd', 'FD@3'] == pytest.approx(
+        reference_fd(vec(*REL_1), vec('d0', 'd1', 'd2')), rel=1e-9)
+    assert filtered.set_index('name').loc['fwd', 'FD@3'] == pytest.approx(
+        reference_fd(vec('d0', 'd1', 'd3'), vec('d0', 'd1', 'd2')), rel=1e-9)
 
 
 def test_query_retrieved_but_without_relevant_documents_is_left_out(toy, vec):

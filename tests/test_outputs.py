@@ -468,3 +468,21 @@ def test_a_killed_output_write_leaves_a_temporary_file_the_next_write_removes(fi
     assert main(['eval', *_data(files), '--metrics', 'nDCG@3', '--format', 'csv', '--output', str(tmp_path / 'out.csv')]) == 0
     assert not stale.exists() and live.exists() and theirs.exists()
     assert pd.read_csv(tmp_path / 'out.csv')['name'].tolist() == ['fwd', 'mid', 'rev']
+
+
+@pytest.mark.parametrize('umask,mode', [(0o022, 0o755), (0o027, 0o750), (0o002, 0o775)])
+def test_a_new_output_folder_gets_the_mode_mkdir_gives(tmp_path, umask, mode):
+    # the staging folder is renamed into place: made by mkdtemp it was 0700 while its files were 0644
+    old = os.umask(umask)
+    try:
+        out = tmp_path / 'report'
+        folder = OutputFolder(out, '--out', report_paths)
+        with folder.staging() as work:
+            assert work.stat().st_mode & 0o777 == mode
+            (work / 'report.md').write_text('x')
+            folder.commit(work, replace=True)
+        (tmp_path / 'by_mkdir').mkdir()
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == mode == (tmp_path / 'by_mkdir').stat().st_mode & 0o777
+    assert (out / 'report.md').read_text() == 'x'

@@ -25,7 +25,7 @@ import pyterrier as pt
 
 from ..core import intervals
 from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
-from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures
+from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures, provider_errors
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
@@ -199,7 +199,9 @@ class RunInputs:
 
     @functools.cached_property
     def per_query(self) -> pd.DataFrame:
-        rows = [(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(self._of(PER_QUERY_VALUES), self.qrels, self.run)]
+        measures = self._of(PER_QUERY_VALUES)
+        with provider_errors(measures, self.qrels, self.run):
+            rows = [(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(measures, self.qrels, self.run)]
         return (pd.DataFrame(rows, columns=['qid', 'measure', 'value'])
                 .pivot(index='qid', columns='measure', values='value').reindex(self.queries))
 

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import socket
 import tempfile
 import time
@@ -93,6 +94,19 @@ def _write_marker(folder: Path, files: Iterable[str], state: str) -> None:
     os.umask(umask)
     os.chmod(tmp, 0o666 & ~umask)
     os.replace(tmp, folder / MARKER)
+
+
+def make_temp_dir(where: Path, prefix: str) -> Path:
+    """A new folder ``where/prefix<random>`` with the mode ``mkdir`` gives (0777 & ~umask), unlike
+    ``tempfile.mkdtemp``'s 0700: a staging folder that is renamed into place becomes the output folder itself."""
+    for _ in range(100):
+        path = Path(where) / f'{prefix}{secrets.token_hex(4)}'
+        try:
+            os.mkdir(path)  # mode 0777, less the umask, as mkdir(1) gives
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f'no free name for a temporary folder {prefix}* in {where}')
 
 
 def _entries(folder: Path) -> List[str]:
@@ -240,7 +254,7 @@ class OutputFolder:
         self.check()
         where, prefix = ((self.path, STAGING_PREFIX) if self.path.is_dir()
                          else (self.path.parent, f'{STAGING_PREFIX}{self.path.name}.'))
-        work = Path(tempfile.mkdtemp(dir=where, prefix=prefix))
+        work = make_temp_dir(where, prefix)
         (work / STAGING_MARKER).write_text(json.dumps({'package': PACKAGE, 'pid': os.getpid(), 'created': time.time(),
                                                        'host': socket.gethostname(), 'target': str(self.path)}))
         try:

@@ -9,8 +9,10 @@ Set measures are computed by this package's provider code directly (which also y
 measure through ``ir_measures.calc_aggregate``; the values are those ``pt.Experiment`` shows for the same runs.
 """
 import logging
+import subprocess
 import warnings
-from typing import Dict
+from contextlib import contextmanager
+from typing import Dict, Optional
 
 import ir_measures
 import numpy as np
@@ -19,7 +21,7 @@ import pyterrier as pt
 
 from ..measures.base import column_label, is_answer_measure, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
-from .frames import QID, prepare_qrels, prepare_run
+from .frames import DOCNO, QID, SCORE, id_form_hint, prepare_qrels, prepare_run
 from .provider import compute_set_measures, outcome_value
 from .selection import Judgments
 
@@ -158,6 +160,65 @@ def check_labels_distinct(measures) -> None:
         raise ValueError(f'measures {dup} would share one column: a measure is repeated, or two differ only in missing=')
 
 
+def _serving_provider(measure):
+    """The ir_measures provider that computes ``measure`` (the first available one that supports it), or None."""
+    for provider in ir_measures.DefaultPipeline.providers:
+        try:
+            if provider.supports(measure) and provider.is_available():
+                return provider
+        except Exception:  # a provider that cannot even say: not the one
+            continue
+    return None
+
+
+def _is_own(provider) -> bool:
+    return provider is not None and type(provider).__module__.startswith('pyterrier_frechet')
+
+
+def _failure_text(ex: Exception) -> str:
+    if isinstance(ex, subprocess.CalledProcessError):
+        program = ex.cmd[0] if isinstance(ex.cmd, (list, tuple)) and ex.cmd else ex.cmd
+        return f'its program {program} exited with status {ex.returncode}'
+    text = (str(ex).strip().splitlines() or [''])[0]
+    return f'{type(ex).__name__}: {text}' if text else type(ex).__name__
+
+
+def provider_failure(measures, qrels_ir: pd.DataFrame, run_ir: pd.DataFrame) -> Optional[ValueError]:
+    """After a call of ir_measures on ``measures`` failed: each measure another package's provider computes, tried
+    alone; a ValueError naming the first that fails, its provider and why, or None when none fails alone (the
+    failure was this package's own: its error stands as it is)."""
+    for measure in measures:
+        provider = _serving_provider(measure)
+        if _is_own(provider):
+            continue
+        try:
+            ir_measures.evaluator([measure], qrels_ir).calc_aggregate(run_ir)
+        except Exception as ex:  # any failure of a provider: a subprocess, a parser, a missing program
+            name = getattr(provider, 'NAME', None) or 'its'
+            hint = ''
+            queries = pd.Series(pd.concat([qrels_ir[QID], run_ir[QID]]).astype(str).unique())
+            odd = queries[~queries.str.fullmatch(r'\d+')]
+            if name == 'gdeval' and len(odd):
+                hint = f' (gdeval reads TREC files and needs numeric query ids; {odd.iloc[0]!r} is not)'
+            return ValueError(f"measure {measure}: ir_measures' {name} provider failed ({_failure_text(ex)}){hint}; "
+                              f'leave {measure} out, or give inputs its provider accepts')
+    return None
+
+
+@contextmanager
+def provider_errors(measures, qrels_ir: pd.DataFrame, run_ir: pd.DataFrame):
+    """Any failure inside an ir_measures call on ``measures`` (``calc_aggregate``, ``iter_calc``, ``evaluator``)
+    that a measure of another provider causes becomes one ValueError naming that measure
+    (:func:`provider_failure`); the package's own errors pass unchanged."""
+    try:
+        yield
+    except Exception as ex:
+        failure = provider_failure(measures, qrels_ir, run_ir)
+        if failure is None:
+            raise
+        raise failure from ex
+
+
 def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encoder=None, verbose: bool = False) -> pd.DataFrame:
     """One row per run (``name`` first), one column per measure in the order given (:func:`column_label`), and,
     when a vector measure is asked for, ``no_vector_relevant`` and ``no_vector_retrieved``: how many distinct
@@ -188,16 +249,24 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     others = [m for m in measures if not is_set_measure(m)]
     has_vectors = any(is_vector_measure(m) for m in measures)
     # ir_measures' evaluator of the other measures, made once: it prepares the qrels once for every run
-    other_evaluator = ir_measures.evaluator(others, qrels_ir) if others else None
+    other_evaluator = None
+    if others:
+        with provider_errors(others, qrels_ir, qrels_ir.assign(**{SCORE: 1.0})[[QID, DOCNO, SCORE]]):
+            other_evaluator = ir_measures.evaluator(others, qrels_ir)
     rows, counts = [], []
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
             run_ir = prepare_run(run, f'run {name!r}')
-            if not set(run_ir[QID].unique()) & set(universe):
-                raise ValueError(f'run {name!r} shares no query with the qrels')
+            run_qids = run_ir[QID].unique()
+            hint = id_form_hint(run_qids, universe)
+            if not set(run_qids) & set(universe):
+                raise ValueError(f'run {name!r} shares no query with the qrels' + (f'; {hint}' if hint else ''))
+            if hint:
+                warnings.warn(f'run {name!r}: {hint}', UserWarning, stacklevel=2)
             try:
                 outcomes = compute_set_measures(set_measures, judgments, run_ir, universe)
-                values = dict(other_evaluator.calc_aggregate(run_ir)) if others else {}
+                with provider_errors(others, qrels_ir, run_ir):
+                    values = dict(other_evaluator.calc_aggregate(run_ir)) if others else {}
             except ValueError as ex:
                 raise ValueError(f'run {name!r}: {ex}') from ex
             row = {'name': name}

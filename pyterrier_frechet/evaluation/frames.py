@@ -16,6 +16,24 @@ QID, DOCNO, LABEL, SCORE = 'query_id', 'doc_id', 'relevance', 'score'
 MAX_LABEL = 2 ** 31 - 1
 
 
+def id_form_hint(run_qids, qrels_qids) -> str:
+    """A sentence when query ids of the run that no qrels query has equal qrels ids written differently (``1.0``,
+    ``01``, ``1e0`` vs ``1``; blanks, case, Unicode form — the loose form of
+    :func:`~pyterrier_frechet.data.runs.check_run_queries`); '' otherwise. Ids are compared as text, so such a
+    query is matched with nothing."""
+    from ..data.runs import _id_form
+    qrels_qids = {str(q) for q in qrels_qids}
+    loose = {}
+    for q in sorted(qrels_qids):
+        loose.setdefault(_id_form(q), q)
+    pairs = {q: loose[_id_form(q)] for q in sorted({str(q) for q in run_qids} - qrels_qids) if _id_form(q) in loose}
+    if not pairs:
+        return ''
+    examples = ', '.join(f'run {a!r} vs qrels {b!r}' for a, b in list(pairs.items())[:3])
+    return (f'query ids are compared as text, and {len(pairs)} of the run\'s differ from qrels ids only in how they are '
+            f'written ({examples}): write the run and the qrels ids alike')
+
+
 def _as_str_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(**{QID: frame[QID].astype(str), DOCNO: frame[DOCNO].astype(str)})
 

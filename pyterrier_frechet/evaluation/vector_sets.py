@@ -9,14 +9,15 @@ uncounted.
 """
 import hashlib
 import logging
+import warnings
 from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 import pandas as pd
 
-from ..measures.base import VectorMeasure, is_vector_measure
+from ..measures.base import VectorMeasure, column_label, is_vector_measure
 from ..vectors.sources import encoder_key, get_default_encoder, lookup_vectors, stack_vectors
-from .frames import DOCNO, QID
+from .frames import DOCNO, QID, id_form_hint
 from .selection import Judgments, RankedRun
 
 logger = logging.getLogger(__name__)
@@ -45,16 +46,49 @@ class VectorOutcome(NamedTuple):
     missing_retrieved: int = 0  # the same for its retrieved rows (the set had ``retrieved + missing_retrieved``)
 
 
-def _retrieved_rows(measure, judgments: Judgments, ranked: RankedRun, relevant_rows: np.ndarray):
+def _retrieved_rows(measure, judgments: Judgments, ranked: RankedRun, relevant_rows: np.ndarray,
+                    run_qids: Optional[np.ndarray] = None):
     """Positions (in ``ranked``'s order) of ``measure``'s retrieved set: its top-k (or first k unjudged) documents of
-    each query with a relevant document; queries left with none are logged."""
+    each query with a relevant document. Queries with relevant documents and no row at all in the run are warned
+    about (:func:`warn_unretrieved_queries`); those left with no unjudged document (``urr``) are logged."""
     queries = judgments.query_mask(relevant_rows)
     selected = ranked.select(measure.positive_int('cutoff'), bool(measure['urr']), queries)
-    n_empty = int(queries.sum()) - len(np.unique(ranked.qcode[selected]))
+    in_run = np.zeros(len(queries), dtype=bool)
+    in_run[ranked.qcode[ranked.qcode >= 0]] = True
+    n_unrun = int((queries & ~in_run).sum())
+    if n_unrun:
+        hint = id_form_hint(run_qids, judgments.query_names[queries & ~in_run]) if run_qids is not None else ''
+        warn_unretrieved_queries(measure, n_unrun, int(queries.sum()), hint)
+    n_empty = int(queries.sum()) - len(np.unique(ranked.qcode[selected])) - n_unrun
     if n_empty:
         logger.info('%s: %d of %d queries with relevant documents have no %s document in the run',
                     measure, n_empty, int(queries.sum()), 'unjudged' if measure['urr'] else 'retrieved')
     return selected
+
+
+def unretrieved_note(measure, n_unrun: int, n_queries: int, hint: str = '') -> str:
+    if hint:  # the likely cause first
+        return (f'{column_label(measure)}: {n_unrun} of {n_queries} queries with relevant documents have nothing '
+                f'retrieved: {hint}')
+    return (f'{column_label(measure)}: {n_unrun} of {n_queries} queries with relevant documents have nothing '
+            'retrieved; their relevant documents are still in the relevant set, against the retrieved documents of '
+            'the others — evaluate on the topics you ran (filter the qrels to them; pt.Experiment does unless '
+            'filter_by_topics=False)')
+
+
+#: the (measure, count, queries) already warned about by :func:`warn_unretrieved_queries` in this process
+_UNRETRIEVED_WARNED: set = set()
+
+
+def warn_unretrieved_queries(measure, n_unrun: int, n_queries: int, hint: str = '') -> None:
+    """Warn that ``n_unrun`` of the ``n_queries`` queries with relevant documents have no row in the run (the value
+    is unchanged: FD compares the relevant set with what was retrieved). Once per process for each measure and
+    count, not once per run, per batch or per resample: Python's own once-per-location filter does not hold here,
+    since pt.Experiment changes the warning filters (which forgets what was shown)."""
+    key = (column_label(measure), n_unrun, n_queries, hint)
+    if key not in _UNRETRIEVED_WARNED:
+        _UNRETRIEVED_WARNED.add(key)
+        warnings.warn(unretrieved_note(measure, n_unrun, n_queries, hint), UserWarning, stacklevel=1)
 
 
 def fd_sets(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> FDSets:
@@ -69,7 +103,7 @@ def fd_sets(measure, qrels: pd.DataFrame, run: pd.DataFrame) -> FDSets:
     judgments = Judgments(qrels)
     ranked = RankedRun(run, judgments)
     relevant_rows = judgments.relevant(measure)
-    selected = _retrieved_rows(measure, judgments, ranked, relevant_rows)
+    selected = _retrieved_rows(measure, judgments, ranked, relevant_rows, pd.unique(run[QID]))
     queries = judgments.query_names[judgments.query_mask(relevant_rows)].tolist()
     relevant = qrels[[QID, DOCNO]].iloc[relevant_rows].reset_index(drop=True)
     return FDSets(relevant, run.iloc[ranked.rows[selected]].reset_index(drop=True), queries)
@@ -286,6 +320,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
     # ir_measures hands measures over as a set; a fixed order gives pt.Experiment stable columns.
     measures = sorted(measures, key=lambda m: (bool(m['urr']), m.positive_int('cutoff') or float('inf'), repr(m)))
     ranked = RankedRun(run, judgments)
+    run_qids = pd.unique(run[QID])
     plans = []
     needed: Dict[tuple, list] = {}
     encoders: Dict[tuple, object] = {}
@@ -294,7 +329,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
             raise ValueError(f'{measure} is not a vector measure')
         encoder = measure_encoder(measure)
         relevant_rows = judgments.relevant(measure)
-        selected = _retrieved_rows(measure, judgments, ranked, relevant_rows)
+        selected = _retrieved_rows(measure, judgments, ranked, relevant_rows, run_qids)
         key = encoder_key(encoder)
         rel_codes, ret_codes = judgments.dcode[relevant_rows], ranked.code[selected]
         # what the relevant set *is*: the encoder and its docnos in order (keys the memos of its vectors and reduction)

