@@ -1,10 +1,13 @@
 """The one place the package opens the text files it is given (qrels, runs, JSONL corpora): gzip, bzip2 and xz are
 recognised by their content (magic bytes), whatever the file is named, and read decompressed; anything else is read
-as it is. A leaf module (it imports nothing of the package), so every layer may use it."""
+as it is. And the loose form of an id read from them (:func:`id_form`), to name ids written differently in two files.
+A leaf module (it imports nothing of the package), so every layer may use it."""
 import bz2
 import gzip
 import lzma
 import os
+import re
+import unicodedata
 import zlib
 from typing import BinaryIO, Optional, Union
 
@@ -40,3 +43,14 @@ def read_bytes(path: Union[str, os.PathLike]) -> bytes:
     """The whole (decompressed) content of ``path``."""
     with open_binary(path) as fin:
         return fin.read()
+
+
+def id_form(qid: str) -> str:
+    """A loose form of a query id, to spot ids written differently: NFC, no surrounding blanks, lower case, a
+    number written as an integer where it is one (``1.0``, ``01``, ``1e0`` → ``1``)."""
+    text = unicodedata.normalize('NFC', qid).strip().lower()
+    if re.fullmatch(r'[+-]?(\d+\.?\d*|\.\d+)([e][+-]?\d+)?', text):
+        value = float(text)
+        if value.is_integer() and abs(value) < 2 ** 53:
+            return str(int(value))
+    return text

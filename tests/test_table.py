@@ -545,3 +545,11 @@ def test_report_completes_without_missing_and_its_table_counts_what_was_left_out
     report = (out / 'report.md').read_text()
     assert 'Graded qrels (labels up to 2): FD@5, RR@5 count label &gt;= 1 as relevant' in report
     assert "**Notes** (the long caption):" in report and 'had no vector and were left out' in report
+
+
+def test_one_system_is_one_system_in_both_captions():
+    summary = pd.DataFrame([{'name': 'x', 'measure': 'nDCG@5', 'value': 0.5, 'low': 0.4, 'high': 0.6, 'interval': 't',
+                             'estimand': 'population mean'}])
+    table = PaperTable.from_results(BootstrapResult(summary, {'x': {}}, ['q1', 'q2']), ['nDCG@5'])
+    assert table.caption().startswith('1 system, 2 queries;')
+    assert table.caption(long=True).startswith('1 system on 2 queries.')

@@ -8,7 +8,6 @@ import io
 import logging
 import os
 import re
-import unicodedata
 from pathlib import Path
 from typing import Dict, Iterable, List, Union
 
@@ -16,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..files import READ_ERRORS, read_bytes
+from ..files import READ_ERRORS, id_form, read_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -202,17 +201,6 @@ def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
                          'score': score.astype(np.float64), 'name': frame['tag']})
 
 
-def _id_form(qid: str) -> str:
-    """A loose form of a query id, to spot ids written differently: NFC, no surrounding blanks, lower case, a
-    number written as an integer where it is one (``1.0``, ``01``, ``1e0`` → ``1``)."""
-    text = unicodedata.normalize('NFC', qid).strip().lower()
-    if re.fullmatch(r'[+-]?(\d+\.?\d*|\.\d+)([e][+-]?\d+)?', text):
-        value = float(text)
-        if value.is_integer() and abs(value) < 2 ** 53:
-            return str(int(value))
-    return text
-
-
 def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> List[str]:
     """Warn (``logging.warning``, once) when queries of the runs match no query of the qrels: they are left out of
     every measure. Where such ids equal qrels ids written differently (``1.0`` vs ``1``, ``01``, blanks, case,
@@ -220,7 +208,7 @@ def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> Lis
     judged = set(qrels['qid'].astype(str))
     loose = {}
     for q in judged:
-        loose.setdefault(_id_form(q), q)
+        loose.setdefault(id_form(q), q)
     lines, pairs = [], {}
     for name, run in runs.items():
         qids = set(run['qid'].astype(str))
@@ -228,7 +216,7 @@ def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> Lis
         if not unmatched:
             continue
         lines.append(f'run {name!r}: {len(unmatched)} of {len(qids)} queries match no qrels query, e.g. {unmatched[:3]}')
-        pairs.update({q: loose[_id_form(q)] for q in unmatched if _id_form(q) in loose})
+        pairs.update({q: loose[id_form(q)] for q in unmatched if id_form(q) in loose})
     if not lines:
         return []
     if pairs:
