@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import re
+import unicodedata
 import secrets
 import socket
 import tempfile
@@ -347,10 +348,12 @@ def to_csv(table: pd.DataFrame, path=None, **kwargs):
 def markdown_text(value) -> str:
     """Text for a markdown table cell or paragraph: HTML (``& < >``) escaped; ``|`` and the characters that start
     links, images, code, emphasis, strike-through and math (``\\ [ ] ` * _ ~ $``) backslash-escaped (``_it_`` stays
-    literal, not italic); line breaks as ``<br>``."""
+    literal, not italic); line breaks (also U+2028/2029) as ``<br>``; other control and format characters (BEL, ESC,
+    bidirectional overrides) as a space, so a name can neither split a row nor drive a terminal."""
     text = re.sub(r'([\\`*_~$\[\]|])', r'\\\1', str(value))
     text = text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
-    return re.sub(r'\r\n|\r|\n', '<br>', text)
+    text = re.sub(r'\r\n|\r|\n|\u2028|\u2029', '<br>', text)
+    return ''.join(' ' if unicodedata.category(ch) in ('Cc', 'Cf') else ch for ch in text)
 
 
 def markdown_safe(table: pd.DataFrame) -> pd.DataFrame:

@@ -18,6 +18,7 @@ estimate, or a skewed percentile interval) is marked ``†`` and the caption say
 """
 import dataclasses
 import logging
+import unicodedata
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -520,14 +521,16 @@ class PaperTable:
         head = (['\\#'] if letters else []) + ['System'] + [
             f'{latex_text(m)} {arrows[self.higher_is_better[m]]}' for m in self.measures]
         packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if self.baseline and self.comparisons is not None else [])
+        shortened = (f' Names over {LATEX_NAME_CHARS} characters are shortened (table.csv has them whole).'
+                     if any(len(self._system_label(n)) > LATEX_NAME_CHARS for n in self.systems) else '')
         lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
-                 f'\\caption{{{self.caption(latex=True, long=long_caption)}}}', f'\\label{{{latex_text(label)}}}']
+                 f'\\caption{{{self.caption(latex=True, long=long_caption)}{shortened}}}', f'\\label{{{latex_text(label)}}}']
         lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
         lines += [f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
         cells = self.cells.set_index(['name', 'measure'])
         decimals = {m: self.decimals(m) for m in self.measures}
         for i, name in enumerate(self.systems):
-            row = ([letter(i)] if letters else []) + [latex_text(self._system_label(name))]
+            row = ([letter(i)] if letters else []) + [latex_name(self._system_label(name))]
             for m in self.measures:
                 r, places = cells.loc[(name, m)], decimals[m]
                 value = self._fmt(r['value'], latex=True, places=places)
@@ -577,18 +580,45 @@ _LATEX_UNICODE = [
     ('t·s/√n', r'$t \cdot s/\sqrt{n}$'), ('√', r'$\surd$'), ('·', r'$\cdot$'),
     ('τ', r'$\tau$'), ('α', r'$\alpha$'), ('θ', r'$\theta$'), ('Σ', r'$\Sigma$'), ('≤', r'$\le$'), ('≥', r'$\ge$'),
     ('±', r'$\pm$'), ('×', r'$\times$'), ('−', '--'), ('—', '---'), ('–', '--'), ('…', r'\ldots{}'),
-    ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('→', r'$\to$'),
+    ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('‡', r'\ddag{}'), ('→', r'$\to$'),
     ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'),
 ]
 
 
 def latex_text(value) -> str:
-    """Text as LaTeX source: ``\\ & % $ # _ { } ~ ^`` escaped, then the Unicode the package's sentences use (τ, α,
-    E[FD̂ₙ], dashes, …) as LaTeX commands. Other non-ASCII text (accented letters) is left for the engine (UTF-8)."""
+    """Text as LaTeX source that pdflatex typesets whatever ``value`` holds: ``\\ & % $ # _ { } ~ ^`` escaped, the
+    Unicode the package's sentences use (τ, α, E[FD̂ₙ], dashes, …) as LaTeX commands; control and format characters
+    (line breaks, BEL, ESC, bidirectional overrides, zero-width marks, U+2028/2029) as one space — a blank line would
+    end the caption's paragraph —; Latin letters (U+00A0–U+017F) left for the engine (UTF-8); any other character as
+    ``[U+XXXX]``, which every engine prints."""
     text = ''.join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
     for uni, tex in _LATEX_UNICODE:
         text = text.replace(uni, tex)
-    return text
+    return ''.join(_latex_char(ch) for ch in text)
+
+
+def _latex_char(ch: str) -> str:
+    code = ord(ch)
+    if 0x20 <= code < 0x7F:
+        return ch
+    if unicodedata.category(ch)[0] in 'CZ':  # controls, format, separators (U+00A0 too: a space)
+        return ' '
+    if 0xA0 < code <= 0x17F:
+        return ch
+    return f'[U+{code:04X}]'
+
+
+#: System names longer than this are shortened in the LaTeX table (``table.csv`` keeps them whole).
+LATEX_NAME_CHARS = 60
+
+
+def latex_name(name: str) -> str:
+    """A system name as a LaTeX cell: :func:`latex_text`, first shortened to :data:`LATEX_NAME_CHARS` characters
+    (``…`` at the end) so that no name can push the table off the page; ``{}`` before a leading ``[``, which LaTeX
+    would read as the optional argument of the ``\\\\`` or ``\\midrule`` before it."""
+    name = str(name)
+    text = latex_text(name if len(name) <= LATEX_NAME_CHARS else name[:LATEX_NAME_CHARS - 1] + '…')
+    return '{}' + text if text.lstrip().startswith('[') else text
 
 
 # --- one call ---
@@ -685,4 +715,4 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
 
 
 __all__ = ['CORRECTION', 'DEFAULT_MEASURES', 'DROPPED_SHARE', 'PaperTable', 'TAU_MIN_SYSTEMS', 'WHICH_FD', 'latex_text',
-           'letter', 'paper_table']
+           'latex_name', 'letter', 'paper_table']
