@@ -217,9 +217,10 @@ def test_cli_query_groups_equal_the_api_and_reach_the_report(grouped, tmp_path, 
     assert boot['a', 'nDCG@5'] == 't (cluster jackknife over G=4 query groups, t reference)'
     assert boot['a', 'FD@5'] == 'jackknife_log (cluster jackknife over G=4 query groups, t reference)'
     caption = (tmp_path / 'report' / 'table.md').read_text()
-    assert 'centred on the value on the log scale (cluster jackknife over G=4 query groups, t reference).' in caption
+    assert '95% intervals, over 4 query groups (' in caption  # the short caption
+    assert 'centred on the value on the log scale (cluster jackknife over G=4 query groups, t reference).' in text  # notes
     assert ('Student t interval for the population mean (cluster jackknife over G=4 query groups, t reference).'
-            in caption)
+            in text)
 
 
 def test_per_query_mean_under_the_cluster_bootstrap_is_the_mean_of_the_queries_drawn():

@@ -356,10 +356,12 @@ class PaperTable:
     def _short_caption(self) -> List[str]:
         q = f', {self.n_queries} queries' if self.n_queries else ''
         parts = [f'{len(self.systems)} system{"s" if len(self.systems) != 1 else ""}{q}; values on all queries.']
-        groups = []
+        groups, clusters = [], ''
         for method, labels in self._interval_groups().items():
             key = method.split(' ')[0]
             names = 'FD columns' if all(lab.startswith('FD') for lab in labels) and len(labels) > 1 else ', '.join(labels)
+            if '(cluster ' in method:  # 'jackknife_log (cluster jackknife over G=4 query groups, t reference)'
+                clusters = ', over ' + method.split(' over ', 1)[1].split(',')[0].replace('G=', '')
             if key == 'none':
                 groups.append(f'{names}: none')
             elif key == 'jackknife_log':
@@ -368,7 +370,7 @@ class PaperTable:
                 groups.append(f'{names}: Student t, for the mean')
             else:
                 groups.append(f'{names}: {_METHODS.get(key, key)}, for the {ESTIMAND_LABELS.get(key, key)}')
-        parts.append(f'[ ]: {self.ci:.0%} intervals ({"; ".join(groups)}).')
+        parts.append(f'[ ]: {self.ci:.0%} intervals{clusters} ({"; ".join(groups)}).')
         if self.comparisons is not None:
             parts.append((f'{BETTER}/{WORSE}: better/worse than {self.baseline}' if self.baseline
                           else 'Superscripts: systems it beats') + f' (paired test, Holm α = {self.alpha:g}).')
