@@ -60,7 +60,8 @@ def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, 
     - so the mean over the M rows is p̄ exactly, and a paired t-test over the M rows of two systems (what
       ``pt.Experiment(baseline=...)`` runs) has Tukey's jackknife t statistic, Δp̄ / (s_Δ/√n), exactly: the M−n
       constant rows add nothing to the differences' sum of squares, c makes up for the divisor. Only its degrees of
-      freedom are M−1 rather than n−1 (the same when every qrels query has a relevant document, c = 1).
+      freedom are M−1 rather than n−1 (the same when every qrels query has a relevant document, c = 1), which
+      ``pt.Experiment(baseline=...)`` says in a warning (:func:`warn_degrees_of_freedom`).
 
     Values of queries outside the qrels are dropped (they are no units of this qrels)."""
     rows = {q: values[q] for q in qrels_queries if q in values}
