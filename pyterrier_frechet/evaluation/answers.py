@@ -316,10 +316,20 @@ class AnswerEvaluator(providers.Evaluator):
         if is_ranking(run):
             yield from warn_other_kind(self.measures, 'ranking', self.qrel_qids)
             return
+        from .experiment_rows import warn_constant_rows
         values = compute_answer_measures(self.measures, self, run)
         for measure, value in values.items():
+            # no leave-one-query-out path: the value on every row, and pt.Experiment(baseline=...)'s test on them
+            # is meaningless (as FDInf's and KID's)
+            warn_constant_rows(measure, 'it has no leave-one-query-out path')
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
+
+    def calc_aggregate(self, run):
+        """Each measure's value (what its rows repeat), without the rows' warning."""
+        if is_ranking(run):
+            return super().calc_aggregate(run)
+        return compute_answer_measures(self.measures, self, run)
 
     def sets(self, measure, answers: pd.DataFrame, text_vecs) -> AnswerSets:
         """``measure``'s reference and answer vectors for the (checked) ``answers`` rows."""

@@ -13,14 +13,15 @@ resampling of vector statistics (FD with either weighting, CFD, any vector measu
 - the mean over the rows is the measure's value θ̂, exactly as ``pf.evaluate`` and ``eval`` print it;
 - a paired t-test of two systems' rows (what ``pt.Experiment(baseline=...)`` runs) has the jackknife t statistic
   Δθ̂ / SE_J of the difference — the statistic of ``compare``'s default jackknife t-test (t on n−1 degrees of
-  freedom; the paired t-test here on M−1 for M qrels queries, the same where every qrels query is a unit), with the
+  freedom; the paired t-test here on M−1 for M qrels queries, the same where every qrels query is a unit — else
+  ``pt.Experiment(baseline=...)`` warns, :func:`~.provider.warn_degrees_of_freedom`), with the
   same leave-outs: each query alone up to
   :data:`~..core.weighted.EXACT_MAX_UNITS` unit queries, above that :data:`~..core.weighted.DEFAULT_GROUPS` seeded
   groups (seed 0, as ``compare``'s default). Its level is measured by ``calibrate --level`` (test ``experiment``).
 
 The rows are not per-query effectiveness scores: a query's row says how much the set value leans on that query.
-Measures without a leave-out path (FDInf, KID, k-NN, DO, HSA) repeat their value on every row and warn that a
-paired test on them is meaningless (DO and HSA have one in ``compare``; FDInf, KID and k-NN have none).
+Measures without a leave-out path (FDInf, KID, k-NN, DO, HSA, AnswerFD, AnswerCFD) repeat their value on every row
+and warn that a paired test on them is meaningless (DO and HSA have one in ``compare``; the others have none).
 """
 import warnings
 from typing import Dict, Optional

@@ -8,6 +8,7 @@ registered measure needs no change here.
 """
 import os
 import sys
+import warnings
 from typing import Dict, Iterator, List, Optional
 
 import ir_measures
@@ -59,7 +60,8 @@ def qrels_rows(values: Dict[str, float], qrels_queries: List[str]) -> Dict[str, 
     - so the mean over the M rows is p̄ exactly, and a paired t-test over the M rows of two systems (what
       ``pt.Experiment(baseline=...)`` runs) has Tukey's jackknife t statistic, Δp̄ / (s_Δ/√n), exactly: the M−n
       constant rows add nothing to the differences' sum of squares, c makes up for the divisor. Only its degrees of
-      freedom are M−1 rather than n−1 (the same when every qrels query has a relevant document, c = 1).
+      freedom are M−1 rather than n−1 (the same when every qrels query has a relevant document, c = 1), which
+      ``pt.Experiment(baseline=...)`` says in a warning (:func:`warn_degrees_of_freedom`).
 
     Values of queries outside the qrels are dropped (they are no units of this qrels)."""
     rows = {q: values[q] for q in qrels_queries if q in values}
@@ -99,6 +101,9 @@ class SetEvaluator(providers.Evaluator):
             value = outcome_value(outcome)
             per_query = value if isinstance(value, dict) else getattr(outcome, 'rows', None)
             if per_query is not None:  # FD(jackknife=True)'s pseudo-values, or FD's and CFD's centred ones
+                n_units = sum(q in per_query for q in self.qrel_qids)
+                if 0 < n_units < len(self.qrel_qids) and paired_test_is_run():
+                    warn_degrees_of_freedom(measure, n_units, len(self.qrel_qids))
                 per_query = qrels_rows(per_query, self.qrel_qids)
                 for qid in self.qrel_qids:
                     yield Metric(query_id=qid, measure=measure, value=per_query[qid])
@@ -144,6 +149,39 @@ def _beside_other_measures() -> bool:
             return any(not isinstance(m, SetMeasure) for m in local['orig_measures'])
         if frame.f_code.co_name == '_iter_calc' and hasattr(local.get('self'), 'evaluators'):  # FallbackEvaluator
             return len(local['self'].evaluators) > 1
+    return False
+
+
+def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
+    """Warn that ``pt.Experiment(baseline=...)``'s paired t-test on ``measure``'s rows is not its jackknife test:
+    ``n_rows − n_units`` qrels queries are no jackknife unit (no relevant document at the measure's ``rel``), so the
+    :func:`qrels_rows` of all ``n_rows`` qrels queries give the jackknife t statistic on n_rows − 1 degrees of
+    freedom instead of n_units − 1 — a p-value below the jackknife test's (``compare``'s). No rows can do better:
+    PyTerrier averages every query's row of a measure (an absent row is a KeyError or ir_measures' 0, a NaN row a
+    NaN mean) and its ``scipy.stats.ttest_rel`` counts every row, and no linear spread of a system's own rows maps
+    the t statistic onto the other degrees of freedom for every pair of systems."""
+    rel = measure['rel'] if 'rel' in measure.SUPPORTED_PARAMS else None
+    where = f' at rel={rel}' if rel is not None else ''
+    warnings.warn(f'{measure}: {n_rows - n_units} of the {n_rows} qrels queries have no relevant document{where}, so '
+                  f'the paired t-test pt.Experiment(baseline=...) runs on its {n_rows} rows has {n_rows - 1} degrees of '
+                  f'freedom, not the {n_units - 1} of its jackknife test over the {n_units} queries with one: its '
+                  'p-value is below the jackknife test\'s. For that test compare systems with pf.compare_systems / '
+                  '`python -m pyterrier_frechet compare`, or leave those queries out of the topics and qrels',
+                  UserWarning, stacklevel=3)
+
+
+def paired_test_is_run() -> bool:
+    """Whether the rows feed a paired test of PyTerrier: True inside ``pt.Experiment`` with ``baseline=`` (or one
+    whose parameters cannot be read: fails towards the warning), False inside one without and outside
+    ``pt.Experiment`` (``ir_measures.iter_calc``'s caller decides what to do with the rows; pt_docs/experiment.rst).
+    Reads the frame :func:`rows_are_read` reads."""
+    marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == 'Experiment' and marker in code.co_filename:
+            return frame.f_locals.get('baseline', True) is not None
+        frame = frame.f_back
     return False
 
 
@@ -211,6 +249,13 @@ class _Chained(providers.Evaluator):
     def iter_calc(self, run) -> Iterator[Metric]:
         for evaluator, teed in zip(self.evaluators, RunConverter(run, strict=False).tee(len(self.evaluators))):
             yield from evaluator.iter_calc(teed.run)
+
+    def calc_aggregate(self, run):
+        """Each evaluator's own aggregate (no rows formed, no rows' warnings)."""
+        out = {}
+        for evaluator, teed in zip(self.evaluators, RunConverter(run, strict=False).tee(len(self.evaluators))):
+            out.update(evaluator.calc_aggregate(teed.run))
+        return out
 
 
 class SetMeasureProvider(providers.Provider):

@@ -63,7 +63,7 @@ class _AnswerFD(AnswerMeasure):
     1/m each), the weighted mean and covariance of ``numpy.cov(..., aweights=w)``.
 
     One number per query set, repeated on every query of the qrels (so a ``baseline=`` p-value on it is
-    meaningless); it sits in the same
+    meaningless, and a warning says so); it sits in the same
     ``pt.Experiment`` as ``FD@10`` of retrieval pipelines. A ranking (a frame with docnos and no ``qanswer``) gets NaN
     with a warning, as FD gets NaN with a warning for an answer frame, so one table holds both kinds of pipeline.
 

@@ -113,7 +113,7 @@ class _FD(VectorMeasure):
     call (otherwise ir_measures fills 0 in): with M > n a query without relevant documents gets the mean and a
     unit mean + c'(r_q − mean), c' = √(M(M−1)/(n(n−1))), so the mean over the M rows is unchanged and the paired
     t statistic is the jackknife's, on M−1 degrees of freedom instead of n−1
-    (:func:`pyterrier_frechet.evaluation.provider.qrels_rows`). FD(jackknife=True) with fewer than 2 such queries,
+    (:func:`pyterrier_frechet.evaluation.provider.qrels_rows`; ``pt.Experiment(baseline=...)`` warns so). FD(jackknife=True) with fewer than 2 such queries,
     or a query whose removal leaves a set with fewer than 2 vectors, is refused with the reason (never a silent NaN).
 
     ``weighting='query'`` fits both Gaussians with per-document weights so that every query has total weight 1 on
