@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 import pandas as pd
 
 from .core.intervals import METHODS
-from .evaluation.evaluate import NO_VECTOR_COLUMNS, evaluate, with_options
+from .evaluation.evaluate import NO_VECTOR_COLUMNS, check_relevant, evaluate, with_options
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
 from .measures.base import column_label, is_set_measure, is_vector_measure
@@ -136,9 +136,7 @@ def load_data(args, measures: Optional[list] = None) -> Data:
     if getattr(args, 'balance', None) is not None:
         # every positive grade counts as relevant for balancing, whatever --rel the measures use
         qrels = balance_qrels(qrels, args.balance, rel=1, seed=args.seed)
-    threshold = args.rel or 1
-    if not (qrels['label'] >= threshold).any():
-        raise CliError(f'{args.qrels}: no document is judged relevant at the threshold (label >= {threshold})')
+    check_relevant(qrels['label'], measures, f'--qrels {args.qrels}')  # the check of pf.evaluate, before the runs are read
     files = run_files(args.runs)
     try:
         runs = {name: read_run(f) for name, f in zip(run_names(files), files)}
@@ -390,8 +388,8 @@ def run_sparsify(args, data: Data, plot_dir) -> Output:
 
 
 def _check_baseline(args, data: Data) -> None:
-    if args.baseline is not None and args.baseline not in data.runs:
-        raise CliError(f'--baseline {args.baseline!r} is not one of the runs: {sorted(data.runs)[:10]}')
+    from .analyses.significance import check_baseline
+    check_baseline(args.baseline, data.runs)  # the check (and words) of compare_systems and write_report
 
 
 def run_compare(args, data: Data, plot_dir) -> Output:

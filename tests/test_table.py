@@ -282,7 +282,7 @@ def test_from_results_takes_agreement_tables_tau_and_measures_without_interval(d
 
 def test_paper_table_refuses_bad_input_before_work(data):
     folder, qrels, runs, store, _, _ = data
-    with pytest.raises(ValueError, match="baseline 'nope' is not one of the runs"):
+    with pytest.raises(ValueError, match=r"baseline 'nope' \(--baseline\) is not one of the runs"):
         pf.paper_table(runs, qrels, METRICS, encoder=store, baseline='nope')
     with pytest.raises(ValueError, match='test must be one of'):
         pf.paper_table(runs, qrels, METRICS, encoder=store, test='t')

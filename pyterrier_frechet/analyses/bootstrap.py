@@ -111,14 +111,19 @@ def check_query_groups(query_groups, qrels: pd.DataFrame, population: Optional[i
         query_clusters(query_groups, Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels')).query_names.tolist())
 
 
+def check_samples(n_samples) -> None:
+    """A bootstrap sample count is a positive integer (``--samples``): one check for every entry point."""
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f'n_samples must be positive, got {n_samples!r} (--samples: a positive integer)')
+
+
 def draw_counts(n_queries: int, n_samples: int, seed: int, dtype=np.int64) -> np.ndarray:
     """(n_samples × n_queries) how often each query is drawn in each sample, as ``dtype`` — or, with ``dtype=None``,
     the smallest unsigned integer type that holds them (uint8 unless a query is drawn 256 times in one sample),
     100 MB at 100,000 queries × 1000 samples where float64 takes 800 MB. The draws are made a block of samples at a
     time (the same stream as one ``rng.integers(0, n_queries, size=(n_samples, n_queries))``), so no samples × queries
     array of draws is held beside the counts."""
-    if n_samples < 1:
-        raise ValueError(f'n_samples must be positive, got {n_samples}')
+    check_samples(n_samples)
     rng = np.random.default_rng(seed)
     counts = np.zeros((n_samples, n_queries), dtype=np.uint8 if dtype is None else dtype)
     block = max(1, (1 << 22) // max(n_queries, 1))

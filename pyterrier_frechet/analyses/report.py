@@ -14,13 +14,13 @@ from ..evaluation.evaluate import check_labels_distinct, evaluate, graded_thresh
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
-from .bootstrap import ESTIMANDS, bootstrap, bootstrappable, check_query_groups
+from .bootstrap import ESTIMANDS, bootstrap, bootstrappable, check_query_groups, check_samples
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .table import WHICH_FD, PaperTable
-from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_test, check_test_resolution, compare_systems,
-                           default_samples, n_comparisons)
+from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_baseline, check_test, check_test_resolution,
+                           compare_systems, default_samples, n_comparisons)
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
@@ -92,8 +92,9 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     check_labels_distinct(measures)
     check_test(test, population)
     check_query_groups(query_groups, qrels, population)  # refused before any work: a query without a group, or one group
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
+    check_baseline(baseline, runs)
+    if n_samples is not None:
+        check_samples(n_samples)
     m = n_comparisons(len(runs), baseline is not None)
     chosen = n_samples is None
     if chosen:

@@ -6,6 +6,7 @@ each metric's ranking of the systems is compared with its ranking under the full
 """
 from typing import Dict, Sequence
 
+import numpy as np
 import pandas as pd
 import pyterrier as pt
 import scipy.stats
@@ -31,6 +32,13 @@ def sparsify(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, per_q
     measures = parse_measures(measures)
     if len(runs) < 3:
         raise ValueError(f'sparsification needs at least 3 systems, got {len(runs)}')
+    # refused before any work, as --per-query and --seeds refuse them
+    for n in per_query:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f'per_query must be a positive integer, got {n!r} (--per-query)')
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f'seeds must be non-negative integers, got {seed!r} (--seeds)')
     full = evaluate(runs, qrels, measures, encoder)
     rows = []
     for n in pt.tqdm(list(per_query), desc='sparsify', unit='n', disable=not verbose or len(per_query) * len(seeds) < 4):

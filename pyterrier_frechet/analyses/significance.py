@@ -190,14 +190,26 @@ def n_comparisons(n_systems: int, with_baseline: bool) -> int:
     return n_systems - 1 if with_baseline else n_systems * (n_systems - 1) // 2
 
 
+def check_alpha(alpha: float) -> None:
+    """The level of every test: in (0, 1), as ``--alpha`` takes it (alpha = 1 would call every difference)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not 0 < alpha < 1:
+        raise ValueError(f'alpha must be in (0, 1), got {alpha!r} (--alpha)')
+
+
+def check_baseline(baseline: Optional[str], runs) -> None:
+    """A baseline must name one of the runs (None: every pair); one message for every entry point."""
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f'baseline {baseline!r} (--baseline) is not one of the runs: {sorted(runs)[:10]}; name one of '
+                         'them, or leave it out to compare every pair')
+
+
 def check_test_resolution(n_samples: Optional[int], alpha: float, n_permutations: int = 0, n_comparisons: int = 1) -> None:
     """Refuse resample counts whose smallest attainable p-value cannot pass Holm's first step, α/m for m
     comparisons (no difference could ever be called: compare over all 171 pairs of 19 runs with 1000 samples
     reported "nothing significant" by construction, 171 · 2/1001 = 0.34); warn below :data:`FEW_SAMPLES`.
     Called before any work by :func:`compare_systems` and the report. ``n_samples=None``: the resamples give no
     count p-value (the ``'normal'`` test), only the permutations are checked."""
-    if not 0 < alpha <= 1:
-        raise ValueError(f'alpha must be in (0, 1], got {alpha}')
+    check_alpha(alpha)
     level = alpha / max(int(n_comparisons), 1)
     what = f'alpha={alpha}' if n_comparisons <= 1 else f'alpha/m = {alpha}/{n_comparisons} = {level:.3g} (Holm, {n_comparisons} comparisons)'
     fewer = '' if n_comparisons <= 1 else '; or compare fewer pairs (--baseline NAME: each run against one)'
@@ -345,6 +357,7 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
         query_groups = boot.query_groups
     check_test(test, population)
     check_bootstrappable(parse_measures(measures))  # before anything asks a measure for its resampling
+    check_baseline(baseline, runs)
     m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
         n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
@@ -372,8 +385,7 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     names = list(runs)
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f'baseline {baseline!r} is not among the systems {names[:10]}')
+    check_baseline(baseline, runs)
     if len(names) < 2:
         raise ValueError(f'comparisons need at least 2 systems, got {len(names)}')
     pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None

@@ -664,7 +664,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     """
     from .bootstrap import bootstrap
     from .correlation import tau_intervals
-    from .significance import check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
+    from .significance import check_alpha, check_baseline, check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
     if not isinstance(runs, Mapping):
         raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
                          'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
@@ -680,10 +680,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     ms = with_options(measures, rel=rel, missing=missing)
     check_labels_distinct(ms)
     check_test(test)
-    if not 0 < alpha <= 1:
-        raise ValueError(f'alpha must be in (0, 1], got {alpha}')
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f'baseline {baseline!r} is not one of the runs: {sorted(runs)[:10]}')
+    check_alpha(alpha)
+    check_baseline(baseline, runs)
     boot_ms = bootstrappable(ms)
     if not boot_ms:
         raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name FD, DO, HSA or a per-query measure')

@@ -21,7 +21,7 @@ import pyterrier as pt
 
 from ..measures.base import column_label, is_answer_measure, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
-from .frames import DOCNO, QID, SCORE, id_form_hint, prepare_qrels, prepare_run
+from .frames import DOCNO, LABEL, QID, SCORE, id_form_hint, prepare_qrels, prepare_run
 from .provider import compute_set_measures, outcome_value
 from .selection import Judgments
 
@@ -86,6 +86,26 @@ def warn_graded_threshold(qrels: pd.DataFrame, measures) -> None:
 
 
 _EXAMPLES = 'use ir_measures names such as nDCG@10, RR(rel=2)@10, AP, P@10, FD@10, FD(urr=True)@10'
+
+
+def check_relevant(labels, measures, name: str = 'qrels') -> None:
+    """Refuse qrels in which some measure finds no relevant document at all: its threshold (``rel``, default 1; 1
+    for measures without a ``rel``) above every label. One check for ``evaluate`` (so every analysis) and the
+    command line (``name``: how the message names the qrels, e.g. ``--qrels PATH``), before any work."""
+    labels = np.asarray(labels)
+    top = labels.max() if len(labels) else None
+    failing = {}
+    for m in measures:
+        rel = m['rel'] if 'rel' in getattr(m, 'SUPPORTED_PARAMS', {}) else None
+        threshold = 1 if rel is None else int(rel)
+        if top is None or top < threshold:
+            failing.setdefault(threshold, []).append(str(m))
+    if failing:
+        threshold = min(failing)
+        found = sorted(np.unique(labels).tolist())[:10]
+        raise ValueError(f'{name}: no document is judged relevant at the threshold (label >= {threshold}) of '
+                         f'{", ".join(n for t in sorted(failing) for n in failing[t])} (labels found: {found}); use a '
+                         'threshold (rel=, --rel) that some judgment reaches, or qrels with relevant documents')
 
 
 def _parses(text: str) -> bool:
@@ -242,6 +262,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
         compute_set_measures([m for m in measures if is_answer_measure(m)], None, None, [])
     labels = [column_label(m) for m in measures]
     qrels_ir = prepare_qrels(qrels, 'qrels')
+    check_relevant(qrels_ir[LABEL], measures)
     warn_graded_threshold(qrels_ir, measures)
     judgments = Judgments(qrels_ir)  # coded once for every run
     universe = judgments.query_names.tolist()
