@@ -23,6 +23,8 @@ PT_DOCS = ROOT / 'pyterrier_frechet' / 'pt_docs'
 FIGURES = {
     'asl.png': 'docs/dl19-agreement/asl.png',
     'scatter_FD_rel_2_10_vs_nDCG_10.png': 'docs/dl19-report/figures/scatter_FD_rel_2_10_vs_nDCG_10.png',
+    'scatter_FD_per_query_5_rel_2_10_vs_nDCG_10.png':
+        'docs/dl19-report/figures/scatter_FD_per_query_5_rel_2_10_vs_nDCG_10.png',
     'bootstrap_FD_rel_2_10.png': 'docs/dl19-report/figures/bootstrap_FD_rel_2_10.png',
     'sparsification.png': 'docs/dl19-report/figures/sparsification.png',
 }

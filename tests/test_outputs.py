@@ -315,9 +315,10 @@ def test_correlate_and_agreement_give_the_same_tau_ap(files, tmp_path, capsys):
 
 
 def test_constant_reference_gives_nan_tau_and_tau_ap_with_a_warning(files, capsys):
-    # S9: P(rel=5)@3 is 0 for every run (no label 5): it ranks nothing
-    with pytest.warns(UserWarning, match='P\\(rel=5\\)@3 is constant across the 3 systems'):
-        assert main(['agreement', *_data(files), '--metrics', 'P(rel=5)@3', 'FD@3', '--samples', '120',
+    # S9: NumRet (documents retrieved per query) is the same for every run: it ranks nothing (P(rel=5)@3, constant 0,
+    # is refused now: no label reaches 5)
+    with pytest.warns(UserWarning, match='NumRet is constant across the 3 systems'):
+        assert main(['agreement', *_data(files), '--metrics', 'NumRet', 'FD@3', '--samples', '120',
                      '--format', 'csv']) == 0
     row = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index('measure').loc['FD@3']
     assert np.isnan(row[['kendall_tau', 'tau_low', 'tau_high', 'tau_ap', 'tau_ap_low', 'tau_ap_high']].to_numpy(float)).all()

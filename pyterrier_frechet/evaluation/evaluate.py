@@ -96,8 +96,10 @@ def check_relevant(labels, measures, name: str = 'qrels') -> None:
     top = labels.max() if len(labels) else None
     failing = {}
     for m in measures:
-        rel = m['rel'] if 'rel' in getattr(m, 'SUPPORTED_PARAMS', {}) else None
-        threshold = 1 if rel is None else int(rel)
+        rel = m['rel'] if 'rel' in getattr(m, 'SUPPORTED_PARAMS', {}) else 1
+        if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)):
+            continue  # a rel that is not set and has no number (NumRet: every retrieved document): no threshold
+        threshold = int(rel)
         if top is None or top < threshold:
             failing.setdefault(threshold, []).append(str(m))
     if failing:
