@@ -599,3 +599,26 @@ def test_any_system_names_give_a_latex_table_that_compiles_and_a_markdown_table_
         check(names)
 
     generated()
+
+
+def test_the_caption_names_the_queries_fds_jackknife_ran_over():
+    """Six judged queries, four with a document at label 2: FD(rel=2)'s jackknife leaves out those four (its interval
+    is for E[FD̂₄]), nDCG's all six — the captions said '6 queries' for both."""
+    from conftest import DictEncoder
+    rng = np.random.default_rng(0)
+    rows, vectors, runs = [], {}, {'a': [], 'b': []}
+    for i in range(6):
+        for j in range(6):
+            doc, label = f'q{i}d{j}', ((2 if j < 2 else 0) if i < 4 else (1 if j < 2 else 0))
+            rows.append((f'q{i}', doc, label))
+            vectors[doc] = rng.normal(size=4)
+            for k, name in enumerate(runs):
+                runs[name].append((f'q{i}', doc, float(rng.normal() + k * label)))
+    qrels = pd.DataFrame(rows, columns=['qid', 'docno', 'label'])
+    runs = {n: pd.DataFrame(r, columns=['qid', 'docno', 'score']) for n, r in runs.items()}
+    boot = pf.bootstrap(runs, qrels, ['FD(rel=2)@3', 'nDCG@3'], n_samples=50, verbose=False, encoder=DictEncoder(vectors))
+    assert len(boot.queries) == 6 and len(boot.jackknife['a']['FD(rel=2)@3']) == 4
+    table = PaperTable.from_results(boot)
+    assert table.jackknife_queries == {'FD(rel=2)@3': 4}
+    assert 'FD(rel=2)@3: jackknife over the 4 queries with a relevant document, for E[FD̂ₙ]' in table.caption()
+    assert 'the expected value at 4 queries (those with a relevant document at its rel' in table.caption(long=True)

@@ -133,6 +133,9 @@ class PaperTable:
     #: per system and vector measure, the rows of its two sets and how many had no vector and were left out
     #: (:func:`~pyterrier_frechet.evaluation.evaluate.no_vector_counts`); None: nothing was left out
     coverage: Optional[pd.DataFrame] = None
+    #: column label → the queries its jackknife left out one at a time, where fewer than ``n_queries`` (FD's: only
+    #: those with a relevant document at its ``rel``); the captions name it
+    jackknife_queries: Optional[Mapping[str, int]] = None
 
     # --- building ---
 
@@ -206,7 +209,12 @@ class PaperTable:
             coverage = coverage[coverage['measure'].isin(labels) & coverage['name'].isin(systems)]
             if not (coverage[['missing_relevant', 'missing_retrieved']].to_numpy() > 0).any():
                 coverage = None
-        return dataclasses.replace(table, caveats=caveats,
+        units = None
+        if boot.jackknife and boot.query_groups is None and boot.queries is not None:
+            first = next(iter(boot.jackknife.values()))
+            units = {label: len(first[label]) for label in labels
+                     if label in first and 0 < len(first[label]) < len(boot.queries)} or None
+        return dataclasses.replace(table, caveats=caveats, jackknife_queries=units,
                                    coverage=None if coverage is None else coverage.reset_index(drop=True))
 
     @classmethod
@@ -353,6 +361,12 @@ class PaperTable:
         text = ' '.join(self._long_caption() if long else self._short_caption())
         return latex_text(text) if latex else text
 
+    def _over(self, labels) -> str:
+        """' over the N queries with a relevant document' where these columns' jackknife left out fewer queries than
+        the table has ('' otherwise)."""
+        units = {self.jackknife_queries[lab] for lab in labels if self.jackknife_queries and lab in self.jackknife_queries}
+        return f' over the {units.pop()} queries with a relevant document' if len(units) == 1 else ''
+
     def _short_caption(self) -> List[str]:
         q = f', {self.n_queries} queries' if self.n_queries else ''
         parts = [f'{len(self.systems)} system{"s" if len(self.systems) != 1 else ""}{q}; values on all queries.']
@@ -365,7 +379,7 @@ class PaperTable:
             if key == 'none':
                 groups.append(f'{names}: none')
             elif key == 'jackknife_log':
-                groups.append(f'{names}: jackknife, for E[FD̂ₙ]')
+                groups.append(f'{names}: jackknife{self._over(labels)}, for E[FD̂ₙ]')
             elif key == 't':
                 groups.append(f'{names}: Student t, for the mean')
             else:
@@ -406,9 +420,14 @@ class PaperTable:
             if key == 'none':
                 parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
             elif key == 'jackknife_log':
+                units = {self.jackknife_queries[lab] for lab in labels if self.jackknife_queries
+                         and lab in self.jackknife_queries}
+                at = (f'{units.pop()} queries (those with a relevant document at its rel; the jackknife leaves out '
+                      'each of them)' if len(units) == 1 and not grouped else
+                      f'{self.n_queries or "this number of"} queries')
                 parts.append(f'[low, high] of {names}: {self.ci:.0%} log-scale jackknife interval over queries for '
-                             f'E[FD̂ₙ], the expected value at {self.n_queries or "this number of"} queries (not the '
-                             f'population FD), centred on the value on the log scale{grouped}.')
+                             f'E[FD̂ₙ], the expected value at {at} (not the population FD), centred on the value on '
+                             f'the log scale{grouped}.')
             else:
                 what = ESTIMAND_LABELS.get(key, key)
                 made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else
