@@ -401,7 +401,7 @@ class PaperTable:
         flagged = caption_caveats(self.caveats)
         if flagged:
             how = 'probably' if any(note.startswith(TOO_NARROW) for note in flagged) else 'may be'
-            parts.append(f'FD intervals {how} too narrow (notes).')
+            parts.append(f'FD intervals {how} too narrow (long caption).')
         return parts
 
     def _long_caption(self) -> List[str]:
