@@ -25,6 +25,7 @@ from .core.intervals import METHODS
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, check_relevant, evaluate, with_options
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
+from .files import chmod_as_open
 from .measures.base import column_label, is_set_measure, is_vector_measure
 from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
 from .analyses.table import DEFAULT_MEASURES
@@ -106,9 +107,7 @@ def _write_atomically(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, 'wt') as fout:
             fout.write(text)
-        umask = os.umask(0)  # mkstemp creates 0600; give the file the mode open() would (0666 & ~umask)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        chmod_as_open(tmp)  # mkstemp creates 0600; give the file the mode open() would (0666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

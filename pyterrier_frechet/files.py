@@ -54,3 +54,22 @@ def id_form(qid: str) -> str:
         if value.is_integer() and abs(value) < 2 ** 53:
             return str(int(value))
     return text
+
+
+def id_form_pairs(ids, known) -> dict:
+    """Each id of ``ids`` that ``known`` lacks but holds written differently (same :func:`id_form`), mapped to that
+    known id (the first in sorted order where several share a form) — the one pairing behind every "ids written
+    differently" message."""
+    known = {str(k) for k in known}
+    loose = {}
+    for k in sorted(known):
+        loose.setdefault(id_form(k), k)
+    return {q: loose[id_form(q)] for q in sorted({str(q) for q in ids} - known) if id_form(q) in loose}
+
+
+def chmod_as_open(path, base: int = 0o666) -> None:
+    """Give ``path`` the mode ``open()`` (``base`` 0o666) or ``mkdir`` (0o777) would have given it under the current
+    umask — for files made by ``tempfile.mkstemp`` (0600) and renamed into place."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, base & ~umask)

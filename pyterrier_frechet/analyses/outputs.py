@@ -28,6 +28,8 @@ from typing import Callable, Iterable, List, Optional
 
 import pandas as pd
 
+from ..files import chmod_as_open
+
 logger = logging.getLogger(__name__)
 
 #: The file that marks a folder as written by this package; it lists the files written there.
@@ -91,9 +93,7 @@ def _write_marker(folder: Path, files: Iterable[str], state: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(MARKER))
     with os.fdopen(fd, 'wt', encoding='utf-8') as f:
         f.write(text)
-    umask = os.umask(0)  # mkstemp makes 0600; give the marker the mode open() would, so others can read it
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)
+    chmod_as_open(tmp)  # mkstemp makes 0600; give the marker the mode open() would, so others can read it
     os.replace(tmp, folder / MARKER)
 
 

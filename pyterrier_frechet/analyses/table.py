@@ -361,11 +361,16 @@ class PaperTable:
         text = ' '.join(self._long_caption() if long else self._short_caption())
         return latex_text(text) if latex else text
 
+    def _jackknife_count(self, labels) -> Optional[int]:
+        """The queries these columns' jackknife left out, where one number and fewer than the table's queries."""
+        units = {self.jackknife_queries[lab] for lab in labels if self.jackknife_queries and lab in self.jackknife_queries}
+        return units.pop() if len(units) == 1 else None
+
     def _over(self, labels) -> str:
         """' over the N queries with a relevant document' where these columns' jackknife left out fewer queries than
         the table has ('' otherwise)."""
-        units = {self.jackknife_queries[lab] for lab in labels if self.jackknife_queries and lab in self.jackknife_queries}
-        return f' over the {units.pop()} queries with a relevant document' if len(units) == 1 else ''
+        count = self._jackknife_count(labels)
+        return f' over the {count} queries with a relevant document' if count is not None else ''
 
     def _short_caption(self) -> List[str]:
         q = f', {self.n_queries} queries' if self.n_queries else ''
@@ -420,11 +425,9 @@ class PaperTable:
             if key == 'none':
                 parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
             elif key == 'jackknife_log':
-                units = {self.jackknife_queries[lab] for lab in labels if self.jackknife_queries
-                         and lab in self.jackknife_queries}
-                at = (f'{units.pop()} queries (those with a relevant document at its rel; the jackknife leaves out '
-                      'each of them)' if len(units) == 1 and not grouped else
-                      f'{self.n_queries or "this number of"} queries')
+                count = self._jackknife_count(labels)
+                at = (f'{count} queries (those with a relevant document at its rel; the jackknife leaves out each of '
+                      'them)' if count is not None and not grouped else f'{self.n_queries or "this number of"} queries')
                 parts.append(f'[low, high] of {names}: {self.ci:.0%} log-scale jackknife interval over queries for '
                              f'E[FD̂ₙ], the expected value at {at} (not the population FD), centred on the value on '
                              f'the log scale{grouped}.')

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..files import READ_ERRORS, id_form, read_bytes
+from ..files import READ_ERRORS, id_form_pairs, read_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -206,9 +206,6 @@ def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> Lis
     every measure. Where such ids equal qrels ids written differently (``1.0`` vs ``1``, ``01``, blanks, case,
     Unicode form) the warning says so: ids are compared as text. Returns the warning's lines (empty if none)."""
     judged = set(qrels['qid'].astype(str))
-    loose = {}
-    for q in judged:
-        loose.setdefault(id_form(q), q)
     lines, pairs = [], {}
     for name, run in runs.items():
         qids = set(run['qid'].astype(str))
@@ -216,7 +213,7 @@ def check_run_queries(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame) -> Lis
         if not unmatched:
             continue
         lines.append(f'run {name!r}: {len(unmatched)} of {len(qids)} queries match no qrels query, e.g. {unmatched[:3]}')
-        pairs.update({q: loose[id_form(q)] for q in unmatched if id_form(q) in loose})
+        pairs.update(id_form_pairs(unmatched, judged))
     if not lines:
         return []
     if pairs:

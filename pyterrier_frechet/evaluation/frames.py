@@ -21,12 +21,8 @@ def id_form_hint(run_qids, qrels_qids) -> str:
     ``01``, ``1e0`` vs ``1``; blanks, case, Unicode form — the loose form of
     :func:`~pyterrier_frechet.data.runs.check_run_queries`); '' otherwise. Ids are compared as text, so such a
     query is matched with nothing."""
-    from ..files import id_form
-    qrels_qids = {str(q) for q in qrels_qids}
-    loose = {}
-    for q in sorted(qrels_qids):
-        loose.setdefault(id_form(q), q)
-    pairs = {q: loose[id_form(q)] for q in sorted({str(q) for q in run_qids} - qrels_qids) if id_form(q) in loose}
+    from ..files import id_form_pairs
+    pairs = id_form_pairs(run_qids, qrels_qids)
     if not pairs:
         return ''
     examples = ', '.join(f'run {a!r} vs qrels {b!r}' for a, b in list(pairs.items())[:3])

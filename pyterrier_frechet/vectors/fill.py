@@ -14,6 +14,8 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from ..files import chmod_as_open
+
 logger = logging.getLogger(__name__)
 
 #: The largest difference (any coordinate) between a store's vector and the same document embedded again for the two
@@ -105,9 +107,7 @@ def _write(files, rows: np.ndarray, ids: Sequence[str]) -> None:
             temps.append(tmp)
             with os.fdopen(fd, 'wb') as f:
                 write(f)
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+            chmod_as_open(tmp)
         for tmp, path in zip(temps, files):
             os.replace(tmp, path)
         temps = []
