@@ -7,7 +7,7 @@ time of ``pf.evaluate`` (what ``eval`` computes), of ``pf.paper_table`` and, wit
 ``pf.write_report``, and their ratios to the evaluation. The report writes its own section times into its last
 section.
 
-    python benchmarks/report_floor.py [--shared ../shared] [--runs 4] [--report]
+    python benchmarks/report_floor.py [--shared ../shared] [--runs 4] [--report] [--routes]
 """
 import argparse
 import logging
@@ -28,6 +28,9 @@ def main():
     ap.add_argument('--shared', default=str(Path(__file__).resolve().parents[2] / 'shared'))
     ap.add_argument('--runs', type=int, default=4, help='the first N DL19 runs (sorted by file name; 19 in all)')
     ap.add_argument('--report', action='store_true', help='also time write_report')
+    ap.add_argument('--routes', action='store_true',
+                    help="also time the bootstrap the table and report make (resample='needed': FD not computed per "
+                         "draw, τ from its linearised leave-outs) against the one they made before (resample='all')")
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     warnings.simplefilter('ignore')
@@ -53,6 +56,15 @@ def main():
             pf.write_report(runs, qrels, measures, Path(tmp) / 'report', baseline=baseline, verbose=False)
             report = time.perf_counter() - t0
         print(f'write_report {report:.1f} s ({report / evaluated:.0f}x evaluate)')
+    if args.routes:
+        times = {}
+        for resample in ('needed', 'all'):
+            t0 = time.perf_counter()
+            boot = pf.bootstrap(runs, qrels, measures, verbose=False, resample=resample)
+            pf.tau_intervals(boot, measures)
+            times[resample] = time.perf_counter() - t0
+        print(f"bootstrap + tau_intervals, 1000 draws: resample='needed' {times['needed']:.1f} s, 'all' (the route "
+              f"before) {times['all']:.1f} s ({times['all'] / times['needed']:.1f}x)")
 
 
 if __name__ == '__main__':

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python benchmarks/experiment_floor.py
-python benchmarks/report_floor.py --runs 4 --report
+python benchmarks/report_floor.py --runs 4 --report --routes
 python benchmarks/fd_kernel.py
 python benchmarks/bootstrap_fd.py
 python benchmarks/bootstrap_scale.py

@@ -329,30 +329,35 @@ def check_agreement(args, measures) -> None:
     check_resampled(args, measures)
     if all(is_set_measure(m) for m in measures):
         raise CliError('--metrics: name a per-query measure (e.g. nDCG@10) as the reference ranking of tau')
-    check_test_resolution(args.samples, args.alpha)
+    if args.test == 'bootstrap':
+        check_test_resolution(args.samples, args.alpha)
 
 
 def run_agreement(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
     from .analyses.bootstrap import bootstrap
     from .analyses.discrimination import agreement_table, discriminative_power
+    from .analyses.significance import TEST_TEXT, resample_for
     if len(data.runs) < 3:
         raise CliError(f'agreement needs at least 3 runs, got {len(data.runs)}')
     groups = _query_groups(args, data)
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder, query_groups=groups)
-    power = discriminative_power(boot, [column_label(m) for m in data.measures], args.alpha)
+                     verbose=not args.quiet, encoder=data.encoder, query_groups=groups, resample=resample_for(args.test))
+    power = discriminative_power(boot, [column_label(m) for m in data.measures], args.alpha, test=args.test)
     table = agreement_table(boot, data.measures, args.ci, args.alpha, power=power)
     if plot_dir:  # made here if new (it was checked before the work)
         with plot_dir.staging() as work:
             to_csv(power.asl, work / 'asl.csv')
             plots.asl_curves(power.asl, work / 'asl', args.alpha)
             plot_dir.commit(work, replace=False)
+    draws = min(len(v) for per in boot.samples.values() for v in per.values())
     return Output(table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
                           f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
                           f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
-                          f'own ranking weighs most, as in correlate); separated: pairs with paired bootstrap p < '
-                          f'{args.alpha}, uncorrected (Sakai 2006)'] + _groups_notes(boot, args), boot.point)
+                          f'own ranking weighs most, as in correlate; over the first {draws} draws); '
+                          f'separated: pairs with p < {args.alpha} from {TEST_TEXT[args.test]}, uncorrected (Sakai '
+                          '2006)'] + _groups_notes(boot, args), boot.point)
+
 
 
 def _reference(table: pd.DataFrame) -> str:
@@ -394,7 +399,7 @@ def _check_baseline(args, data: Data) -> None:
 def run_compare(args, data: Data, plot_dir) -> Output:
     from .analyses.bootstrap import bootstrap
     from .analyses.significance import (check_test_resolution, compare_systems, default_samples, n_comparisons,
-                                        randomised, randomised_names)
+                                        randomised, randomised_names, resample_for)
     _check_baseline(args, data)
     m = n_comparisons(len(data.runs), args.baseline is not None)
     if len(data.runs) < 2:
@@ -407,7 +412,8 @@ def run_compare(args, data: Data, plot_dir) -> Output:
                        'no finite-population form: use --test jackknife, or leave out --population')
     groups = _query_groups(args, data)
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
-                     verbose=not args.quiet, encoder=data.encoder, population=args.population, query_groups=groups)
+                     verbose=not args.quiet, encoder=data.encoder, population=args.population, query_groups=groups,
+                     resample=resample_for(args.test))
     table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
                             seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
                             verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test,
@@ -677,16 +683,18 @@ QUERY_GROUPS = _arg('--query-groups', default=None, metavar='FILE|auto',
 SPARSIFY = (_arg('--per-query', dest='per_query', type=_positive_int, nargs='+', default=[1, 5, 10],
                  help=HELP['per_query'] + '; one τ per N (default 1 5 10)'),
             _arg('--seeds', type=_non_negative_int, nargs='+', default=[0, 1, 2, 3, 4], help=HELP['seeds']))
-#: --samples, --ci and --test of the subcommands that Holm-correct paired tests (compare, report).
-TESTED_SAMPLES = (
-    _arg('--samples', type=_positive_int, default=None, help='bootstrap samples over queries (default: 1000, or with '
-         "--test bootstrap the smallest count whose p-value can pass Holm's first step for the comparisons asked)"), CI,
-    _arg('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
+#: --test of the subcommands that run paired tests (compare, report, agreement).
+TEST = _arg('--test', choices=['jackknife', 'normal', 'bootstrap'], default='jackknife',
          help='paired test: jackknife (default; p from the jackknife standard error of the difference for {jackknifed}, '
               'the paired t-test for per-query measures (nDCG, RR, …), the normal approximation of the resampled '
               'differences for the others: none quantised by the sample count), normal (the latter for every measure) '
               'or bootstrap (p from the count of resampled differences beyond 0, never below 2/(B+1): --samples must '
-              "resolve Holm's first step); level and power: calibrate --level"))
+              "resolve Holm's first step); level and power: calibrate --level")
+#: --samples, --ci and --test of the subcommands that Holm-correct paired tests (compare, report).
+TESTED_SAMPLES = (
+    _arg('--samples', type=_positive_int, default=None, help='bootstrap samples over queries (default: 1000, or with '
+         "--test bootstrap the smallest count whose p-value can pass Holm's first step for the comparisons asked)"), CI,
+    TEST)
 
 
 def _plot_dir(what: str):
@@ -805,7 +813,7 @@ COMMANDS = {
     'agreement': Command(
         'Kendall tau and tau_AP of each metric against the first per-query metric, with bootstrap intervals, and '
         'discriminative power (pairs of runs separated at alpha)', run_agreement,
-        (*SAMPLES, SEED, ALPHA, _plot_dir('the ASL curves (asl.png/.pdf) and asl.csv'), QUERY_GROUPS),
+        (*SAMPLES, SEED, ALPHA, TEST, _plot_dir('the ASL curves (asl.png/.pdf) and asl.csv'), QUERY_GROUPS),
         check=check_agreement, plots=named_paths(['asl.csv', 'asl.png', 'asl.pdf'])),
     'calibrate': Command(
         'measured coverage of every interval method in a simulation with known truth', run_calibrate, (

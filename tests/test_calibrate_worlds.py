@@ -68,7 +68,7 @@ def test_a_trial_with_every_interval_and_test_runs(tmp_path):
     assert ((default.low < default.estimate) & (default.estimate < default.high)).all()
     # τ's exact-nDCG truth: scipy's τ-b of the systems' E[FD̂ₙ] (negated: lower is better) and population mean nDCG
     exact = cov[cov.estimand == 'τ of E[FD_n] and population mean nDCG']
-    assert len(exact) == len(cw.TAU_METHODS)
+    assert set(exact.method) == {*cw.TAU_METHODS, "linearised"}  # the linearised route: studied, not offered
     expected = scipy.stats.kendalltau(-context['E[FD_n]'], context['mean nDCG']).statistic
     assert np.allclose(exact.truth, expected, rtol=1e-12)
     # ... and the reference-set one is scipy's with the reference sets' nDCG means: here they differ (the population
@@ -307,3 +307,36 @@ def test_rerun_check_tolerance_is_relative_with_an_absolute_floor(tmp_path):
     # widths keep their own relative 1e-4 (the floor is absolute, 1e-10, for them too): a narrow width 2e-4 off fails
     write('width', recorded, widths=(0.1, 1e-3 * (1 + 2e-4)))
     assert rerun_check.check(str(tmp_path / 'recorded'), str(tmp_path / 'width')) is False
+
+
+def test_the_studied_linearised_resamples_of_a_mean_are_its_resampled_means_and_keep_the_jackknife_variance():
+    """The harness's linearised τ route (studied, not offered: pt_docs "Calibration"). Closed forms: for a mean of
+    per-query values the linearisation is exact (single queries, and clusters drawn
+    whole with unequal sizes, normalised by each draw's total); an undefined leave-out makes every resample NaN; for
+    a nonlinear statistic the resamples' variance is (n−1)/n of the jackknife variance up to Monte Carlo error."""
+    from pyterrier_frechet.analyses.bootstrap import draw_counts
+    from benchmarks.calibrate_worlds import linearised_resamples
+    from pyterrier_frechet.core.intervals import jackknife_se
+    rng = np.random.default_rng(3)
+    x = rng.gamma(2.0, size=40)
+    n = len(x)
+    counts = draw_counts(n, 500, 1, dtype=None)
+    leave = (x.sum() - x) / (n - 1)
+    np.testing.assert_allclose(linearised_resamples(x.mean(), leave, counts), counts @ x / n, rtol=1e-13)
+    clusters = np.repeat(np.arange(7), [2, 3, 9, 4, 8, 6, 8])
+    drawn_groups = draw_counts(7, 500, 2)[:, clusters]
+    leave_g = np.array([x[clusters != g].mean() for g in range(7)])
+    np.testing.assert_allclose(linearised_resamples(x.mean(), leave_g, drawn_groups, clusters),
+                               drawn_groups @ x / drawn_groups.sum(axis=1), rtol=1e-13)
+    assert np.isnan(linearised_resamples(x.mean(), np.r_[leave[:-1], np.nan], counts)).all()
+    # a ratio of means: nonlinear; its linearised resamples' spread is the jackknife's
+    y = rng.gamma(3.0, size=n)
+    ratio = x.mean() / y.mean()
+    leave_r = np.array([np.delete(x, i).mean() / np.delete(y, i).mean() for i in range(n)])
+    many = draw_counts(n, 20000, 5, dtype=None)
+    lin = linearised_resamples(ratio, leave_r, many)
+    assert lin.mean() == pytest.approx(ratio, abs=3 * lin.std() / np.sqrt(len(lin)) + 1e-12)
+    assert lin.std(ddof=1) == pytest.approx(np.sqrt((n - 1) / n) * jackknife_se(leave_r), rel=0.03)
+    with pytest.raises(ValueError, match='leave-outs'):
+        linearised_resamples(x.mean(), leave[:-1], counts)
+

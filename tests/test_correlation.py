@@ -3,6 +3,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
+from hypothesis import given, settings, strategies as st
 
 from pyterrier_frechet.analyses.correlation import correlations, higher_is_better
 
@@ -48,3 +49,22 @@ def test_rank_correlation_interval_is_tau_and_the_quantiles_of_tau_over_the_samp
     q = np.quantile(taus[1:], [0.025, 0.975])
     assert rank_correlation_interval(kendall_tau_b, x, y, xs, ys)[1:] == pytest.approx(tuple(q), abs=1e-12)
     assert rank_correlation_interval(tau_ap, x, y, x[:, None], y[:, None])[0] == pytest.approx(tau_ap(x, y))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12), st.integers(1, 8), st.integers(0, 2 ** 31 - 1), st.booleans())
+def test_kendall_tau_b_columns_equals_scipy_per_column(n, b, seed, ties):
+    """The vectorised τ-b over resamples (what τ's interval computes) equals scipy's kendalltau column by column —
+    ties in either ranking and constant columns (NaN) included."""
+    import scipy.stats
+    from pyterrier_frechet.analyses.correlation import kendall_tau_b_columns
+    rng = np.random.default_rng(seed)
+    xs, ys = rng.normal(size=(n, b)), rng.normal(size=(n, b))
+    if ties:
+        xs, ys = np.round(xs), np.round(ys)
+    got = kendall_tau_b_columns(xs, ys)
+    for k in range(b):
+        if np.ptp(xs[:, k]) == 0 or np.ptp(ys[:, k]) == 0:
+            assert np.isnan(got[k])
+        else:
+            assert got[k] == pytest.approx(scipy.stats.kendalltau(xs[:, k], ys[:, k]).statistic, abs=1e-15)

@@ -20,13 +20,14 @@ def test_discriminative_power_counts_the_pairs_a_measure_separates():
     samples = {'A': {'M': base + 5.0}, 'B': {'M': base + 5.0 - np.abs(base) - 0.1}, 'C': {'M': np.full(b, 5.0)}}
     # A − B = |base| + 0.1 > 0 everywhere; A − C = base; B − C = base − |base| − 0.1 < 0 everywhere
     boot = BootstrapResult(pd.DataFrame(), samples, ['q1'])
-    power = discriminative_power(boot, alpha=0.05)
+    power = discriminative_power(boot, alpha=0.05, test='bootstrap')
     row = power.summary.iloc[0]
     assert (row.measure, row.pairs, row.separated) == ('M', 3, 2) and row.share == pytest.approx(2 / 3)
     assert power.asl['p'].tolist() == pytest.approx([0.02, 0.02, 1.0])
     assert power.asl.iloc[-1][['a', 'b']].tolist() == ['A', 'C']
     with pytest.raises(ValueError, match='smallest bootstrap p-value'):
-        discriminative_power(BootstrapResult(pd.DataFrame(), {k: {'M': v['M'][:9]} for k, v in samples.items()}, ['q1']))
+        discriminative_power(BootstrapResult(pd.DataFrame(), {k: {'M': v['M'][:9]} for k, v in samples.items()}, ['q1']),
+                             test='bootstrap')
 
 
 def test_cli_agreement_prints_tau_tau_ap_and_discriminative_power(files, tmp_path):
@@ -51,4 +52,51 @@ def test_cli_agreement_prints_tau_tau_ap_and_discriminative_power(files, tmp_pat
             taus.loc[m, ['kendall_tau', 'tau_low', 'tau_high', 'tau_ap']].tolist())
     assert table['separated'].tolist() == power.loc[['nDCG@3', 'FD@3', 'CFD@3'], 'separated'].tolist()
     assert main(['agreement', *args[:-7], '--metrics', 'FD@3', '--samples', '120']) == 2  # no reference measure
-    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20']) == 2  # p ≥ 2/21 > 0.05
+    # the count test cannot go below 2/21 > 0.05 with 20 samples; the default test reads no resample count
+    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20', '--test', 'bootstrap']) == 2
+    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20', '--quiet']) == 0
+
+
+def test_default_discriminative_power_counts_compares_own_tests_without_fd_on_every_draw():
+    """The default test of discriminative power is compare_systems' (each measure's own test: FD's jackknife t-test,
+    nDCG's paired t-test, as scipy's ttest_rel): its separated pairs are the uncorrected p < α of compare over every
+    pair, on a bootstrap that computed FD on its first 200 draws only (for τ); Sakai's count test on that bootstrap
+    is refused before any work, naming the measure, and on a full bootstrap counts bootstrap_p of the drawn
+    differences."""
+    import scipy.stats
+    from ir_measures import nDCG
+    from pyterrier_frechet.analyses.discrimination import discriminative_power
+    from pyterrier_frechet.analyses.significance import bootstrap_p, compare_systems
+    from test_intervals import _tau_world
+    encoder, qrels, runs = _tau_world(n_queries=15, n_runs=4, seed=1)
+    fd, ndcg = pf.FD(encoder=encoder) @ 6, nDCG @ 6
+    boot = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=300, seed=0, verbose=False, resample='needed')
+    assert boot.drawn('s0', str(fd)) is None and len(boot.samples['s0'][str(fd)]) == 200 and boot.n_samples == 300
+    power = discriminative_power(boot, alpha=0.2)
+    pairs = compare_systems(runs, qrels, [fd, ndcg], boot=boot, verbose=False)
+    for label, column in ((str(fd), 'p_jackknife'), ('nDCG@6', 'p_t')):
+        rows = pairs[pairs.measure == label]
+        row = power.summary.set_index('measure').loc[label]
+        assert (row.pairs, row.separated) == (6, int((rows[column] < 0.2).sum()))
+        asl = power.asl[power.asl.measure == label]
+        np.testing.assert_allclose(asl.p, np.sort(rows[column]), rtol=1e-12)
+    # nDCG's own test is scipy's paired t-test on the per-query values
+    import ir_measures
+    import pyterrier as pt
+    queries = sorted(qrels.qid.unique())
+    per_q = {}
+    for name in ('s0', 's3'):
+        got = {m.query_id: m.value for m in ir_measures.iter_calc([ndcg], pt.model.to_ir_measures(qrels),
+                                                                 pt.model.to_ir_measures(runs[name]))}
+        per_q[name] = [got[q] for q in queries]
+    ref = scipy.stats.ttest_rel(per_q['s0'], per_q['s3'])
+    got = power.asl[(power.asl.measure == 'nDCG@6') & (power.asl.a == 's0') & (power.asl.b == 's3')].p.iloc[0]
+    assert got == pytest.approx(ref.pvalue, rel=1e-9)
+    with pytest.raises(ValueError, match=r"FD\(.*resample='all'"):
+        discriminative_power(boot, test='bootstrap')
+    full = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=200, seed=0, verbose=False, resample='all')
+    counted = discriminative_power(full, [fd], test='bootstrap').asl
+    expect = sorted(bootstrap_p(full.samples[a][str(fd)] - full.samples[b][str(fd)])
+                    for i, a in enumerate(runs) for b in list(runs)[i + 1:])
+    np.testing.assert_allclose(counted.p, expect)
+    assert (counted.test == 'bootstrap').all()

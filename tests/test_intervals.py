@@ -1,5 +1,6 @@
 """Bootstrap interval methods (core/intervals.py) against closed forms, and their calibration (analyses/calibration.py)."""
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -126,6 +127,26 @@ def test_calibration_small_run_shows_which_intervals_cover():
     assert big == pytest.approx(world.population_fd(world.p_a), rel=0.1)
 
 
+def _tau_world(n_queries=12, n_runs=5, seed=0):
+    """n_queries queries, each with 3 relevant documents near its own centre, and n_runs runs that retrieve 6 documents
+    per query, drawn from the relevant ones and from off-topic ones in different shares (8-d vectors)."""
+    import pandas as pd
+    from conftest import DictEncoder
+    rng = np.random.default_rng(seed)
+    vectors, qrels, runs = {}, [], {f's{i}': [] for i in range(n_runs)}
+    for q in range(n_queries):
+        centre = rng.normal(size=8)
+        for j in range(10):
+            vectors[f'q{q}d{j}'] = centre + rng.normal(scale=0.7 if j < 3 else 1.5, size=8) + (0 if j < 3 else 1.0)
+        qrels += [(f'q{q}', f'q{q}d{j}', 1) for j in range(3)] + [(f'q{q}', f'q{q}d9', 0)]
+        for i, rows in enumerate(runs.values()):
+            docs = rng.permutation(10)[:6] if rng.random() < 0.3 + 0.12 * i else np.r_[0:3, rng.permutation(np.arange(3, 10))[:3]]
+            rows += [(f'q{q}', f'q{q}d{d}', float(6 - r)) for r, d in enumerate(docs)]
+    frame = lambda rows: pd.DataFrame(rows, columns=['qid', 'docno', 'score'])
+    return (DictEncoder(vectors), pd.DataFrame(qrels, columns=['qid', 'docno', 'label']),
+            {name: frame(rows) for name, rows in runs.items()})
+
+
 def test_tau_intervals_equal_a_hand_computation_over_the_bootstrap_samples(toy):
     import pyterrier_frechet as pf
     from ir_measures import nDCG
@@ -152,6 +173,38 @@ def test_tau_intervals_equal_a_hand_computation_over_the_bootstrap_samples(toy):
     aps = np.array(aps)[np.all([np.isfinite(boot.samples[n][str(fd)]) for n in names], axis=0)]
     assert row.tau_ap == pytest.approx(tau_ap([-point[n, str(fd)] for n in names], [point[n, 'nDCG@3'] for n in names]))
     assert (row.tau_ap_low, row.tau_ap_high) == pytest.approx(tuple(np.quantile(aps, [0.025, 0.975])))
+
+
+def test_tau_intervals_read_the_first_draws_fd_was_computed_on():
+    """bootstrap(resample='needed') computes FD on the first TAU_DRAWS draws only, each equal to the full bootstrap's
+    (the same draws: the first rows of the same stream), nDCG on all; τ's interval is then the percentile interval
+    over those first draws — a hand computation from the full bootstrap's first TAU_DRAWS samples — and says so."""
+    import pyterrier_frechet as pf
+    from ir_measures import nDCG
+    from pyterrier_frechet.analyses.bootstrap import TAU_DRAWS
+    from pyterrier_frechet.analyses.correlation import tau_ap, tau_intervals
+    encoder, qrels, runs = _tau_world()
+    fd, ndcg = pf.FD(encoder=encoder) @ 6, nDCG @ 6
+    b = TAU_DRAWS + 60
+    full = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=b, seed=2, verbose=False)
+    lean = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=b, seed=2, verbose=False, resample='needed')
+    names = list(runs)
+    for name in names:
+        assert len(lean.samples[name][str(fd)]) == TAU_DRAWS and lean.drawn(name, str(fd)) is None
+        np.testing.assert_allclose(lean.samples[name][str(fd)], full.samples[name][str(fd)][:TAU_DRAWS], rtol=1e-12)
+        np.testing.assert_array_equal(lean.samples[name]['nDCG@6'], full.samples[name]['nDCG@6'])
+    # FD's interval and its leave-outs do not depend on the resamples
+    pd.testing.assert_frame_equal(lean.summary[['name', 'measure', 'value', 'low', 'high', 'interval']],
+                                  full.summary[['name', 'measure', 'value', 'low', 'high', 'interval']])
+    row = tau_intervals(lean, [fd, ndcg]).iloc[0]
+    fd_star = -np.stack([full.samples[n][str(fd)][:TAU_DRAWS] for n in names])
+    nd_star = np.stack([full.samples[n]['nDCG@6'][:TAU_DRAWS] for n in names])
+    taus = [scipy.stats.kendalltau(fd_star[:, k], nd_star[:, k]).statistic for k in range(TAU_DRAWS)]
+    aps = [tau_ap(fd_star[:, k], nd_star[:, k]) for k in range(TAU_DRAWS)]
+    assert row.draws == TAU_DRAWS and tau_intervals(full, [fd, ndcg]).iloc[0].draws == b
+    assert (row.tau_low, row.tau_high) == pytest.approx(tuple(np.quantile(taus, [0.025, 0.975])), abs=1e-12)
+    assert (row.tau_ap_low, row.tau_ap_high) == pytest.approx(tuple(np.quantile(aps, [0.025, 0.975])), abs=1e-12)
+    assert row.tau_low < row.kendall_tau < row.tau_high   # a real interval, not a point
 
 
 def test_tau_ap_weights_errors_at_the_top():

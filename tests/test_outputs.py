@@ -6,7 +6,6 @@ import logging
 import os
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -287,9 +286,11 @@ def test_tau_ap_by_hand_and_the_same_direction_in_every_command():
         row = pf.correlations(table, metrics).iloc[0]
         assert row.tau_ap == pytest.approx(0.0, abs=1e-15) and row.tau_ap_reference == 'nDCG@10'
     # agreement / report: tau_intervals against the first per-query measure
-    boot = SimpleNamespace(samples={s: {'FD@10': np.full(5, f), 'nDCG@10': np.full(5, n)} for s, f, n in zip('ABCD', fd, ndcg)},
-                           summary=pd.DataFrame([{'name': s, 'measure': m, 'value': v} for s, f, n in zip('ABCD', fd, ndcg)
-                                                 for m, v in (('FD@10', f), ('nDCG@10', n))]))
+    from pyterrier_frechet.analyses.bootstrap import BootstrapResult
+    boot = BootstrapResult(pd.DataFrame([{'name': s, 'measure': m, 'value': v} for s, f, n in zip('ABCD', fd, ndcg)
+                                         for m, v in (('FD@10', f), ('nDCG@10', n))]),
+                           {s: {'FD@10': np.full(5, f), 'nDCG@10': np.full(5, n)} for s, f, n in zip('ABCD', fd, ndcg)},
+                           ['q1'])
     import ir_measures
     for measures in ([pf.FD @ 10, ir_measures.nDCG @ 10], [ir_measures.nDCG @ 10, pf.FD @ 10]):
         row = pf.tau_intervals(boot, measures).iloc[0]

@@ -68,9 +68,11 @@ def py_compare(d, measures=M, **kw):
     return pf.compare_systems(d.runs, d.qrels, measures, encoder=d.store, verbose=False, **{'n_samples': B, **kw})
 
 
-def py_agreement(d, measures=M, ci=0.95, alpha=0.05, **kw):
-    boot = pf.bootstrap(d.runs, d.qrels, measures, encoder=d.store, verbose=False, ci=ci, **{'n_samples': B, **kw})
-    return pf.agreement_table(boot, measures, ci=ci, alpha=alpha)
+def py_agreement(d, measures=M, ci=0.95, alpha=0.05, test='jackknife', **kw):
+    from pyterrier_frechet.analyses.significance import resample_for
+    boot = pf.bootstrap(d.runs, d.qrels, measures, encoder=d.store, verbose=False, ci=ci, resample=resample_for(test),
+                        **{'n_samples': B, **kw})
+    return pf.agreement_table(boot, measures, ci=ci, alpha=alpha, test=test)
 
 
 def py_sparsify(d, measures=M, **kw):
@@ -110,7 +112,8 @@ ROWS = [
     ('baseline-not-a-run', ['compare', 'report'], None, ['--baseline', 'nope'], {'baseline': 'nope'}, None),
     ('holm-unresolved-count-test', ['compare', 'report'], None, ['--test', 'bootstrap', '--samples', '20'],
      {'test': 'bootstrap', 'n_samples': 20}, None),
-    ('agreement-samples-below-alpha', ['agreement'], None, ['--samples', '10'], {'n_samples': 10}, None),
+    ('agreement-count-test-samples-below-alpha', ['agreement'], None, ['--test', 'bootstrap', '--samples', '10'],
+     {'test': 'bootstrap', 'n_samples': 10}, None),
     ('fdinf-not-resampled', ['bootstrap', 'compare', 'agreement'], None, ['--metrics', 'FDInf@3', 'nDCG@3'],
      {'measures': ['FDInf@3', 'nDCG@3']}, None),
     ('population-below-queries', ['bootstrap', 'compare', 'report'], None, ['--population', '1'], {'population': 1}, None),

@@ -80,6 +80,20 @@ def test_compare_systems_equals_paired_test_and_a_hand_bootstrap(toy):
     assert len(table) == 2 * 3 and list(table.a[:3]) == ['fwd', 'fwd', 'rev'] and list(table.b[:3]) == ['rev', 'noisy', 'noisy']
     row = table[(table.measure == str(fd)) & (table.a == 'fwd') & (table.b == 'rev')].iloc[0]
     ref = paired_test(runs['fwd'], runs['rev'], qrels, fd, n_samples=200, n_permutations=99, seed=4)
+    # the default test's bootstrap computes FD on the first 200 draws (all of them here): the same table
+    assert row.test == 'jackknife'
+    full = compare_systems(runs, qrels, [fd, ndcg], n_samples=200, seed=4, n_permutations=99, verbose=False,
+                           boot=pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=200, seed=4, verbose=False, resample='all'))
+    pd.testing.assert_frame_equal(full, table, rtol=1e-12)
+    # with more draws than τ reads, FD is not on every draw: no count or normal p for it, the rest unchanged
+    more = compare_systems(runs, qrels, [fd, ndcg], n_samples=260, seed=4, verbose=False)
+    more_full = compare_systems(runs, qrels, [fd, ndcg], n_samples=260, seed=4, verbose=False,
+                                boot=pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=260, seed=4, verbose=False))
+    fd_more = more[more.measure == str(fd)]
+    assert fd_more.p_bootstrap.isna().all() and fd_more.p_normal.isna().all()
+    pd.testing.assert_frame_equal(more.drop(columns=['p_bootstrap', 'p_normal']),
+                                  more_full.drop(columns=['p_bootstrap', 'p_normal']), rtol=1e-12)
+    row = full[(full.measure == str(fd)) & (full.a == 'fwd') & (full.b == 'rev')].iloc[0]
     assert row['diff'] == pytest.approx(ref.diff, rel=1e-9) and row.p_bootstrap == ref.p_bootstrap
     assert (row.ci_low, row.ci_high) == pytest.approx((ref.ci_low, ref.ci_high), rel=1e-9)
     assert row.p_randomisation == ref.p_randomisation

@@ -32,7 +32,8 @@ from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
 from ..evaluation.vector_statistics import VectorStatistics, vector_statistics
 from ..measures.base import column_label, resampled_names, resampling
-from ..measures.resampling import HISTOGRAM_COUNTS, PER_QUERY_VALUES, VECTOR_STATS, Engine, numpy_engine
+from ..measures.resampling import (HISTOGRAM_COUNTS, LEAVE_OUT_TESTS, PER_QUERY_VALUES, VECTOR_STATS, Engine,
+                                   numpy_engine)
 from ..vectors.sources import using_encoder
 from .validity import interval_caveat
 
@@ -41,7 +42,10 @@ logger = logging.getLogger(__name__)
 
 class BootstrapResult(NamedTuple):
     summary: pd.DataFrame  # one row per (system, measure): value, estimate, low, high, interval, mean, std, n_valid
-    samples: Dict[str, Dict[str, np.ndarray]]  # system -> measure -> sample values
+    # system -> measure -> the measure on each resample: on all of them, or — ``resample='needed'`` and a measure
+    # whose interval and test read only its leave-outs (:func:`drawn`) — on the first :data:`TAU_DRAWS`, which τ's
+    # interval reads (:meth:`drawn` gives only the complete ones)
+    samples: Dict[str, Dict[str, np.ndarray]]
     queries: List[str]  # the query universe that was resampled
     # system -> measure -> leave-one-query-out values (where the interval or the paired test reads them)
     jackknife: Optional[Dict[str, Dict[str, np.ndarray]]] = None
@@ -56,6 +60,32 @@ class BootstrapResult(NamedTuple):
     # where the evaluated set sits on the measured coverage map of FD's default interval: one sentence per relevance
     # threshold of an FD-like measure (:func:`~pyterrier_frechet.analyses.validity.interval_caveat`)
     caveats: Tuple[str, ...] = ()
+    # B, the number of resamples drawn (:attr:`n_samples`)
+    n_draws: Optional[int] = None
+    # the measures resampled, as parsed (their column labels key ``samples`` and ``jackknife``)
+    measures: Optional[list] = None
+
+    def measure(self, label: str):
+        """The measure of column label ``label`` (KeyError naming the measures of this bootstrap)."""
+        for m in self.measures or ():
+            if column_label(m) == label or str(m) == label:
+                return m
+        raise KeyError(f'{label} not bootstrapped (measures of this bootstrap: '
+                       f'{[column_label(m) for m in self.measures or ()]})')
+
+    @property
+    def n_samples(self) -> int:
+        """B, the number of resamples drawn."""
+        if self.n_draws is not None:
+            return self.n_draws
+        return next((len(v) for per in self.samples.values() for v in per.values()), 0)
+
+    def drawn(self, system: str, measure: str) -> Optional[np.ndarray]:
+        """The values of ``measure`` (a column label) of ``system`` on every resample, or None where they were
+        computed on the first :data:`TAU_DRAWS` only (``resample='needed'``: a measure whose interval and test read
+        its leave-outs) — what a test of resampled differences must not read."""
+        values = self.samples.get(system, {}).get(measure)
+        return values if values is not None and len(values) == self.n_samples else None
 
     @property
     def n_query_groups(self) -> Optional[int]:
@@ -232,13 +262,15 @@ STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_sta
 
 
 def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0,
-               clusters: Optional[np.ndarray] = None, values: Optional[np.ndarray] = None):
+               clusters: Optional[np.ndarray] = None, values: Optional[np.ndarray] = None, draws: Optional[int] = None):
     """The measure per bootstrap sample (row of ``counts``; ``values``: already computed) and, with ``jackknife``
     (see :func:`jackknife_plan`; ``clusters``: the cluster jackknife over those query groups), per left-out unit query
     (or group of them), with the text saying which. The t reference's degrees of freedom follow from the leave-outs
-    themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1)."""
+    themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). ``draws``: the measure is computed
+    on the first ``draws`` resamples only (default: all)."""
     res = resampling(measure)
     if values is None:
+        counts = counts[:draws]
         with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
                      disable=not verbose or len(counts) < 200) as pbar:
             values = res.samples(measure, stats, counts, eng, pbar)
@@ -251,6 +283,22 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
     return values, jack, plan.describe(n_units, n_groups)
+
+
+#: The resamples τ's interval reads (the count its coverage was measured with, pt_docs "Calibration": 0.968 over 62
+#: real DL19 query sets, 121 of 123 in a world built independently): with ``resample='needed'`` a measure whose
+#: interval and test read only its leave-outs is computed on the first TAU_DRAWS draws and no more.
+TAU_DRAWS = 200
+
+
+def drawn(measure, method: str, resample: str) -> bool:
+    """Whether the bootstrap computes ``measure`` on every resample: always with ``resample='all'``; with
+    ``'needed'``, not for a vector measure (one FD per resample) whose interval ``method`` and own paired test read
+    only its leave-outs — FD's and CFD's jackknife interval and test; those are computed on the first
+    :data:`TAU_DRAWS`, for τ's interval. Per-query measures cost one weighted mean a resample: always all."""
+    res = resampling(measure)
+    return (resample == 'all' or res.statistics != VECTOR_STATS or method not in intervals.FROM_JACKKNIFE
+            or res.paired_test not in LEAVE_OUT_TESTS)
 
 
 def cluster_text(n_groups: int) -> str:
@@ -332,6 +380,10 @@ ESTIMANDS = {
 }
 
 
+#: What :func:`bootstrap` computes on the resamples (``resample=``): every measure, or only what reads them.
+RESAMPLE = ('all', 'needed')
+
+
 def check_bootstrappable(measures) -> None:
     """ValueError naming every measure the bootstrap cannot resample exactly — raised before any work."""
     unsupported = [str(m) for m in measures if resampling(m) is None]
@@ -349,7 +401,7 @@ def bootstrappable(measures) -> list:
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
               encoder=None, interval: Optional[str] = None, jackknife='auto',
-              population: Optional[int] = None, query_groups=None) -> BootstrapResult:
+              population: Optional[int] = None, query_groups=None, resample: str = 'all') -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -398,6 +450,13 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             groups with replacement (the cluster bootstrap) and the jackknife leaves each group out (the cluster
             jackknife, ``jackknife='auto'`` only), with a Student t reference on G − 1 degrees of freedom. Leaving
             topic-sharing queries ungrouped made the intervals too narrow (pt_docs "Calibration", world ``topics``).
+        resample: ``'all'`` (default): every measure is computed on every resample (``samples``); ``'needed'``: FD
+            and CFD with their default jackknife interval and test, which read only leave-outs, are computed on the
+            first :data:`TAU_DRAWS` (200) resamples only — what τ's percentile interval reads
+            (:func:`~pyterrier_frechet.tau_intervals`, over the draws every measure has; its calibrated count) — so
+            their ``mean``, ``std`` and ``n_valid`` are of those, and ``compare_systems``' ``p_bootstrap`` and
+            ``p_normal`` for them are NaN. One FD per run and FD measure on 200 draws instead of ``n_samples``:
+            what ``report``, ``paper_table``, ``compare`` and ``agreement`` make with the default test.
 
     Returns a :class:`BootstrapResult`; its ``caveats`` place the query set on the measured coverage map of FD's
     default interval: the relevant documents per query and the sd of their logs, with "FD intervals are probably
@@ -406,17 +465,19 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     """
     with using_encoder(encoder):
         return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
-                          population, query_groups)
+                          population, query_groups, resample)
 
 
 def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None,
-               jackknife='auto', population: Optional[int] = None, query_groups=None) -> BootstrapResult:
+               jackknife='auto', population: Optional[int] = None, query_groups=None, resample: str = 'all') -> BootstrapResult:
     if not 0 < ci < 1:
         raise ValueError(f'ci must be in (0, 1), got {ci}')
     if interval is not None and interval not in intervals.METHODS:
         raise ValueError(f'interval must be one of {intervals.METHODS}, got {interval!r}')
     if backend not in ('numpy', 'torch'):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+    if resample not in RESAMPLE:
+        raise ValueError(f'resample must be one of {RESAMPLE}, got {resample!r}')
     if backend == 'torch':
         from ..vectors.devices import check_torch_device
         check_torch_device(device)
@@ -457,9 +518,10 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         res = resampling(m)
         if res.shares_samples and len(runs) > 1:
             makers = {name: functools.partial(STATISTICS[res.statistics], m, inputs[name]) for name in runs}
-            with pt.tqdm(total=len(counts) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
-                         disable=not verbose or len(counts) < 200) as pbar:
-                shared[m] = res.samples_of_runs(m, makers, counts, eng, pbar)
+            draws = counts[:None if drawn(m, interval or res.interval, resample) else TAU_DRAWS]
+            with pt.tqdm(total=len(draws) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
+                         disable=not verbose or len(draws) < 200) as pbar:
+                shared[m] = res.samples_of_runs(m, makers, draws, eng, pbar)
     for name in pt.tqdm(list(runs), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         samples[name], jackknives[name] = {}, {}
         full = point.loc[name]
@@ -470,9 +532,9 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
             needs = method in intervals.NEEDS_JACKKNIFE
-            values, jack, jack_text = _resampled(m, stats, counts, eng, verbose,
-                                                 jackknife if needs or res.paired_test == 't' else None, seed, clusters,
-                                                 shared[m][name] if m in shared else None)
+            values, jack, jack_text = _resampled(
+                m, stats, counts, eng, verbose, jackknife if needs or res.paired_test == 't' else None, seed, clusters,
+                shared[m][name] if m in shared else None, None if drawn(m, method, resample) else TAU_DRAWS)
             samples[name][column_label(m)] = values
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
@@ -483,7 +545,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                                      groups_text))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
-                           tuple(interval_caveat(qrels_ir, measures)))
+                           tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures))
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -158,6 +158,21 @@ def kendall_tau_b(u, v) -> float:
     return float(scipy.stats.kendalltau(u, v).statistic)
 
 
+def kendall_tau_b_columns(xs, ys) -> np.ndarray:
+    """:func:`kendall_tau_b` of every column pair of ``xs`` and ``ys`` (systems × samples) at once: (C − D) over
+    √(pairs not tied in x · pairs not tied in y) from the signs of every pair's differences, the counts scipy's
+    τ-b divides the same way; NaN where a column is constant."""
+    xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    i, j = np.triu_indices(len(xs), 1)
+    sx, sy = np.sign(xs[i] - xs[j]), np.sign(ys[i] - ys[j])
+    con_minus_dis = np.sum(sx * sy, axis=0)
+    untied_x, untied_y = np.sum(sx != 0, axis=0), np.sum(sy != 0, axis=0)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        tau = con_minus_dis / np.sqrt(untied_x) / np.sqrt(untied_y)
+    tau[(untied_x == 0) | (untied_y == 0)] = np.nan
+    return np.clip(tau, -1.0, 1.0)
+
+
 def rank_correlation_interval(fn, x, y, xs, ys, ci: float = 0.95, method: str = 'percentile'):
     """``(fn(x, y), low, high)``: a rank correlation (:func:`kendall_tau_b`, :func:`tau_ap`) of two measures across the
     systems (one value per system, higher = better) and its interval over the bootstrap samples ``xs``, ``ys``
@@ -166,7 +181,10 @@ def rank_correlation_interval(fn, x, y, xs, ys, ci: float = 0.95, method: str = 
     share."""
     from ..core.intervals import interval
     point = float(fn(x, y))
-    samples = np.array([fn(xs[:, b], ys[:, b]) for b in range(xs.shape[1])], dtype=np.float64)
+    if fn is kendall_tau_b:
+        samples = kendall_tau_b_columns(xs, ys)
+    else:
+        samples = np.array([fn(xs[:, b], ys[:, b]) for b in range(xs.shape[1])], dtype=np.float64)
     low, high = interval(method, point, samples, ci)
     return point, low, high
 
@@ -174,28 +192,32 @@ def rank_correlation_interval(fn, x, y, xs, ys, ci: float = 0.95, method: str = 
 def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
     """Kendall τ-b and τ_AP (:func:`tau_ap`) of every other measure's column against the first per-query measure's
     column (e.g. nDCG@10, the reference ranking of τ_AP) across the bootstrapped systems, each with the percentile
-    interval over the bootstrap samples (the same query draws for every system, so each sample is one resampled
-    query set evaluated for all systems). Oriented as :func:`correlations`. Calibration of the τ interval:
-    ``python -m pyterrier_frechet calibrate --statistic tau`` (pt_docs "Calibration"). When the reference (or the
+    interval over the bootstrap's resamples (the same query draws for every system, so each resample is one
+    resampled query set evaluated for all systems): over the first draws every measure was computed on — all of
+    them, or the first :data:`~pyterrier_frechet.analyses.bootstrap.TAU_DRAWS` (200) where FD was computed on those
+    only (``bootstrap(..., resample='needed')``, what ``report`` and ``paper_table`` make); the count its coverage was
+    measured with (pt_docs "Calibration"). When the reference (or the
     measure) is constant across the systems, τ and τ_AP and their intervals are NaN, with a warning saying so;
     a bootstrap sample in which one is constant is left out of the interval.
 
     Returns one row per measure: ``a``, ``b`` (the reference), ``n`` (systems), ``kendall_tau``, ``tau_low``,
-    ``tau_high``, ``tau_ap``, ``tau_ap_low``, ``tau_ap_high``."""
-    columns = ['a', 'b', 'n', 'kendall_tau', 'tau_low', 'tau_high', 'tau_ap', 'tau_ap_low', 'tau_ap_high']
+    ``tau_high``, ``tau_ap``, ``tau_ap_low``, ``tau_ap_high``, ``draws`` (the resamples the interval is over)."""
+    columns = ['a', 'b', 'n', 'kendall_tau', 'tau_low', 'tau_high', 'tau_ap', 'tau_ap_low', 'tau_ap_high', 'draws']
     ref_ms = [m for m in measures if not is_set_measure(m)]
     systems = list(boot.samples)
     if len(systems) < 3 or not ref_ms or len(measures) < 2:
         return pd.DataFrame(columns=columns)
     ref = ref_ms[0]
     values = boot.summary.set_index(['name', 'measure'])['value']
+    # the first draws every measure was computed on (all, or TAU_DRAWS where FD was computed on those only)
+    draws = min(len(boot.samples[s][column_label(m)]) for s in systems for m in measures)
 
     def oriented(m, sample=None):
         col = column_label(m)
         sign = 1.0 if _measure_higher_is_better(m) else -1.0
         if sample is None:
             return sign * np.array([values[s, col] for s in systems])
-        return sign * np.stack([boot.samples[s][col] for s in systems])
+        return sign * np.stack([boot.samples[s][col][:draws] for s in systems])
 
     y, ys = oriented(ref), oriented(ref, True)
     rows = []
@@ -204,7 +226,7 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
             continue
         x, xs = oriented(m), oriented(m, True)
         ok = [b for b in range(xs.shape[1]) if np.isfinite(xs[:, b]).all() and np.isfinite(ys[:, b]).all()]
-        row = {'a': column_label(m), 'b': column_label(ref), 'n': len(systems)}
+        row = {'a': column_label(m), 'b': column_label(ref), 'n': len(systems), 'draws': draws}
         constant = [column_label(k) for k, v in ((ref, y), (m, x)) if np.isfinite(v).all() and np.ptp(v) == 0]
         if constant:
             warnings.warn(f'tau and tau_AP of {row["a"]} against {row["b"]} are undefined (NaN): {", ".join(constant)} '

@@ -14,13 +14,13 @@ from ..evaluation.evaluate import check_labels_distinct, evaluate, graded_thresh
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
-from .bootstrap import ESTIMANDS, bootstrap, bootstrappable, check_query_groups, check_samples
+from .bootstrap import ESTIMANDS, TAU_DRAWS, bootstrap, bootstrappable, check_query_groups, check_samples
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .table import WHICH_FD, PaperTable
-from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, check_baseline, check_test, check_test_resolution,
-                           compare_systems, default_samples, n_comparisons)
+from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, TEST_TEXT, check_baseline, check_test, check_test_resolution,
+                           compare_systems, default_samples, n_comparisons, resample_for)
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
@@ -102,7 +102,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     if len(runs) >= 2:
         # the paired comparisons call differences at α = 0.05, Holm-corrected over their number
         check_test_resolution(n_samples if test == 'bootstrap' else None, ALPHA, n_comparisons=m)
-    if len(runs) >= 3:  # discriminative power: the count p-value at α, uncorrected (Sakai 2006)
+    if len(runs) >= 3 and test == 'bootstrap':  # discriminative power with the count p-value at α, uncorrected
         check_test_resolution(n_samples, ALPHA)
     note = not_resampled_note(measures)
     if note:  # a warning, not a log line: shown whatever --missing drop does to the package's logging
@@ -139,6 +139,18 @@ def _dependence_note(boot) -> str:
             'given (`query_groups`: the cluster bootstrap and the cluster jackknife, with a Student t reference on '
             f'G − 1 = {n_groups - 1} degrees of freedom), for queries that share topics; every section below uses the '
             'same groups.')
+
+
+def _undrawn_note(boot) -> str:
+    """Which measures the bootstrap computed on the first draws only (their interval and test read leave-outs)."""
+    systems = list(boot.samples)
+    partial = [m for m in dict.fromkeys(boot.summary['measure']) if systems and boot.drawn(systems[0], m) is None]
+    if not partial:
+        return ''
+    return (f' {", ".join(f"`{m}`" for m in partial)} {"is" if len(partial) == 1 else "are"} computed on the first '
+            f'{TAU_DRAWS} draws only, which τ\'s interval below reads (the count its coverage was measured with): '
+            'its interval and test read its leave-one-query-out values (`mean`, `std` and `n_valid` are of those '
+            'draws).')
 
 
 def _interval_notes(summary: pd.DataFrame) -> str:
@@ -196,13 +208,13 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     boot_measures = bootstrappable(measures)
     clock.start('bootstrap')
     boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose,
-                     population=population, query_groups=query_groups)
+                     population=population, query_groups=query_groups, resample=resample_for(test))
     summary = boot.summary
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
                 'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
     lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
               f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
-              + _interval_notes(summary) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
+              + _interval_notes(summary) + _undrawn_note(boot) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
               'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
               '"Calibration"). ' + _dependence_note(boot) + ''.join(f' {note}.' for note in boot.caveats)
               + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
@@ -216,8 +228,9 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
         lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
-                  f'{ci:.0%} percentile intervals over the same bootstrap samples, for τ between the runs\' expected values at '
-                  f'{len(boot.queries)} queries (lower-is-better measures negated; calibration: pt_docs "Calibration"):', '']
+                  f'{ci:.0%} percentile intervals over the first {int(taus["draws"].min())} bootstrap draws, for τ between '
+                  f'the runs\' expected values at {len(boot.queries)} queries (lower-is-better measures negated; '
+                  'calibration: pt_docs "Calibration"):', '']
         lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
                   f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]' for row in taus.itertuples()]
         lines += ['']
@@ -229,12 +242,13 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
 
     if len(runs) >= 3:
         clock.start('discriminative power')
-        power = discriminative_power(boot, [column_label(m) for m in boot_measures])
+        power = discriminative_power(boot, [column_label(m) for m in boot_measures], test=test)
         to_csv(power.asl, out / 'asl.csv')
         plots.asl_curves(power.asl, out / 'figures' / 'asl')
         lines += ['## Discriminative power', '', f'The share of the {len(runs) * (len(runs) - 1) // 2} pairs of runs '
-                  'each measure separates with the paired bootstrap at α = 0.05, uncorrected (Sakai 2006), and the '
-                  'achieved-significance-level curves (`asl.csv`).', '', _table(power.summary, out, 'discriminative_power'),
+                  f'each measure separates at α = 0.05 with {TEST_TEXT[test]}, uncorrected (Sakai 2006\'s count of '
+                  'separated pairs, on the paired tests below), and the achieved-significance-level curves '
+                  '(`asl.csv`; column `test`).', '', _table(power.summary, out, 'discriminative_power'),
                   '', '![ASL curves](figures/asl.png)', '']
 
     if len(runs) >= 2:
@@ -282,7 +296,8 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels
         clock.start('sparsified judgments')
-        sparse = summarise(sparsify(runs, qrels, boot_measures, per_query=per_query, seeds=seeds, verbose=verbose))
+        sparse = summarise(sparsify(runs, qrels, boot_measures, per_query=per_query, seeds=seeds, verbose=verbose,
+                                    full=table))
         plots.sparsification(sparse, out / 'figures' / 'sparsification')
         lines += ['## Sparsified judgments', '', f'Kendall τ between each metric with the full qrels and with at most n '
                   f'relevant documents per query (highest grade first, random within a grade; seeds {list(seeds)}).', '',

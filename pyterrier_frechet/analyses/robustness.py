@@ -4,7 +4,7 @@ Sparsification: for each n in ``per_query`` and each seed, every system is evalu
 relevant documents per query (highest grade first, random within a grade: :func:`balance_qrels`), and
 each metric's ranking of the systems is compared with its ranking under the full qrels by Kendall τ-b.
 """
-from typing import Dict, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,12 +19,14 @@ from .correlation import correlations
 
 
 def sparsify(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, per_query: Sequence[int] = (1, 5, 10),
-             seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1, verbose: bool = True, encoder=None) -> pd.DataFrame:
+             seeds: Sequence[int] = (0, 1, 2, 3, 4), rel: int = 1, verbose: bool = True, encoder=None,
+             full: Optional[pd.DataFrame] = None) -> pd.DataFrame:
     """τ(metric with full qrels, metric with qrels balanced to n relevant per query), per n and seed.
 
     ``rel`` is the label from which a judgment counts as relevant *for balancing* (default 1: every
     positive grade, as nDCG sees them), independent of the thresholds the measures use. ``encoder``: the vector
-    source of vector measures that name none.
+    source of vector measures that name none. ``full``: :func:`~pyterrier_frechet.evaluate` of these runs, qrels
+    and measures when it was made already (the report's results), else it is made here.
 
     Returns a long frame: measure, per_query, seed, kendall_tau, kendall_p. :func:`summarise` gives the
     mean and spread over seeds.
@@ -39,7 +41,8 @@ def sparsify(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, per_q
     for seed in seeds:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f'seeds must be non-negative integers, got {seed!r} (--seeds)')
-    full = evaluate(runs, qrels, measures, encoder)
+    if full is None:
+        full = evaluate(runs, qrels, measures, encoder)
     rows = []
     for n in pt.tqdm(list(per_query), desc='sparsify', unit='n', disable=not verbose or len(per_query) * len(seeds) < 4):
         for seed in seeds:

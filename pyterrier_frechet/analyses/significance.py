@@ -24,7 +24,7 @@ Every test selects documents and vectors as :func:`~pyterrier_frechet.evaluate` 
 """
 import math
 import warnings
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,7 @@ from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import select_vector_sets
 from ..evaluation.vector_statistics import pair_query_stats, query_stats
 from ..measures.base import column_label, higher_is_better, registered_measures, resampling
+from ..measures.resampling import LEAVE_OUT_TESTS
 from ..vectors.sources import using_encoder
 from .bootstrap import (bootstrap, check_bootstrappable, cluster_text, population_text, query_clusters, resample_counts,
                         weighted_fds)
@@ -177,9 +178,11 @@ def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = Non
 #: the jackknife test keeps the level (0.01) with power 0.20, and neither is quantised by the resample count.
 TESTS = ('jackknife', 'normal', 'bootstrap')
 DEFAULT_TEST = 'jackknife'
-#: The measures' own paired tests (:attr:`~..measures.resampling.Resampling.paired_test`) read from the bootstrap's
-#: leave-out values: FD's jackknife t-test (``p_jackknife``), a per-query mean's paired t-test (``p_t``).
-LEAVE_OUT_TESTS = ('jackknife', 't')
+#: Each test in words, for notes and captions.
+TEST_TEXT = {'jackknife': "each measure's own test (FD's jackknife t-test, the paired t-test of a per-query measure; "
+                          'the normal approximation for the others)',
+             'normal': 'the normal approximation of the resampled differences',
+             'bootstrap': 'the paired bootstrap (the count of resampled differences beyond 0)'}
 
 #: Fewer resamples than this draw a warning: the p-values and interval ends still move with the seed.
 FEW_SAMPLES = 1000
@@ -331,8 +334,10 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
 
     Returns one row per (measure, a, b): values, difference a − b with its CI (``interval``: ``jackknife`` for FD —
     the percentile interval of ΔFD under-covers at 43 queries, pt_docs "Calibration" —, ``paired t`` for per-query
-    measures, else ``percentile``), ``p_bootstrap`` (the count p-value), ``p_normal``, ``p_jackknife`` and ``p_t``
-    (NaN where the measure's own test is the other one, or without leave-one-out values), ``test``
+    measures, else ``percentile``), ``p_bootstrap`` (the count p-value) and ``p_normal`` (NaN where the measure was
+    not computed on the resamples: FD and CFD under the default test, whose bootstrap is made with
+    ``resample='needed'``), ``p_jackknife`` and ``p_t`` (NaN where the measure's own test is the other one, or
+    without leave-one-out values), ``test``
     (the p-value Holm-corrected in that row), ``p_holm``, optionally
     ``p_randomisation`` and ``p_randomisation_holm``, and ``better``: the better system (orientation-aware) where the
     Holm-adjusted p is below ``alpha``, else empty. ``boot``: a
@@ -360,7 +365,8 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     check_baseline(baseline, runs)
     m = n_comparisons(len(runs), baseline is not None)
     if boot is not None:  # its samples set B
-        n_samples = len(next(iter(next(iter(boot.samples.values())).values())))
+        n_samples = boot.n_samples
+        check_drawn(boot, parse_measures(measures), test)
     elif n_samples is None:
         n_samples = default_samples(test, alpha, m)
     # the count test's resamples, and any permutations, must be able to pass Holm's first step
@@ -380,6 +386,67 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
                         population, query_groups)
 
 
+class PairedDifference(NamedTuple):
+    """One measure's difference a − b on one bootstrap, with everything a paired test reads from it."""
+    diff: float  # on the evaluated query set
+    diffs: np.ndarray  # on each resample (empty where the measure was not computed on them)
+    leave_outs: Optional[np.ndarray]  # the leave-outs' differences, where the measure's own test reads them
+    df: float  # their t reference's degrees of freedom (NaN without)
+    own: str  # the measure's own paired test (its resampling's)
+    p_own: float  # its p-value where it reads leave-outs (NaN otherwise)
+    p_bootstrap: float  # the count p-value (NaN where not drawn)
+    p_normal: float  # the normal approximation's (NaN where not drawn)
+
+    def p(self, test: str) -> Tuple[float, str]:
+        """The p-value of ``test`` (:data:`TESTS`) and the test that gave it: ``'jackknife'`` is the measure's own
+        leave-out test where it has one, else the normal approximation."""
+        used = test if test != 'jackknife' else self.own if np.isfinite(self.p_own) else 'normal'
+        return {'bootstrap': self.p_bootstrap, 'normal': self.p_normal}.get(used, self.p_own), used
+
+
+def paired(boot, col: str, a: str, b: str, fpc: float = 1.0) -> PairedDifference:
+    """The paired difference of the measure of column label ``col`` between systems ``a`` and ``b`` of ``boot`` and
+    its tests — the one reading of a pair that :func:`compare_systems` and
+    :func:`~pyterrier_frechet.analyses.discrimination.discriminative_power` share."""
+    values = (boot.summary.set_index(['name', 'measure'])['value'] if len(boot.summary)
+              else pd.Series(dtype=np.float64))
+    diff = float(values[a, col] - values[b, col]) if (a, col) in values.index and (b, col) in values.index else np.nan
+    drawn_a, drawn_b = boot.drawn(a, col), boot.drawn(b, col)
+    diffs = drawn_a - drawn_b if drawn_a is not None and drawn_b is not None else np.zeros(0)
+    own = resampling(boot.measure(col)).paired_test if boot.measures else 'normal'
+    jack = boot.jackknife or {}
+    leave_outs, df, p_own = None, float('nan'), float('nan')
+    if own in LEAVE_OUT_TESTS and col in jack.get(a, {}) and col in jack.get(b, {}):
+        leave_outs = jack[a][col] - jack[b][col]
+        # a t reference on m − 1 degrees of freedom over the m leave-outs (n queries, or G query groups)
+        df = jackknife_df(leave_outs)
+        p_own = jackknife_p(diff, leave_outs, fpc=fpc, df=df)
+    drawn = len(diffs) > 0
+    return PairedDifference(diff, diffs, leave_outs, df, own, p_own,
+                            bootstrap_p(diffs) if drawn else float('nan'),
+                            normal_p(diff, diffs, fpc) if drawn else float('nan'))
+
+
+def resample_for(test: str) -> str:
+    """What a bootstrap made for ``test`` computes on the resamples (:func:`~.bootstrap.bootstrap`'s ``resample``):
+    only what reads them for the default test, every measure for the tests of the resampled differences."""
+    return 'needed' if test == 'jackknife' else 'all'
+
+
+def check_drawn(boot, measures, test: str) -> None:
+    """ValueError before any work when ``test`` reads resampled differences ``boot`` did not compute (``measures``:
+    objects or column labels)."""
+    systems = list(boot.samples)
+    for m in measures:
+        label = m if isinstance(m, str) else column_label(m)
+        own = resampling(boot.measure(label)).paired_test if boot.measures else 'normal'
+        needs = test in ('bootstrap', 'normal') or own not in LEAVE_OUT_TESTS
+        if needs and systems and boot.drawn(systems[0], label) is None:
+            raise ValueError(f"test={test!r} reads {label}'s resampled differences, which this bootstrap did not "
+                             "compute (resample='needed'); bootstrap again with resample='all', or use the default "
+                             "test='jackknife'")
+
+
 def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot,
              test: str = DEFAULT_TEST, population: Optional[int] = None, query_groups=None) -> pd.DataFrame:
     measures = parse_measures(measures)
@@ -392,7 +459,7 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if boot is None:
         boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose,
-                         population=population, query_groups=query_groups)
+                         population=population, query_groups=query_groups, resample=resample_for(test))
     fpc = finite_population_correction(len(boot.queries), population)
     fpc_text = population_text(population, len(boot.queries))
     values = boot.summary.set_index(['name', 'measure'])['value']
@@ -400,34 +467,28 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
     for m in measures:
         col = column_label(m)
         rows = []
-        jack = boot.jackknife or {}
         for a, b in pairs:
-            diffs = boot.samples[a][col] - boot.samples[b][col]
-            diff = float(values[a, col] - values[b, col])
-            p_own, own = float('nan'), resampling(m).paired_test
-            if own in LEAVE_OUT_TESTS and col in jack.get(a, {}) and col in jack.get(b, {}):
+            pair = paired(boot, col, a, b, fpc)
+            if pair.leave_outs is not None:
                 # FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
                 # independent queries of pt_docs "Calibration"; where queries share topics only with query_groups=;
                 # the population ΔFD is not, at d = 384); a per-query mean's: the paired t
                 # interval for the population mean difference (its jackknife standard error is s/√n exactly)
-                method = 'jackknife' if own == 'jackknife' else 'paired t'
-                jd = jack[a][col] - jack[b][col]
-                # a t reference on m − 1 degrees of freedom over the m leave-outs (n queries, or G query groups)
-                df = jackknife_df(jd)
+                method = 'jackknife' if pair.own == 'jackknife' else 'paired t'
                 if boot.query_groups is not None:
-                    method = f'{method} ({cluster_text(int(df) + 1)})'
-                low, high = interval('jackknife', diff, diffs, ci, jackknife=jd, fpc=fpc, df=df)
-                p_own = jackknife_p(diff, jd, fpc=fpc, df=df)
+                    method = f'{method} ({cluster_text(int(pair.df) + 1)})'
+                low, high = interval('jackknife', pair.diff, pair.diffs, ci, jackknife=pair.leave_outs, fpc=fpc,
+                                     df=pair.df)
             else:
                 method = 'percentile'
-                low, high = interval(method, diff, diffs, ci, fpc=fpc)
-            used = test if test != 'jackknife' else own if np.isfinite(p_own) else 'normal'
+                low, high = interval(method, pair.diff, pair.diffs, ci, fpc=fpc)
+            used = pair.p(test)[1]
             rows.append({'measure': col, 'a': a, 'b': b, 'value_a': float(values[a, col]), 'value_b': float(values[b, col]),
-                         'diff': diff, 'ci_low': low, 'ci_high': high,
+                         'diff': pair.diff, 'ci_low': low, 'ci_high': high,
                          'interval': f'{method} ({fpc_text})' if fpc_text else method,
-                         'p_bootstrap': bootstrap_p(diffs), 'p_normal': normal_p(diff, diffs, fpc),
-                         'p_jackknife': p_own if own == 'jackknife' else float('nan'),
-                         'p_t': p_own if own == 't' else float('nan'), 'test': used})
+                         'p_bootstrap': pair.p_bootstrap, 'p_normal': pair.p_normal,
+                         'p_jackknife': pair.p_own if pair.own == 'jackknife' else float('nan'),
+                         'p_t': pair.p_own if pair.own == 't' else float('nan'), 'test': used})
         frame = pd.DataFrame(rows)
         frame['p_holm'] = holm([row[f'p_{row.test}'] for _, row in frame.iterrows()])
         tests = ['p_holm']

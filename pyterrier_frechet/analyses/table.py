@@ -588,10 +588,7 @@ class PaperTable:
 
 
 def _samples_of(boot) -> Optional[int]:
-    for per_system in (boot.samples or {}).values():
-        for values in per_system.values():
-            return int(len(values))
-    return None
+    return boot.n_samples or None
 
 
 # --- LaTeX text ---
@@ -686,7 +683,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     """
     from .bootstrap import bootstrap
     from .correlation import tau_intervals
-    from .significance import check_alpha, check_baseline, check_test, check_test_resolution, compare_systems, default_samples, n_comparisons
+    from .significance import (check_alpha, check_baseline, check_test, check_test_resolution, compare_systems,
+                               default_samples, n_comparisons, resample_for)
     if not isinstance(runs, Mapping):
         raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
                          'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
@@ -718,7 +716,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
         from ..vectors.text import TextLookup
         encoder = Embedder(texts=TextLookup.from_jsonl(text), verbose=verbose)
     boot = bootstrap(runs, qrels, boot_ms, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose, encoder=encoder,
-                     interval=interval, population=population, query_groups=query_groups)
+                     interval=interval, population=population, query_groups=query_groups, resample=resample_for(test))
     point = boot.point
     if others:
         from ..evaluation.evaluate import evaluate

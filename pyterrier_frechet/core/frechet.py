@@ -434,7 +434,11 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     # a d-row cross matrix with an ill-conditioned d×d factor is (almost always) ill-conditioned: straight to its
     # singular values, which are exact either way; only the eigenvalue attempt, bound to be refused, is skipped
     full = min(cross.shape) == a.mean.shape[0]
-    tr_sqrt = _nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)))
+    # accepted by the eigenvalues' error bound (≤ 1e-11 of the sum), the rule of the leave-outs and resamples
+    # (trace_sqrt_congruence): real embeddings' small singular values sit far above round-off but below the ratio
+    # rule's 1e-8 of the largest, which sent every DL19 set value to a singular value decomposition
+    tr_sqrt = _nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)),
+                            rtol=_CONGRUENCE_RTOL)
     return _finish(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))
 
 

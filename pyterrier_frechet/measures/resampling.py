@@ -62,6 +62,11 @@ def numpy_engine() -> Engine:
     return Engine('numpy', weighted_fds, None)
 
 
+#: The paired tests (:attr:`Resampling.paired_test`) read from the bootstrap's leave-out values, not its resamples:
+#: FD's jackknife t-test (``p_jackknife``), a per-query mean's paired t-test (``p_t``).
+LEAVE_OUT_TESTS = ('jackknife', 't')
+
+
 class Resampling:
     """How the bootstrap and the jackknife re-weight one kind of measure (see the module docstring)."""
 
