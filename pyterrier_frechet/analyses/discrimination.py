@@ -35,6 +35,7 @@ def discriminative_power(boot, measures: Optional[Sequence] = None, alpha: float
             ``'normal'`` or ``'bootstrap'`` (Sakai's paired bootstrap; needs the measures computed on the resamples,
             ``bootstrap(..., resample='all')``). The ``test`` column of both frames names the test each p came from.
     """
+    from ..core.intervals import finite_population_correction
     from ..measures.base import column_label
     from .significance import TESTS, check_alpha, check_drawn, check_test_resolution, paired
     check_alpha(alpha)
@@ -53,7 +54,7 @@ def discriminative_power(boot, measures: Optional[Sequence] = None, alpha: float
     if test == 'bootstrap':
         check_test_resolution(boot.n_samples, alpha)
     pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]]
-    fpc = 1.0 if boot.population is None else 1 - len(boot.queries) / boot.population
+    fpc = finite_population_correction(len(boot.queries), boot.population)
     curves, rows = [], []
     for label in asked:
         tested = [paired(boot, label, a, b, fpc).p(test) for a, b in pairs]

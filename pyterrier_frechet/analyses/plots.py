@@ -373,7 +373,8 @@ def asl_curves(asl: pd.DataFrame, path, alpha: float = 0.05) -> List[str]:
         ax.plot(rows['rank'], rows['p'], label=measure, lw=1.2)
     ax.axhline(alpha, color='grey', ls='--', lw=0.8)
     ax.set_xlabel('system pairs, sorted by p')
-    ax.set_ylabel('achieved significance level (paired bootstrap p)')
+    tests = ', '.join(dict.fromkeys(asl['test'])) if 'test' in asl.columns else 'bootstrap'
+    ax.set_ylabel(f'achieved significance level (p: {tests})')
     ax.set_ylim(0, min(1.0, max(0.2, 4 * alpha)))
     ax.legend(fontsize=7)
     ax.grid(alpha=0.3)
