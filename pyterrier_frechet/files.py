@@ -1,8 +1,10 @@
 """The one place the package opens the text files it is given (qrels, runs, JSONL corpora): gzip, bzip2 and xz are
 recognised by their content (magic bytes), whatever the file is named, and read decompressed; anything else is read
-as it is. And the loose form of an id read from them (:func:`id_form`), to name ids written differently in two files.
+as it is. The small JSON files it reads back (output and model markers, cache identities, manifests, model configs)
+through one bounded reader (:func:`read_json`). And the loose form of an id read from them (:func:`id_form`), to name ids written differently in two files.
 A leaf module (it imports nothing of the package), so every layer may use it."""
 import bz2
+import json
 import gzip
 import lzma
 import os
@@ -73,3 +75,40 @@ def chmod_as_open(path, base: int = 0o666) -> None:
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(path, base & ~umask)
+
+
+#: The largest JSON file the package reads back (a marker, an identity, a manifest, a model config): theirs are a few
+#: kB; a larger one is not one of them, and reading it whole would cost memory for nothing.
+MAX_JSON_BYTES = 1 << 20
+
+
+class JSONFileError(ValueError):
+    """A JSON file :func:`read_json` refused (too large, too deep, not UTF-8 or not JSON)."""
+
+
+def read_json(path: Union[str, os.PathLike], what: str = 'JSON file', max_bytes: int = MAX_JSON_BYTES):
+    """The JSON value in ``path``, read bounded: at most ``max_bytes`` bytes (ValueError for a larger file, before
+    it is read whole) and nesting no deeper than Python's parser allows (not a RecursionError). Every failure is a
+    :class:`JSONFileError` (a ValueError; or the OSError of opening it) naming ``what`` and the file; invalid UTF-8
+    and invalid JSON too."""
+    with open(path, 'rb') as fin:
+        raw = fin.read(max_bytes + 1)
+    if len(raw) > max_bytes:
+        raise JSONFileError(f'{what} {os.fspath(path)!r} is larger than {max_bytes} bytes: not a file this package '
+                         'wrote; delete or replace it')
+    try:
+        return json.loads(raw.decode('utf-8'))
+    except RecursionError:
+        raise JSONFileError(f'{what} {os.fspath(path)!r} nests deeper than JSON can be read here: not a file this package '
+                         'wrote; delete or replace it') from None
+    except (UnicodeDecodeError, ValueError) as ex:
+        raise JSONFileError(f'{what} {os.fspath(path)!r} is not valid JSON ({ex}); delete or replace it') from None
+
+
+def loads_line(line: str):
+    """One JSONL record (``json.loads``), with a record nested too deeply for the parser as a ValueError (a
+    JSONDecodeError, as for any other invalid line) instead of a RecursionError."""
+    try:
+        return json.loads(line)
+    except RecursionError:
+        raise json.JSONDecodeError('nested too deeply to read', line[:50], 0) from None

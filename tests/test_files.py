@@ -72,3 +72,61 @@ def test_a_damaged_bzip2_or_xz_stream_names_the_file(tmp_path):
 def test_run_names_drop_compression_suffixes(tmp_path):
     assert run_names([tmp_path / 'run.dl19.bm25.txt.bz2', tmp_path / 'run.dl19.dense.xz', tmp_path / 'run.dl19.splade.gz']) \
         == ['bm25', 'dense', 'splade']
+
+
+def test_read_json_is_bounded_and_every_failure_is_a_value_error(tmp_path):
+    """The one reader of the small JSON files the package reads back: a value as json gives it; a file larger than
+    the bound refused before it is read whole; nesting deeper than the parser allows, invalid UTF-8 and invalid JSON
+    each a ValueError naming the file (never a RecursionError or a UnicodeDecodeError)."""
+    import json
+    from pyterrier_frechet.files import read_json
+    good = tmp_path / 'good.json'
+    good.write_text(json.dumps({'package': 'x', 'files': ['a', 'b']}), encoding='utf-8')
+    assert read_json(good) == {'package': 'x', 'files': ['a', 'b']}
+    big = tmp_path / 'big.json'
+    big.write_text('[' + '0,' * 600_000 + '0]')
+    with pytest.raises(ValueError, match=r"big\.json' is larger than 1048576 bytes"):
+        read_json(big)
+    deep = tmp_path / 'deep.json'
+    deep.write_text('[' * 200_000 + ']' * 200_000)
+    with pytest.raises(ValueError, match=r'deep\.json.*nests deeper'):
+        read_json(deep, 'output marker')
+    for name, content in (('bytes.json', b'{"a": "\xff"}'), ('text.json', b'{"a": ')):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match=rf"{name.split('.')[0]}\.json' is not valid JSON"):
+            read_json(tmp_path / name)
+
+
+def _is_json_dumps(node) -> bool:
+    import ast
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == 'dumps'
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == 'json')
+
+
+def test_no_json_file_is_read_back_outside_the_bounded_reader():
+    """The class, not the instance: every json.load/json.loads of the package is files.read_json (or files.loads_line
+    for a JSONL record), except the package's own bundled data."""
+    import ast
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1] / 'pyterrier_frechet'
+    allowed = {root / 'files.py', root / 'data' / 'bundled.py'}
+    found = []
+    for path in root.rglob('*.py'):
+        if path in allowed:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ('load', 'loads')
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == 'json'
+                    and not _is_json_dumps(node.args[0] if node.args else None)):   # a round trip in memory
+                found.append(f'{path.relative_to(root)}:{node.lineno}')
+    assert not found, f'read these through files.read_json / files.loads_line: {found}'
+
+
+def test_a_jsonl_record_nested_too_deeply_is_named_not_a_traceback(tmp_path):
+    """A text file's record nested deeper than the parser allows: the line is named as invalid JSON, as any other
+    invalid line (files.loads_line), not a RecursionError."""
+    from pyterrier_frechet.vectors.text import TextLookup
+    path = tmp_path / 'texts.jsonl'
+    path.write_text('{"docno": "d1", "text": "fine"}\n' + '[' * 200_000 + ']' * 200_000 + '\n', encoding='utf-8')
+    with pytest.raises(ValueError, match=r'texts\.jsonl:2 is not valid JSON'):
+        TextLookup.from_jsonl(str(path))

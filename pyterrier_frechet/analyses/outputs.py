@@ -28,7 +28,7 @@ from typing import Callable, Iterable, List, Optional
 
 import pandas as pd
 
-from ..files import chmod_as_open
+from ..files import chmod_as_open, read_json
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def read_marker(folder: Path) -> Optional[List[str]]:
     if not path.exists():
         return None
     try:
-        data = json.loads(path.read_text(encoding='utf-8'))
+        data = read_json(path, 'output marker')
         files = data['files']
         ok = data.get('package') == PACKAGE and isinstance(files, list) and all(
             isinstance(f, str) and _valid_entry(f) for f in files)
@@ -135,7 +135,7 @@ def _is_stale_staging(folder: Path, target: Path) -> bool:
     if folder.is_symlink() or not folder.is_dir() or not folder.name.startswith(STAGING_PREFIX):
         return False
     try:
-        data = json.loads((folder / STAGING_MARKER).read_text(encoding='utf-8'))
+        data = read_json(folder / STAGING_MARKER, 'staging marker')
         if data.get('package') != PACKAGE or data.get('target') != str(target):
             return False
         same_host = data.get('host') == socket.gethostname()

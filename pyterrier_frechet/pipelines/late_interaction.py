@@ -25,7 +25,6 @@ of a trained encoder that was *not* trained for late interaction (by default all
 package): ``[CLS] tokens… [SEP]`` without markers or query augmentation, padding and punctuation dropped. Its rows
 are labelled as late interaction over that encoder, never as ColBERT.
 """
-import json
 import os
 import string
 from typing import Dict, List, Optional
@@ -33,6 +32,8 @@ from typing import Dict, List, Optional
 import numpy as np
 import pandas as pd
 import pyterrier as pt
+
+from ..files import read_json
 
 #: The usual hub name of the ColBERTv2 checkpoint (cannot be downloaded on machines without hub access).
 DEFAULT_COLBERT = 'colbert-ir/colbertv2.0'
@@ -51,8 +52,10 @@ class ColBERT:
         self.config: Dict = {'query_maxlen': 32, 'doc_maxlen': 180, 'dim': 128, 'attend_to_mask_tokens': False,
                              'mask_punctuation': True}
         if os.path.exists(meta_path):
-            with open(meta_path) as fin:
-                self.config.update(json.load(fin))
+            config = read_json(meta_path, 'ColBERT artifact.metadata')
+            if not isinstance(config, dict):
+                raise ValueError(f'ColBERT artifact.metadata {meta_path!r} is not a JSON object; delete or replace it')
+            self.config.update(config)
         self.device = torch.device(device or ('cuda' if torch.cuda.is_available() else 'cpu'))
         self.batch_size = batch_size
         self.tokenizer = AutoTokenizer.from_pretrained(self.path)

@@ -57,6 +57,8 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 import pyterrier as pt
 
+from ..files import JSONFileError, read_json
+
 logger = logging.getLogger(__name__)
 
 # 1: key docno only (served stale vectors when a text changed); 2: key (docno, text_sha), values pickled through
@@ -193,8 +195,7 @@ class EmbeddingCache(pt.Artifact):
         if _old_format(self.path):
             raise _refuse_old(self.path)
         with self._errors('opened'):
-            with (self.path / 'encoder.json').open('rt') as fin:
-                self.identity = json.load(fin)
+            self.identity = read_json(self.path / 'encoder.json', 'embedding cache identity')
             if not isinstance(self.identity, dict) or self.identity.get('cache_schema') != SCHEMA:
                 schema = self.identity.get('cache_schema') if isinstance(self.identity, dict) else None
                 raise CacheError(f'{self.path} is an embedding cache of schema {schema}, not {SCHEMA}; delete that folder '
@@ -281,7 +282,7 @@ class EmbeddingCache(pt.Artifact):
             yield
         except CacheError:
             raise
-        except (sqlite3.Error, OSError, EOFError, json.JSONDecodeError, UnicodeDecodeError,
+        except (sqlite3.Error, OSError, EOFError, json.JSONDecodeError, JSONFileError, UnicodeDecodeError,
                 AttributeError, IndexError, TypeError, KeyError) as ex:
             raise CacheError(f'the embedding cache at {self.path} could not be {action} ({type(ex).__name__}: {ex}); '
                              'if it is damaged, delete that directory (it is rebuilt on the next run); if it is not '
@@ -300,8 +301,7 @@ class EmbeddingCache(pt.Artifact):
     def _check_identity(self):
         meta = self.path / 'encoder.json'
         if meta.exists():
-            with meta.open('rt') as fin:
-                stored = json.load(fin)
+            stored = read_json(meta, 'embedding cache identity')
             if stored != self.identity:
                 raise ValueError(f'the embedding cache at {self.path} was built with another encoder '
                                  f'({stored}) than this one ({self.identity}); use another cache directory')

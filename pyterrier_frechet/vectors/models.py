@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
+from ..files import read_json
 from .cache import default_cache_root
 from .identity import sha256_file as _sha256
 
@@ -146,7 +147,7 @@ def is_fetched(name: str, cache_root=None, verify: bool = False) -> bool:
     ``verify``, its recorded sha256)."""
     spec, target = _spec(name), model_dir(name, cache_root)
     try:
-        marker = json.loads((target / MARKER).read_text())
+        marker = read_json(target / MARKER, 'model marker')
     except (OSError, ValueError):
         return False
     if not isinstance(marker, dict) or _unrecorded(spec, target):

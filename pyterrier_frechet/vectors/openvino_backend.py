@@ -25,6 +25,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from ..files import read_json
 from .identity import sha256_file
 
 logger = logging.getLogger(__name__)
@@ -36,8 +37,7 @@ _MANIFEST = 'manifest.json'
 
 
 def _read_json(path: Path):
-    with open(path, 'rt', encoding='utf-8') as fin:
-        return json.load(fin)
+    return read_json(path, 'OpenVINO model file')
 
 
 class Pipeline:
@@ -218,7 +218,7 @@ def _check_manifest(folder: Path) -> None:
     """Every file of a converted model as it was written (sha256 in its manifest): a truncated or altered file would
     otherwise fail inside OpenVINO with no path, or not fail at all."""
     try:
-        manifest = json.loads((folder / _MANIFEST).read_text())
+        manifest = read_json(folder / _MANIFEST, 'OpenVINO manifest')
         if not isinstance(manifest, dict) or not manifest:
             raise ValueError('an empty manifest')
     except (OSError, ValueError) as ex:

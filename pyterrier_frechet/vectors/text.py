@@ -6,7 +6,7 @@ from typing import Dict, Optional, Sequence
 import pandas as pd
 import pyterrier as pt
 
-from ..files import READ_ERRORS, open_binary
+from ..files import READ_ERRORS, loads_line, open_binary
 
 _DOCNO_FIELDS = ('docno', 'docid', 'doc_id', '_id', 'id', 'pid')
 
@@ -45,7 +45,7 @@ class TextLookup(pt.Transformer):
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = loads_line(line)
             except json.JSONDecodeError as ex:
                 raise ValueError(f'TextLookup: {path}:{lineno} is not valid JSON ({ex})') from ex
             field = docno_field or next((f for f in _DOCNO_FIELDS if f in rec), None)
