@@ -350,11 +350,10 @@ def run_agreement(args, data: Data, plot_dir) -> Output:
             to_csv(power.asl, work / 'asl.csv')
             plots.asl_curves(power.asl, work / 'asl', args.alpha)
             plot_dir.commit(work, replace=False)
-    draws = min(len(v) for per in boot.samples.values() for v in per.values())
     return Output(table, [f'{len(data.runs)} runs, {args.samples} bootstrap samples over {len(boot.queries)} queries, seed '
                           f'{args.seed}; tau and tau_AP against {_reference(table)} with {args.ci:.0%} '
                           f'percentile intervals (tau_AP: the reference ranking is the truth, the top of each measure\'s '
-                          f'own ranking weighs most, as in correlate; over the first {draws} draws); '
+                          f'own ranking weighs most, as in correlate; over the first {boot.common_draws()} draws); '
                           f'separated: pairs with p < {args.alpha} from {TEST_TEXT[args.test]}, uncorrected (Sakai '
                           '2006)'] + _groups_notes(boot, args), boot.point)
 

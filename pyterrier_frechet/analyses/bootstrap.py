@@ -87,6 +87,23 @@ class BootstrapResult(NamedTuple):
         values = self.samples.get(system, {}).get(measure)
         return values if values is not None and len(values) == self.n_samples else None
 
+    def on_every_draw(self, measure: str) -> bool:
+        """Whether ``measure`` (a column label) was computed on every draw (for every system: they are alike)."""
+        systems = list(self.samples)
+        return not systems or self.drawn(systems[0], measure) is not None
+
+    def common_draws(self, measures=None) -> int:
+        """The first draws every one of ``measures`` (objects or column labels; default: all) was computed on, for
+        every system: what τ's interval reads."""
+        labels = None if measures is None else {m if isinstance(m, str) else column_label(m) for m in measures}
+        return min(len(v) for per in self.samples.values() for label, v in per.items()
+                   if labels is None or label in labels)
+
+    def own_test(self, measure: str) -> str:
+        """The paired test ``measure`` (a column label) reads by default (its resampling's ``paired_test``);
+        ``'normal'`` for a result built without its measures."""
+        return resampling(self.measure(measure)).paired_test if self.measures else 'normal'
+
     @property
     def n_query_groups(self) -> Optional[int]:
         """G, the number of query groups resampled (None: independent queries)."""

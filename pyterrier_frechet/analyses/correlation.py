@@ -210,7 +210,7 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
     ref = ref_ms[0]
     values = boot.summary.set_index(['name', 'measure'])['value']
     # the first draws every measure was computed on (all, or TAU_DRAWS where FD was computed on those only)
-    draws = min(len(boot.samples[s][column_label(m)]) for s in systems for m in measures)
+    draws = boot.common_draws(measures)
 
     def oriented(m, sample=None):
         col = column_label(m)

@@ -37,7 +37,7 @@ def discriminative_power(boot, measures: Optional[Sequence] = None, alpha: float
     """
     from ..core.intervals import finite_population_correction
     from ..measures.base import column_label
-    from .significance import TESTS, check_alpha, check_drawn, check_test_resolution, paired
+    from .significance import TESTS, check_alpha, check_drawn, check_test_resolution, paired, point_values
     check_alpha(alpha)
     if test not in TESTS:
         raise ValueError(f'test must be one of {TESTS}, got {test!r}')
@@ -55,9 +55,10 @@ def discriminative_power(boot, measures: Optional[Sequence] = None, alpha: float
         check_test_resolution(boot.n_samples, alpha)
     pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]]
     fpc = finite_population_correction(len(boot.queries), boot.population)
+    values = point_values(boot)
     curves, rows = [], []
     for label in asked:
-        tested = [paired(boot, label, a, b, fpc).p(test) for a, b in pairs]
+        tested = [paired(boot, label, a, b, fpc, values).p(test) for a, b in pairs]
         p = np.array([t[0] for t in tested])
         used = ', '.join(dict.fromkeys(t[1] for t in tested))
         order = np.argsort(p, kind='stable')

@@ -143,8 +143,7 @@ def _dependence_note(boot) -> str:
 
 def _undrawn_note(boot) -> str:
     """Which measures the bootstrap computed on the first draws only (their interval and test read leave-outs)."""
-    systems = list(boot.samples)
-    partial = [m for m in dict.fromkeys(boot.summary['measure']) if systems and boot.drawn(systems[0], m) is None]
+    partial = [m for m in dict.fromkeys(boot.summary['measure']) if not boot.on_every_draw(m)]
     if not partial:
         return ''
     return (f' {", ".join(f"`{m}`" for m in partial)} {"is" if len(partial) == 1 else "are"} computed on the first '

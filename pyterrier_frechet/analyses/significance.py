@@ -404,16 +404,21 @@ class PairedDifference(NamedTuple):
         return {'bootstrap': self.p_bootstrap, 'normal': self.p_normal}.get(used, self.p_own), used
 
 
-def paired(boot, col: str, a: str, b: str, fpc: float = 1.0) -> PairedDifference:
+def point_values(boot) -> pd.Series:
+    """``boot``'s value per (system, measure label), as :func:`paired` reads it (empty without a summary)."""
+    return boot.summary.set_index(['name', 'measure'])['value'] if len(boot.summary) else pd.Series(dtype=np.float64)
+
+
+def paired(boot, col: str, a: str, b: str, fpc: float = 1.0, values: Optional[pd.Series] = None) -> PairedDifference:
     """The paired difference of the measure of column label ``col`` between systems ``a`` and ``b`` of ``boot`` and
     its tests — the one reading of a pair that :func:`compare_systems` and
-    :func:`~pyterrier_frechet.analyses.discrimination.discriminative_power` share."""
-    values = (boot.summary.set_index(['name', 'measure'])['value'] if len(boot.summary)
-              else pd.Series(dtype=np.float64))
+    :func:`~pyterrier_frechet.analyses.discrimination.discriminative_power` share. ``values``: :func:`point_values`
+    of ``boot``, made once by a caller that reads many pairs."""
+    values = point_values(boot) if values is None else values
     diff = float(values[a, col] - values[b, col]) if (a, col) in values.index and (b, col) in values.index else np.nan
     drawn_a, drawn_b = boot.drawn(a, col), boot.drawn(b, col)
     diffs = drawn_a - drawn_b if drawn_a is not None and drawn_b is not None else np.zeros(0)
-    own = resampling(boot.measure(col)).paired_test if boot.measures else 'normal'
+    own = boot.own_test(col)
     jack = boot.jackknife or {}
     leave_outs, df, p_own = None, float('nan'), float('nan')
     if own in LEAVE_OUT_TESTS and col in jack.get(a, {}) and col in jack.get(b, {}):
@@ -436,12 +441,10 @@ def resample_for(test: str) -> str:
 def check_drawn(boot, measures, test: str) -> None:
     """ValueError before any work when ``test`` reads resampled differences ``boot`` did not compute (``measures``:
     objects or column labels)."""
-    systems = list(boot.samples)
     for m in measures:
         label = m if isinstance(m, str) else column_label(m)
-        own = resampling(boot.measure(label)).paired_test if boot.measures else 'normal'
-        needs = test in ('bootstrap', 'normal') or own not in LEAVE_OUT_TESTS
-        if needs and systems and boot.drawn(systems[0], label) is None:
+        needs = test in ('bootstrap', 'normal') or boot.own_test(label) not in LEAVE_OUT_TESTS
+        if needs and not boot.on_every_draw(label):
             raise ValueError(f"test={test!r} reads {label}'s resampled differences, which this bootstrap did not "
                              "compute (resample='needed'); bootstrap again with resample='all', or use the default "
                              "test='jackknife'")
@@ -462,13 +465,13 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                          population=population, query_groups=query_groups, resample=resample_for(test))
     fpc = finite_population_correction(len(boot.queries), population)
     fpc_text = population_text(population, len(boot.queries))
-    values = boot.summary.set_index(['name', 'measure'])['value']
+    values = point_values(boot)
     frames = []
     for m in measures:
         col = column_label(m)
         rows = []
         for a, b in pairs:
-            pair = paired(boot, col, a, b, fpc)
+            pair = paired(boot, col, a, b, fpc, values)
             if pair.leave_outs is not None:
                 # FD's (and CFD's) difference: the jackknife interval for E[ΔFD̂ₙ] (covered in every world of
                 # independent queries of pt_docs "Calibration"; where queries share topics only with query_groups=;
