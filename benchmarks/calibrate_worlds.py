@@ -41,6 +41,7 @@ from pyterrier_frechet.analyses.correlation import kendall_tau_b, rank_correlati
 from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p
 from pyterrier_frechet.core.frechet import GaussianStats, frechet_distance_from_stats
 from pyterrier_frechet.core.intervals import interval
+from pyterrier_frechet.core.linearised import anchored_resamples, linearised_resamples
 from pyterrier_frechet.core.weighted import QueryStats, per_query_weighted, weighted_fds
 from pyterrier_frechet.measures.resampling import PER_QUERY
 
@@ -216,63 +217,6 @@ def recorded_truths(prefix: str):
             float(tau_ap_.iloc[0]) if len(tau_ap_) else float('nan'))
 
 
-def linearised_resamples(estimate: float, jackknife, counts, groups: Optional[np.ndarray] = None,
-                         block: int = 256) -> np.ndarray:
-    """A statistic's bootstrap resamples linearised from its leave-outs (the jackknife's estimate of each query's
-    influence; Efron 1982, §6.4 and ch. 10): no statistic is recomputed on a resample.
-
-    With ``n`` unit queries left out in groups (one query each, the delete-a-group jackknife's groups or the cluster
-    jackknife's), ``m_g`` queries in group g, the leave-outs θ₍g₎ and ``c_bg`` how often resample b draws g's queries,
-
-        θ*_b = θ̂ + (1/N_b) Σ_g (c_bg − m_g) · (n − m_g)/m_g · (θ̂ − θ̂₍g₎),   N_b = Σ_g c_bg,
-
-    the first-order expansion of the statistic in the queries' weights whose influence values are the jackknife's:
-    (n − m_g)(θ̂ − θ̂₍g₎) is group g's summed influence. For a mean of per-query values it is the resampled mean
-    exactly; for FD it keeps the jackknife's variance and drops the resamples' second-order shift.
-
-    Args:
-        estimate: θ̂ on the full set.
-        jackknife: the leave-out values θ₍g₎, one per group; one undefined (NaN) makes every resample NaN, as it
-            leaves the jackknife's own interval empty.
-        counts: (resamples × queries) how often each query is drawn (any integer or float dtype).
-        groups: the leave-out group of each query of ``counts``' columns (0…G−1, −1: not left out, ignored);
-            default: column i is leave-out i.
-        block: resamples converted to float64 at a time (bounds the memory at many queries).
-
-    Returns the B resamples (float64; NaN where a resample draws no unit query).
-    """
-    jack = np.asarray(jackknife, dtype=np.float64)
-    counts = np.asarray(counts)
-    if groups is None:
-        if counts.shape[1] != len(jack):
-            raise ValueError(f'counts has {counts.shape[1]} queries for {len(jack)} leave-outs; pass groups=')
-        groups = np.arange(len(jack))
-    groups = np.asarray(groups, dtype=np.int64)
-    if groups.shape != (counts.shape[1],) or (len(groups) and groups.max() >= len(jack)):
-        raise ValueError(f'groups must give each of the {counts.shape[1]} queries a leave-out 0…{len(jack) - 1} or −1')
-    if not np.isfinite(jack).all() or not np.isfinite(estimate):
-        return np.full(len(counts), np.nan)
-    units = groups >= 0
-    sizes = np.bincount(groups[units], minlength=len(jack)).astype(np.float64)
-    n = sizes.sum()
-    held = sizes > 0
-    influence = np.zeros(len(jack))
-    influence[held] = (n - sizes[held]) / sizes[held] * (float(estimate) - jack[held])
-    # a sparse-free sum over each group's columns: the queries ordered by group, summed between the group starts
-    order = np.argsort(groups[units], kind='stable')
-    columns = np.flatnonzero(units)[order]
-    starts = np.searchsorted(groups[units][order], np.arange(len(jack)))
-    out = np.empty(len(counts))
-    for b0 in range(0, len(counts), block):
-        part = counts[b0:b0 + block][:, columns].astype(np.float64)
-        per_group = np.add.reduceat(part, starts, axis=1) if part.shape[1] else np.zeros((len(part), len(jack)))
-        per_group[:, sizes == 0] = 0.0   # reduceat repeats a column at an empty group's start
-        total = per_group.sum(axis=1)
-        with np.errstate(invalid='ignore', divide='ignore'):
-            out[b0:b0 + block] = float(estimate) + ((per_group - sizes) @ influence) / total
-    return out
-
-
 # ---------------------------------------------------------------------------------------------------- trials
 def compared_pairs(world) -> List[tuple]:
     """The pairs whose differences are tested: every equal-in-law pair (level) and every other pair (power)."""
@@ -283,7 +227,7 @@ def compared_pairs(world) -> List[tuple]:
 
 def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permutations: int, seed: int,
         statistic: str = 'fd', ci: float = 0.95, alpha: float = 0.05, verbose: bool = True, jackknife='auto',
-        checkpoint=None, query_groups=False, truths=None, fd_resamples: bool = True):
+        checkpoint=None, query_groups=False, truths=None, fd_resamples: bool = True, exact_draws: int = 0):
     """Coverage, tests, context and trials frames; ``checkpoint(cov, tests, context, trials)`` is called after every
     trial with the frames over the trials done so far (so a run stopped early keeps what it measured, with its trial
     count). The trials frame holds every trial's interval (trial, statistic, method, estimand, who, estimate, low,
@@ -295,7 +239,10 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
     (:func:`recorded_truths`) in place of ``n_reference`` new reference sets. ``fd_resamples=False``: FD is not
     computed on the ``n_samples`` resamples (their draws are still made, so the trials are the same); the methods that
     read FD's resamples are left out and τ's interval is the linearised one only (FD's resamples from its leave-outs,
-    :func:`linearised_resamples`: a route studied and not offered, pt_docs "Calibration")."""
+    :func:`linearised_resamples`: a route studied and not offered, pt_docs "Calibration"). ``exact_draws`` K > 0 (with
+    ``fd_resamples=False``): FD computed on the first K resamples only, and τ's interval also from the linearised
+    resamples anchored on those (:func:`~pyterrier_frechet.core.linearised.anchored_resamples`, method
+    ``anchored K``: the route of ``bootstrap(..., resample='needed')``)."""
     systems = list(world.systems)
     pairs = compared_pairs(world)
     if truths is None:
@@ -372,6 +319,8 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
                         else topic_clusters(sample.qids))
             gloo = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
         boot = {s: set_fd(rel, rets[s], counts, shift) for s in systems} if n_samples and fd_resamples else {}
+        exact = ({s: set_fd(rel, rets[s], counts[:exact_draws], shift) for s in systems}
+                 if n_samples and exact_draws and not boot else {})
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
             for method in FD_METHODS:
@@ -465,8 +414,11 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
             if all(len(loo[s]) == n for s in systems):
                 # studied, not offered (pt_docs "Calibration"): FD's resamples linearised from its leave-outs
                 taus.append(('linearised', np.stack([linearised_resamples(est[s], loo[s], counts) for s in systems])))
+                if exact:
+                    taus.append((f'anchored {exact_draws}', np.stack([
+                        anchored_resamples(est[s], loo[s], counts, exact[s]) for s in systems])))
             for method, fd_star in taus:
-                how = 'percentile' if method == 'linearised' else method
+                how = 'percentile' if method not in TAU_METHODS else method
                 value, low, high = rank_correlation_interval(kendall_tau_b, fd_hat, nd_hat, -fd_star, nd_star, ci, how)
                 record(('τ(FD, nDCG)', method, 'τ of E[FD_n] and mean nDCG', 'all'), low, high, tau_n, value)
                 record(('τ(FD, nDCG)', method, 'τ of E[FD_n] and population mean nDCG', 'all'), low, high,
@@ -505,6 +457,9 @@ def main(argv=None):
     parser.add_argument('--no-fd-resamples', action='store_true',
                         help="draw the --samples resamples but do not compute FD on them: only τ's linearised interval "
                              '(from the leave-outs) reads them (fast; the trials are the same)')
+    parser.add_argument('--exact-draws', type=int, default=0, metavar='K',
+                        help="with --no-fd-resamples: FD on the first K resamples, and τ's interval also from the "
+                             "linearised resamples anchored on them (method 'anchored K')")
     parser.add_argument('--statistic', default='fd', choices=STATISTICS)
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--systems', nargs='+', default=None,
@@ -550,7 +505,7 @@ def main(argv=None):
     cov, tests, context, trials = run(world, n, args.trials, args.reference, args.samples, args.permutations, args.seed,
                               args.statistic, jackknife=jackknife, checkpoint=write, query_groups=args.query_groups,
                               truths=recorded_truths(args.truths) if args.truths else None,
-                              fd_resamples=not args.no_fd_resamples)
+                              fd_resamples=not args.no_fd_resamples, exact_draws=args.exact_draws)
     elapsed = time.time() - t0
     write(cov, tests, context, trials)
     summary = cov.groupby(['statistic', 'method', 'estimand'])['coverage'].agg(['min', 'mean', 'max'])

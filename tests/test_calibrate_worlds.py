@@ -309,34 +309,20 @@ def test_rerun_check_tolerance_is_relative_with_an_absolute_floor(tmp_path):
     assert rerun_check.check(str(tmp_path / 'recorded'), str(tmp_path / 'width')) is False
 
 
-def test_the_studied_linearised_resamples_of_a_mean_are_its_resampled_means_and_keep_the_jackknife_variance():
-    """The harness's linearised τ route (studied, not offered: pt_docs "Calibration"). Closed forms: for a mean of
-    per-query values the linearisation is exact (single queries, and clusters drawn
-    whole with unequal sizes, normalised by each draw's total); an undefined leave-out makes every resample NaN; for
-    a nonlinear statistic the resamples' variance is (n−1)/n of the jackknife variance up to Monte Carlo error."""
-    from pyterrier_frechet.analyses.bootstrap import draw_counts
-    from benchmarks.calibrate_worlds import linearised_resamples
-    from pyterrier_frechet.core.intervals import jackknife_se
-    rng = np.random.default_rng(3)
-    x = rng.gamma(2.0, size=40)
-    n = len(x)
-    counts = draw_counts(n, 500, 1, dtype=None)
-    leave = (x.sum() - x) / (n - 1)
-    np.testing.assert_allclose(linearised_resamples(x.mean(), leave, counts), counts @ x / n, rtol=1e-13)
-    clusters = np.repeat(np.arange(7), [2, 3, 9, 4, 8, 6, 8])
-    drawn_groups = draw_counts(7, 500, 2)[:, clusters]
-    leave_g = np.array([x[clusters != g].mean() for g in range(7)])
-    np.testing.assert_allclose(linearised_resamples(x.mean(), leave_g, drawn_groups, clusters),
-                               drawn_groups @ x / drawn_groups.sum(axis=1), rtol=1e-13)
-    assert np.isnan(linearised_resamples(x.mean(), np.r_[leave[:-1], np.nan], counts)).all()
-    # a ratio of means: nonlinear; its linearised resamples' spread is the jackknife's
-    y = rng.gamma(3.0, size=n)
-    ratio = x.mean() / y.mean()
-    leave_r = np.array([np.delete(x, i).mean() / np.delete(y, i).mean() for i in range(n)])
-    many = draw_counts(n, 20000, 5, dtype=None)
-    lin = linearised_resamples(ratio, leave_r, many)
-    assert lin.mean() == pytest.approx(ratio, abs=3 * lin.std() / np.sqrt(len(lin)) + 1e-12)
-    assert lin.std(ddof=1) == pytest.approx(np.sqrt((n - 1) / n) * jackknife_se(leave_r), rel=0.03)
-    with pytest.raises(ValueError, match='leave-outs'):
-        linearised_resamples(x.mean(), leave[:-1], counts)
 
+def test_the_anchored_tau_route_of_the_harness_is_the_packages_on_the_same_draws():
+    """--no-fd-resamples --exact-draws K: the trials (query sets and draws) are those of a run with FD on every
+    draw — every FD and nDCG estimate equal — and τ is recorded with the linearised and the 'anchored K' intervals
+    (the package's anchored_resamples, tested in test_linearised) and without the methods that read FD's draws."""
+    world = make_world('independent', d=4, seed=0)
+    kw = dict(n_trials=2, n_reference=4, n_samples=30, n_permutations=0, seed=0, verbose=False)
+    cov_full, _, _, trials_full = cw.run(world, 15, **kw)
+    cov, _, _, trials = cw.run(world, 15, fd_resamples=False, exact_draws=10, **kw)
+    tau = cov[cov.statistic == 'τ(FD, nDCG)']
+    assert {'linearised', 'anchored 10'} <= set(tau.method) and not set(cw.TAU_METHODS) & set(tau.method)
+    keys = ['trial', 'statistic', 'method', 'estimand', 'who']
+    same = trials_full.merge(trials, on=keys, suffixes=('_full', ''))
+    fd = same[same.statistic.isin(['FD', 'nDCG'])]
+    assert len(fd) and np.allclose(fd.estimate_full, fd.estimate, rtol=1e-12)
+    anchored = trials[(trials.method == 'anchored 10') & (trials.statistic == 'τ(FD, nDCG)')]
+    assert len(anchored) and (anchored.low <= anchored.high).all() and anchored.low.between(-1, 1).all()

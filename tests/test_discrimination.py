@@ -100,3 +100,27 @@ def test_default_discriminative_power_counts_compares_own_tests_without_fd_on_ev
                     for i, a in enumerate(runs) for b in list(runs)[i + 1:])
     np.testing.assert_allclose(counted.p, expect)
     assert (counted.test == 'bootstrap').all()
+
+
+def test_anchored_draws_are_never_read_as_resampled_differences_even_when_they_are_every_draw():
+    """With B ≤ TAU_DRAWS the anchored FD draws (resample='needed') are as many as the draws, but they are not FD's
+    own resampled values: drawn() gives None for them, a test that reads resampled differences is refused before
+    any work, and compare_systems' p_bootstrap is NaN for FD (its jackknife p is the same as on a full bootstrap)."""
+    from ir_measures import nDCG
+    from pyterrier_frechet.analyses.discrimination import discriminative_power
+    from pyterrier_frechet.analyses.significance import compare_systems
+    from test_intervals import _tau_world
+    encoder, qrels, runs = _tau_world(n_queries=15, n_runs=4, seed=1)
+    fd, ndcg = pf.FD(encoder=encoder) @ 6, nDCG @ 6
+    lean = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=120, seed=0, verbose=False, resample='needed')
+    full = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=120, seed=0, verbose=False)
+    assert lean.is_anchored(str(fd)) and len(lean.samples['s0'][str(fd)]) == lean.n_samples == 120
+    assert lean.drawn('s0', str(fd)) is None and not lean.on_every_draw(str(fd))
+    assert lean.drawn('s0', 'nDCG@6') is not None and full.drawn('s0', str(fd)) is not None
+    with pytest.raises(ValueError, match=r"FD\(.*resample='all'"):
+        discriminative_power(lean, test='bootstrap')
+    got = compare_systems(runs, qrels, [fd, ndcg], boot=lean, verbose=False).set_index(['a', 'b', 'measure'])
+    ref = compare_systems(runs, qrels, [fd, ndcg], boot=full, verbose=False).set_index(['a', 'b', 'measure'])
+    fd_rows = got.xs(str(fd), level='measure')
+    assert fd_rows.p_bootstrap.isna().all()
+    np.testing.assert_allclose(fd_rows.p_jackknife, ref.xs(str(fd), level='measure').p_jackknife, rtol=1e-12)

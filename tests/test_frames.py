@@ -31,3 +31,30 @@ def test_prepared_frames_hold_text_in_object_columns_for_ir_measures():
     assert r['doc_id'].tolist() == ['10', '11'] and q['query_id'].tolist() == ['1', '2']
     again = prepare_run(r, 'run')
     assert again['query_id'].tolist() == r['query_id'].tolist() and again['query_id'].dtype == object
+
+
+@pytest.mark.parametrize('scores', ['float', 'int with ties'])
+def test_a_run_as_dict_of_dicts_gives_every_ir_measures_provider_the_values_of_the_frame(scores):
+    """run_dict hands ir_measures the dict of dicts its providers would build from the frame, once: differential
+    against ir_measures reading the frame itself, for measures of three providers (pytrec_eval: nDCG, AP, P; msmarco:
+    RR; the fallback: Judged), scores with ties (tie-breaking is the providers' own, whatever the order), a query
+    the qrels lack and a qrels query the run lacks."""
+    import ir_measures
+    import numpy as np
+    import pandas as pd
+    from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run, run_dict
+    rng = np.random.default_rng(3)
+    qrels = pd.DataFrame([(f'q{q}', f'd{d}', int(rng.integers(0, 3))) for q in range(6) for d in range(12)],
+                         columns=['qid', 'docno', 'label'])
+    rows = [(f'q{q}', f'd{d}', float(rng.normal()) if scores == 'float' else float(rng.integers(0, 3)))
+            for q in range(7) if q != 2 for d in rng.permutation(15)[:10]]
+    run = pd.DataFrame(rows, columns=['qid', 'docno', 'score'])
+    measures = [ir_measures.nDCG @ 5, ir_measures.AP, ir_measures.P @ 3, ir_measures.RR @ 10, ir_measures.Judged @ 5]
+    q_ir, r_ir = prepare_qrels(qrels, 'qrels'), prepare_run(run, 'run')
+    as_dict = run_dict(r_ir)
+    assert sum(len(v) for v in as_dict.values()) == len(run) and list(as_dict) == list(dict.fromkeys(r_ir.query_id))
+    evaluator = ir_measures.evaluator(measures, q_ir)
+    assert dict(evaluator.calc_aggregate(as_dict)) == dict(ir_measures.calc_aggregate(measures, q_ir, r_ir))
+    per_query = lambda got: sorted((m.query_id, str(m.measure), m.value) for m in got)
+    assert per_query(evaluator.iter_calc(as_dict)) == per_query(ir_measures.iter_calc(measures, q_ir, r_ir))
+    assert run_dict(r_ir.iloc[:0]) is not None and len(run_dict(r_ir.iloc[:0])) == 0

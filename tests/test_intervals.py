@@ -175,29 +175,42 @@ def test_tau_intervals_equal_a_hand_computation_over_the_bootstrap_samples(toy):
     assert (row.tau_ap_low, row.tau_ap_high) == pytest.approx(tuple(np.quantile(aps, [0.025, 0.975])))
 
 
-def test_tau_intervals_read_the_first_draws_fd_was_computed_on():
-    """bootstrap(resample='needed') computes FD on the first TAU_DRAWS draws only, each equal to the full bootstrap's
-    (the same draws: the first rows of the same stream), nDCG on all; τ's interval is then the percentile interval
-    over those first draws — a hand computation from the full bootstrap's first TAU_DRAWS samples — and says so."""
+def test_tau_intervals_read_fd_anchored_on_its_first_exact_draws():
+    """bootstrap(resample='needed') computes FD exactly on the first EXACT_DRAWS draws only (each equal to the full
+    bootstrap's: the same draws, the first rows of the same stream) and gives the rest of the first TAU_DRAWS as its
+    linearised resamples anchored on them (a hand computation from the full bootstrap's first exact draws and the
+    leave-outs), nDCG on all; τ's interval is the percentile interval over those draws and says how many."""
     import pyterrier_frechet as pf
     from ir_measures import nDCG
-    from pyterrier_frechet.analyses.bootstrap import TAU_DRAWS
+    from pyterrier_frechet.analyses.bootstrap import EXACT_DRAWS, TAU_DRAWS, resample_counts
     from pyterrier_frechet.analyses.correlation import tau_ap, tau_intervals
+    from pyterrier_frechet.core.linearised import anchored_resamples
     encoder, qrels, runs = _tau_world()
     fd, ndcg = pf.FD(encoder=encoder) @ 6, nDCG @ 6
     b = TAU_DRAWS + 60
     full = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=b, seed=2, verbose=False)
     lean = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=b, seed=2, verbose=False, resample='needed')
     names = list(runs)
+    counts = resample_counts(len(full.queries), b, 2)[:TAU_DRAWS]
+    point = full.summary.set_index(['name', 'measure'])['value']
+    assert lean.is_anchored(str(fd)) and not lean.is_anchored('nDCG@6') and not full.is_anchored(str(fd))
+    fd_star = []
     for name in names:
         assert len(lean.samples[name][str(fd)]) == TAU_DRAWS and lean.drawn(name, str(fd)) is None
-        np.testing.assert_allclose(lean.samples[name][str(fd)], full.samples[name][str(fd)][:TAU_DRAWS], rtol=1e-12)
+        np.testing.assert_allclose(lean.jackknife[name][str(fd)], full.jackknife[name][str(fd)], rtol=1e-12)
+        hand = anchored_resamples(point[name, str(fd)], full.jackknife[name][str(fd)], counts,
+                                  full.samples[name][str(fd)][:EXACT_DRAWS])
+        np.testing.assert_allclose(lean.samples[name][str(fd)], hand, rtol=1e-12)
         np.testing.assert_array_equal(lean.samples[name]['nDCG@6'], full.samples[name]['nDCG@6'])
+        # the anchored draws keep the exact draws' location, and their spread is the exact draws' to a few per cent
+        exact = full.samples[name][str(fd)][:TAU_DRAWS]
+        assert np.std(hand) == pytest.approx(np.std(exact), rel=0.25)
+        fd_star.append(-hand)
     # FD's interval and its leave-outs do not depend on the resamples
     pd.testing.assert_frame_equal(lean.summary[['name', 'measure', 'value', 'low', 'high', 'interval']],
                                   full.summary[['name', 'measure', 'value', 'low', 'high', 'interval']])
     row = tau_intervals(lean, [fd, ndcg]).iloc[0]
-    fd_star = -np.stack([full.samples[n][str(fd)][:TAU_DRAWS] for n in names])
+    fd_star = np.stack(fd_star)
     nd_star = np.stack([full.samples[n]['nDCG@6'][:TAU_DRAWS] for n in names])
     taus = [scipy.stats.kendalltau(fd_star[:, k], nd_star[:, k]).statistic for k in range(TAU_DRAWS)]
     aps = [tau_ap(fd_star[:, k], nd_star[:, k]) for k in range(TAU_DRAWS)]
@@ -205,6 +218,29 @@ def test_tau_intervals_read_the_first_draws_fd_was_computed_on():
     assert (row.tau_low, row.tau_high) == pytest.approx(tuple(np.quantile(taus, [0.025, 0.975])), abs=1e-12)
     assert (row.tau_ap_low, row.tau_ap_high) == pytest.approx(tuple(np.quantile(aps, [0.025, 0.975])), abs=1e-12)
     assert row.tau_low < row.kendall_tau < row.tau_high   # a real interval, not a point
+
+
+@pytest.mark.parametrize('case', ['a judged query without relevant documents', 'delete-a-group jackknife'])
+def test_fd_is_computed_on_every_tau_draw_where_its_leave_outs_cannot_anchor_them(case):
+    """Where the leave-outs do not leave every judged query out alone — a judged query with no relevant document
+    (its weight on the retrieved side is never varied by them) or the delete-a-group jackknife — the anchored route's
+    τ coverage was not measured: FD is computed on every one of the first TAU_DRAWS, equal to the full bootstrap's."""
+    import pyterrier_frechet as pf
+    from ir_measures import nDCG
+    from pyterrier_frechet.analyses.bootstrap import TAU_DRAWS
+    encoder, qrels, runs = _tau_world()
+    kwargs = {}
+    if case.startswith('a judged'):
+        qrels = qrels[~((qrels.qid == 'q3') & (qrels.label > 0))]
+    else:
+        kwargs = {'jackknife': 4}
+    fd, ndcg = pf.FD(encoder=encoder) @ 6, nDCG @ 6
+    b = TAU_DRAWS + 10
+    full = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=b, seed=5, verbose=False, **kwargs)
+    lean = pf.bootstrap(runs, qrels, [fd, ndcg], n_samples=b, seed=5, verbose=False, resample='needed', **kwargs)
+    assert not lean.is_anchored(str(fd)) and lean.anchored == ()
+    for name in runs:
+        np.testing.assert_allclose(lean.samples[name][str(fd)], full.samples[name][str(fd)][:TAU_DRAWS], rtol=1e-12)
 
 
 def test_tau_ap_weights_errors_at_the_top():

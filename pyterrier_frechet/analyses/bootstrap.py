@@ -24,9 +24,10 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core import intervals
+from ..core.linearised import anchored_resamples
 from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures, provider_errors
-from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
+from ..evaluation.frames import DOCNO, QID, SCORE, prepare_qrels, prepare_run, run_dict, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
@@ -44,7 +45,8 @@ class BootstrapResult(NamedTuple):
     summary: pd.DataFrame  # one row per (system, measure): value, estimate, low, high, interval, mean, std, n_valid
     # system -> measure -> the measure on each resample: on all of them, or — ``resample='needed'`` and a measure
     # whose interval and test read only its leave-outs (:func:`drawn`) — on the first :data:`TAU_DRAWS`, which τ's
-    # interval reads (:meth:`drawn` gives only the complete ones)
+    # interval reads, computed or anchored on the first :data:`EXACT_DRAWS` (:attr:`anchored`; :meth:`drawn` gives
+    # only the complete ones)
     samples: Dict[str, Dict[str, np.ndarray]]
     queries: List[str]  # the query universe that was resampled
     # system -> measure -> leave-one-query-out values (where the interval or the paired test reads them)
@@ -64,6 +66,9 @@ class BootstrapResult(NamedTuple):
     n_draws: Optional[int] = None
     # the measures resampled, as parsed (their column labels key ``samples`` and ``jackknife``)
     measures: Optional[list] = None
+    # (system, measure label) whose draws after the first :data:`EXACT_DRAWS` are linearised from the leave-outs and
+    # anchored on those (``resample='needed'``, :func:`anchorable`; :meth:`is_anchored`)
+    anchored: Tuple[Tuple[str, str], ...] = ()
 
     def measure(self, label: str):
         """The measure of column label ``label`` (KeyError naming the measures of this bootstrap)."""
@@ -82,10 +87,18 @@ class BootstrapResult(NamedTuple):
 
     def drawn(self, system: str, measure: str) -> Optional[np.ndarray]:
         """The values of ``measure`` (a column label) of ``system`` on every resample, or None where they were
-        computed on the first :data:`TAU_DRAWS` only (``resample='needed'``: a measure whose interval and test read
-        its leave-outs) — what a test of resampled differences must not read."""
+        held on the first :data:`TAU_DRAWS` only, or anchored on the first :data:`EXACT_DRAWS` (``resample='needed'``:
+        a measure whose interval and test read its leave-outs; anchored draws are not the measure's own, even where
+        B ≤ :data:`TAU_DRAWS` makes them every draw) — what a test of resampled differences must not read."""
         values = self.samples.get(system, {}).get(measure)
-        return values if values is not None and len(values) == self.n_samples else None
+        if values is None or len(values) != self.n_samples or (system, measure) in self.anchored:
+            return None
+        return values
+
+    def is_anchored(self, measure: str) -> bool:
+        """Whether ``measure``'s (a column label) draws are, for some system, FD on the first :data:`EXACT_DRAWS` and
+        its anchored linearised resamples on the rest (:func:`anchorable`)."""
+        return any(label == measure for _, label in self.anchored)
 
     def on_every_draw(self, measure: str) -> bool:
         """Whether ``measure`` (a column label) was computed on every draw (for every system: they are alike)."""
@@ -237,10 +250,13 @@ class PerQueryStatistics(NamedTuple):
 
 class RunInputs:
     """One run's selections, made once for all the measures that need them (every vector measure's sets in one
-    pass, every per-query measure in one ``iter_calc``)."""
+    pass, every per-query measure in one ``iter_calc`` of ``evaluator``: ir_measures' evaluator of those measures,
+    made once for every run, which prepares the qrels once)."""
 
-    def __init__(self, measures, judgments: Judgments, qrels_ir: pd.DataFrame, run_ir: pd.DataFrame, queries: list):
+    def __init__(self, measures, judgments: Judgments, qrels_ir: pd.DataFrame, run_ir: pd.DataFrame, queries: list,
+                 evaluator=None):
         self.measures, self.judgments, self.qrels, self.run, self.queries = measures, judgments, qrels_ir, run_ir, queries
+        self.evaluator = evaluator
 
     def _of(self, kind: str) -> list:
         return [m for m in self.measures if resampling(m).statistics == kind]
@@ -253,7 +269,8 @@ class RunInputs:
     def per_query(self) -> pd.DataFrame:
         measures = self._of(PER_QUERY_VALUES)
         with provider_errors(measures, self.qrels, self.run):
-            rows = [(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc(measures, self.qrels, self.run)]
+            evaluator = self.evaluator or ir_measures.evaluator(measures, self.qrels)
+            rows = [(m.query_id, str(m.measure), m.value) for m in evaluator.iter_calc(run_dict(self.run))]
         return (pd.DataFrame(rows, columns=['qid', 'measure', 'value'])
                 .pivot(index='qid', columns='measure', values='value').reindex(self.queries))
 
@@ -279,40 +296,67 @@ STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_sta
 
 
 def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0,
-               clusters: Optional[np.ndarray] = None, values: Optional[np.ndarray] = None, draws: Optional[int] = None):
+               clusters: Optional[np.ndarray] = None, values: Optional[np.ndarray] = None, draws: Optional[int] = None,
+               estimate: Optional[float] = None):
     """The measure per bootstrap sample (row of ``counts``; ``values``: already computed) and, with ``jackknife``
     (see :func:`jackknife_plan`; ``clusters``: the cluster jackknife over those query groups), per left-out unit query
     (or group of them), with the text saying which. The t reference's degrees of freedom follow from the leave-outs
-    themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). ``draws``: the measure is computed
-    on the first ``draws`` resamples only (default: all)."""
+    themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). ``draws``: the measure is on the
+    first ``draws`` resamples only (default: all). ``estimate`` (the measure on the full set; with ``draws`` and
+    ``jackknife``): the first :data:`EXACT_DRAWS` are computed and the rest up to ``draws`` anchored on them
+    (:func:`anchorable`); ``values`` may then hold those first draws only. Returns (values, leave-outs, their text,
+    whether the draws are anchored)."""
     res = resampling(measure)
+    first = draws if estimate is None or jackknife is None else min(EXACT_DRAWS, draws)
     if values is None:
-        counts = counts[:draws]
-        with pt.tqdm(total=len(counts), desc=f'bootstrap {measure}', unit='sample', leave=False,
-                     disable=not verbose or len(counts) < 200) as pbar:
-            values = res.samples(measure, stats, counts, eng, pbar)
+        with pt.tqdm(total=len(counts[:first]), desc=f'bootstrap {measure}', unit='sample', leave=False,
+                     disable=not verbose or len(counts[:first]) < 200) as pbar:
+            values = res.samples(measure, stats, counts[:first], eng, pbar)
     if jackknife is None:
-        return values, None, ''
+        return values, None, '', False
     n_units = int(np.sum(stats.units))
     plan = res.jackknife_plan(jackknife, n_units, seed, clusters)
     groups, n_groups = plan.assign(stats.units)
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
-    return values, jack, plan.describe(n_units, n_groups)
+    anchored = False
+    if draws is not None and len(values) < len(counts[:draws]):
+        if anchorable(stats.units, n_groups, jack, estimate):
+            values, anchored = anchored_resamples(estimate, jack, counts[:draws], values, groups), True
+        else:   # the rest computed: the route whose τ coverage was measured first
+            values = np.concatenate([values, res.samples(measure, stats, counts[len(values):draws], eng, None)])
+    return values, jack, plan.describe(n_units, n_groups), anchored
 
 
 #: The resamples τ's interval reads (the count its coverage was measured with, pt_docs "Calibration": 0.968 over 62
 #: real DL19 query sets, 121 of 123 in a world built independently): with ``resample='needed'`` a measure whose
-#: interval and test read only its leave-outs is computed on the first TAU_DRAWS draws and no more.
+#: interval and test read only its leave-outs is held on the first TAU_DRAWS draws and no more (computed on the
+#: first :data:`EXACT_DRAWS` of them, and anchored on those where :func:`anchorable`).
 TAU_DRAWS = 200
+
+
+#: With ``resample='needed'``, the draws of those :data:`TAU_DRAWS` on which FD is computed exactly where its
+#: leave-outs leave single queries out (:func:`anchorable`); the other draws are its linearised resamples anchored on
+#: these (:func:`~pyterrier_frechet.core.linearised.anchored_resamples`; pt_docs "Calibration": τ's coverage with them).
+EXACT_DRAWS = 20
+
+
+def anchorable(units, n_groups: int, jackknife, estimate) -> bool:
+    """Whether a measure's resamples may be anchored on its leave-outs: every judged query is a unit left out alone
+    (no query without relevant documents, whose weight the leave-outs do not vary; no delete-a-group or cluster
+    jackknife, whose τ coverage was not measured), and every leave-out and the estimate are defined."""
+    units = np.asarray(units, dtype=bool)
+    return (bool(units.all()) and n_groups == len(units) and jackknife is not None
+            and bool(np.isfinite(jackknife).all()) and estimate is not None and bool(np.isfinite(estimate)))
 
 
 def drawn(measure, method: str, resample: str) -> bool:
     """Whether the bootstrap computes ``measure`` on every resample: always with ``resample='all'``; with
     ``'needed'``, not for a vector measure (one FD per resample) whose interval ``method`` and own paired test read
-    only its leave-outs — FD's and CFD's jackknife interval and test; those are computed on the first
-    :data:`TAU_DRAWS`, for τ's interval. Per-query measures cost one weighted mean a resample: always all."""
+    only its leave-outs — FD's and CFD's jackknife interval and test; those are held on the first
+    :data:`TAU_DRAWS`, for τ's interval (computed on :data:`EXACT_DRAWS` of them and anchored where
+    :func:`anchorable`). Per-query measures cost one weighted mean a resample: always all."""
     res = resampling(measure)
     return (resample == 'all' or res.statistics != VECTOR_STATS or method not in intervals.FROM_JACKKNIFE
             or res.paired_test not in LEAVE_OUT_TESTS)
@@ -468,17 +512,20 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
             jackknife, ``jackknife='auto'`` only), with a Student t reference on G − 1 degrees of freedom. Leaving
             topic-sharing queries ungrouped made the intervals too narrow (pt_docs "Calibration", world ``topics``).
         resample: ``'all'`` (default): every measure is computed on every resample (``samples``); ``'needed'``: FD
-            and CFD with their default jackknife interval and test, which read only leave-outs, are computed on the
+            and CFD with their default jackknife interval and test, which read only leave-outs, are held on the
             first :data:`TAU_DRAWS` (200) resamples only — what τ's percentile interval reads
             (:func:`~pyterrier_frechet.tau_intervals`, over the draws every measure has; its calibrated count) — so
             their ``mean``, ``std`` and ``n_valid`` are of those, and ``compare_systems``' ``p_bootstrap`` and
-            ``p_normal`` for them are NaN. One FD per run and FD measure on 200 draws instead of ``n_samples``:
-            what ``report``, ``paper_table``, ``compare`` and ``agreement`` make with the default test.
+            ``p_normal`` for them are NaN. Of those 200, FD is computed on the first :data:`EXACT_DRAWS` (20); the
+            other draws are its resamples linearised from its leave-one-query-out values and shifted by the mean gap
+            to the computed ones (:func:`~pyterrier_frechet.core.linearised.anchored_resamples`) where every judged
+            query is left out alone (:func:`anchorable`; ``BootstrapResult.anchored`` names them), and computed
+            otherwise. τ's coverage with them: pt_docs "Calibration". What ``report``, ``paper_table``, ``compare``
+            and ``agreement`` make with the default test.
 
-    Returns a :class:`BootstrapResult`; its ``caveats`` place the query set on the measured coverage map of FD's
-    default interval: the relevant documents per query and the sd of their logs, with "FD intervals are probably
-    too narrow here" where that spread is as large as in the worlds where the interval under-covered
-    (:func:`~pyterrier_frechet.interval_caveat`; TREC DL 2019 at label ≥ 2).
+    Returns a :class:`BootstrapResult`; its ``caveats`` state, beside the relevant documents per query and the sd of
+    their logs, what was measured about FD's default interval (its coverage across the measured worlds, which no
+    set's counts were found to predict: :func:`~pyterrier_frechet.interval_caveat`).
     """
     with using_encoder(encoder):
         return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
@@ -523,11 +570,17 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     groups_text = '' if clusters is None else f'cluster bootstrap over G={int(clusters.max()) + 1} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
     counts = resample_counts(len(queries), n_samples, seed, clusters)
-    rows, samples, jackknives = [], {}, {}
+    rows, samples, jackknives, anchored = [], {}, {}, []
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
     point = point_table.set_index('name')
-    inputs = {name: RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries)
+    per_query_measures = [m for m in measures if resampling(m).statistics == PER_QUERY_VALUES]
+    evaluator = None
+    if per_query_measures:
+        with provider_errors(per_query_measures, qrels_ir, qrels_ir.assign(**{SCORE: 1.0})[[QID, DOCNO, SCORE]]):
+            evaluator = ir_measures.evaluator(per_query_measures, qrels_ir)
+    inputs = {name: RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries,
+                              evaluator)
               for name, run in runs.items()}
     # measures whose samples share work between runs (FD's relevant side of each sample): every run at once
     shared = {}
@@ -535,7 +588,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         res = resampling(m)
         if res.shares_samples and len(runs) > 1:
             makers = {name: functools.partial(STATISTICS[res.statistics], m, inputs[name]) for name in runs}
-            draws = counts[:None if drawn(m, interval or res.interval, resample) else TAU_DRAWS]
+            # not drawn: the first EXACT_DRAWS, on which each run's other draws are anchored (or computed, _resampled)
+            draws = counts[:None if drawn(m, interval or res.interval, resample) else EXACT_DRAWS]
             with pt.tqdm(total=len(draws) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
                          disable=not verbose or len(draws) < 200) as pbar:
                 shared[m] = res.samples_of_runs(m, makers, draws, eng, pbar)
@@ -549,10 +603,14 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
             needs = method in intervals.NEEDS_JACKKNIFE
-            values, jack, jack_text = _resampled(
+            every = drawn(m, method, resample)
+            values, jack, jack_text, anchor = _resampled(
                 m, stats, counts, eng, verbose, jackknife if needs or res.paired_test == 't' else None, seed, clusters,
-                shared[m][name] if m in shared else None, None if drawn(m, method, resample) else TAU_DRAWS)
+                shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
+                None if every else float(full[column_label(m)]))
             samples[name][column_label(m)] = values
+            if anchor:
+                anchored.append((name, column_label(m)))
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             if not needs:
@@ -562,7 +620,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                                      groups_text))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
-                           tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures))
+                           tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures), tuple(anchored))
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -194,9 +194,10 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
     column (e.g. nDCG@10, the reference ranking of τ_AP) across the bootstrapped systems, each with the percentile
     interval over the bootstrap's resamples (the same query draws for every system, so each resample is one
     resampled query set evaluated for all systems): over the first draws every measure was computed on — all of
-    them, or the first :data:`~pyterrier_frechet.analyses.bootstrap.TAU_DRAWS` (200) where FD was computed on those
-    only (``bootstrap(..., resample='needed')``, what ``report`` and ``paper_table`` make); the count its coverage was
-    measured with (pt_docs "Calibration"). When the reference (or the
+    them, or the first :data:`~pyterrier_frechet.analyses.bootstrap.TAU_DRAWS` (200) where FD is held on those
+    only (``bootstrap(..., resample='needed')``, what ``report`` and ``paper_table`` make: FD computed on the first
+    :data:`~pyterrier_frechet.analyses.bootstrap.EXACT_DRAWS` and its linearised resamples anchored on them); the
+    configuration whose coverage was measured (pt_docs "Calibration"). When the reference (or the
     measure) is constant across the systems, τ and τ_AP and their intervals are NaN, with a warning saying so;
     a bootstrap sample in which one is constant is left out of the interval.
 

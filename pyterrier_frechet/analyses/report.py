@@ -14,7 +14,7 @@ from ..evaluation.evaluate import check_labels_distinct, evaluate, graded_thresh
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
-from .bootstrap import ESTIMANDS, TAU_DRAWS, bootstrap, bootstrappable, check_query_groups, check_samples
+from .bootstrap import ESTIMANDS, EXACT_DRAWS, TAU_DRAWS, bootstrap, bootstrappable, check_query_groups, check_samples
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
@@ -146,10 +146,16 @@ def _undrawn_note(boot) -> str:
     partial = [m for m in dict.fromkeys(boot.summary['measure']) if not boot.on_every_draw(m)]
     if not partial:
         return ''
-    return (f' {", ".join(f"`{m}`" for m in partial)} {"is" if len(partial) == 1 else "are"} computed on the first '
+    anchored = [m for m in partial if boot.is_anchored(m)]
+    note = (f' {", ".join(f"`{m}`" for m in partial)} {"is" if len(partial) == 1 else "are"} on the first '
             f'{TAU_DRAWS} draws only, which τ\'s interval below reads (the count its coverage was measured with): '
             'its interval and test read its leave-one-query-out values (`mean`, `std` and `n_valid` are of those '
             'draws).')
+    if anchored:
+        note += (f' {", ".join(f"`{m}`" for m in anchored)}: computed on the first {EXACT_DRAWS} of them, the other '
+                 'draws its resamples linearised from those leave-outs and shifted to the computed ones\' mean (for '
+                 'every system whose leave-outs leave each judged query out alone; pt_docs "Calibration").')
+    return note
 
 
 def _interval_notes(summary: pd.DataFrame) -> str:

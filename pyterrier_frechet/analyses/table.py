@@ -31,7 +31,7 @@ from ..measures.base import column_label, higher_is_better, is_set_measure
 from .bootstrap import ESTIMAND_LABELS, bootstrappable
 from .correlation import TAU_ESTIMAND
 from .outputs import markdown_text
-from .validity import TOO_NARROW, caption_caveats, fd_like
+from .validity import caption_caveats, fd_like
 
 logger = logging.getLogger(__name__)
 
@@ -403,10 +403,8 @@ class PaperTable:
         if self.tau is not None and self.reference() is not None:
             parts.append(f'τ: Kendall τ-b with {self.reference()}.' if self.shows_tau() else
                          f'τ not shown: fewer than {TAU_MIN_SYSTEMS} systems.')
-        flagged = caption_caveats(self.caveats)
-        if flagged:
-            how = 'probably' if any(note.startswith(TOO_NARROW) for note in flagged) else 'may be'
-            parts.append(f'FD intervals {how} too narrow (long caption).')
+        if caption_caveats(self.caveats):
+            parts.append('FD intervals: measured coverage in the long caption.')
         return parts
 
     def _long_caption(self) -> List[str]:

@@ -21,7 +21,7 @@ import pyterrier as pt
 
 from ..measures.base import column_label, is_answer_measure, is_set_measure, is_vector_measure
 from ..vectors.sources import using_encoder
-from .frames import DOCNO, LABEL, QID, SCORE, id_form_hint, prepare_qrels, prepare_run
+from .frames import DOCNO, LABEL, QID, SCORE, id_form_hint, prepare_qrels, prepare_run, run_dict
 from .provider import compute_set_measures, outcome_value
 from .selection import Judgments
 
@@ -289,7 +289,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
             try:
                 outcomes = compute_set_measures(set_measures, judgments, run_ir, universe)
                 with provider_errors(others, qrels_ir, run_ir):
-                    values = dict(other_evaluator.calc_aggregate(run_ir)) if others else {}
+                    values = dict(other_evaluator.calc_aggregate(run_dict(run_ir))) if others else {}
             except ValueError as ex:
                 raise ValueError(f'run {name!r}: {ex}') from ex
             row = {'name': name}
