@@ -4,8 +4,8 @@
 every one of its resamples — one eigenvalue solve each, per run and FD measure. The jackknife's leave-outs already
 give each query's influence on FD; the first-order expansion of FD in the queries' weights turns any resample's
 counts into a value at the cost of a dot product (:func:`linearised_resamples`). That expansion keeps the
-resamples' spread and drops their second-order shift (a resampled FD is biased upwards by the duplicated queries'
-share of the covariance), which moved τ's interval off its truth in a world built independently of the package
+resamples' spread and drops their second-order shift (a resampled FD sits above FD̂, as FD over fewer distinct
+queries does, by an amount that differs between runs), which moved τ's interval off its truth in a world built independently of the package
 (pt_docs "Calibration", 114 of 123); :func:`anchored_resamples` adds back each run's shift, estimated from FD computed
 exactly on the first few draws.
 """
