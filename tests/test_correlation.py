@@ -5,7 +5,8 @@ import pytest
 import scipy.stats
 from hypothesis import given, settings, strategies as st
 
-from pyterrier_frechet.analyses.correlation import correlations, higher_is_better
+from pyterrier_frechet.analyses.correlation import correlations
+from pyterrier_frechet.measures.base import higher_is_better
 
 
 def test_correlations_match_scipy_with_orientation():
@@ -23,6 +24,12 @@ def test_correlations_match_scipy_with_orientation():
     agree = pd.DataFrame({'nDCG@10': [0.1, 0.2, 0.3, 0.4], 'FD@10': [4.0, 3.0, 2.0, 1.0]})
     assert correlations(agree).iloc[0].kendall_tau == pytest.approx(1.0)
     assert not higher_is_better('FD(urr=True)@10') and higher_is_better('nDCG@10') and higher_is_better('my_column')
+    # one answer for a column name and for the measure it names (tables, plots and correlations read the same one)
+    import ir_measures
+    import pyterrier_frechet as pf
+    for name in ('FD(urr=True)@10', 'CFD@10', 'DO@100', 'HSA@100', 'nDCG@10', 'RR@10'):
+        assert higher_is_better(name) == higher_is_better(ir_measures.parse_measure(name)), name
+    assert not higher_is_better(pf.FD @ 10) and not higher_is_better('mrt') and higher_is_better(ir_measures.nDCG @ 10)
     with pytest.raises(ValueError, match='at least 3 systems'):
         correlations(agree.iloc[:2])
     with pytest.raises(ValueError, match='no such column'):

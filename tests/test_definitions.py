@@ -42,5 +42,5 @@ def test_declarations():
     assert ir_measures.parse_measure('DO(bins=20)@100') == pf.DO(100, bins=20)
     assert repr(pf.HSA(norm='rank')) == "HSA(norm='rank')"
     assert pf.DO.HIGHER_IS_BETTER is False and pf.HSA.HIGHER_IS_BETTER is True
-    from pyterrier_frechet.analyses.correlation import higher_is_better
+    from pyterrier_frechet.measures.base import higher_is_better
     assert not higher_is_better('DO@100') and higher_is_better('HSA@100')

@@ -624,3 +624,13 @@ def test_the_caption_names_the_queries_fds_jackknife_ran_over():
     assert table.jackknife_queries == {'FD(rel=2)@3': 4}
     assert 'FD(rel=2)@3: jackknife over the 4 queries with a relevant document, for E[FD̂ₙ]' in table.caption()
     assert 'the expected value at 4 queries (those with a relevant document at its rel' in table.caption(long=True)
+
+
+def test_a_table_of_measures_none_of_which_is_resampled_names_every_resampled_family_before_any_work():
+    """The refusal lists the registry's resampled measures (CFD among them), not a hand-written list."""
+    from pyterrier_frechet.measures.base import resampled_names
+    run = pd.DataFrame({'qid': ['1', '2'], 'docno': ['d1', 'd2'], 'score': [1.0, 1.0]})
+    qrels = pd.DataFrame({'qid': ['1', '2'], 'docno': ['d1', 'd2'], 'label': [1, 1]})
+    with pytest.raises(ValueError, match='can be bootstrapped') as got:
+        pf.paper_table({'a': run}, qrels, ['KID@10', 'FDInf@10'])
+    assert 'CFD' in resampled_names() and all(name in str(got.value) for name in resampled_names())

@@ -23,20 +23,7 @@ import pandas as pd
 import scipy.stats
 
 from ..evaluation.evaluate import NO_VECTOR_COLUMNS
-from ..measures.base import column_label, higher_is_better as _measure_higher_is_better, is_set_measure
-
-_LOWER_IS_BETTER_NAMES = {'mrt'}
-
-
-def higher_is_better(metric: str) -> bool:
-    """Whether larger values of ``metric`` (a column name of a results table) are better."""
-    if metric in _LOWER_IS_BETTER_NAMES:
-        return False
-    try:
-        measure = ir_measures.parse_measure(metric)
-    except (NameError, ValueError, SyntaxError, KeyError):
-        return True
-    return _measure_higher_is_better(measure)
+from ..measures.base import LOWER_IS_BETTER_COLUMNS, column_label, higher_is_better, is_set_measure
 
 
 def tau_ap(x, y) -> float:
@@ -68,7 +55,7 @@ def tau_ap(x, y) -> float:
 
 def _classical(metric: str) -> bool:
     """A per-query measure of ir_measures (nDCG@10, RR, ...): not a set measure of this package, not ``mrt``."""
-    if metric in _LOWER_IS_BETTER_NAMES:
+    if metric in LOWER_IS_BETTER_COLUMNS:
         return False
     try:
         return not is_set_measure(ir_measures.parse_measure(metric))
@@ -215,7 +202,7 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
 
     def oriented(m, sample=None):
         col = column_label(m)
-        sign = 1.0 if _measure_higher_is_better(m) else -1.0
+        sign = 1.0 if higher_is_better(m) else -1.0
         if sample is None:
             return sign * np.array([values[s, col] for s in systems])
         return sign * np.stack([boot.samples[s][col][:draws] for s in systems])

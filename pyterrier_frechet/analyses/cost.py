@@ -7,7 +7,7 @@ the two. The metric's orientation comes from the measure (FD and DO: lower is be
 import numpy as np
 import pandas as pd
 
-from .correlation import higher_is_better
+from ..measures.base import higher_is_better
 
 
 def pareto_frontier(table: pd.DataFrame, metric: str, cost: str = 'mrt') -> pd.DataFrame:
@@ -15,7 +15,7 @@ def pareto_frontier(table: pd.DataFrame, metric: str, cost: str = 'mrt') -> pd.D
 
     Args:
         table: e.g. a ``pt.Experiment`` result with ``'mrt'`` among its metrics.
-        metric: the quality column (any orientation, see :func:`~pyterrier_frechet.analyses.correlation.higher_is_better`).
+        metric: the quality column (any orientation, see :func:`~pyterrier_frechet.measures.base.higher_is_better`).
         cost: the cost column, lower is better (default ``mrt``).
     """
     missing = [c for c in (metric, cost) if c not in table.columns]

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 
 from ..extras import require
-from .correlation import correlations, higher_is_better
+from ..measures.base import higher_is_better
+from .correlation import correlations
 
 logger = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from ..evaluation.evaluate import (NO_VECTOR_COLUMNS, check_labels_distinct, no_vector_counts, parse_measures,
                                    with_options)
-from ..measures.base import column_label, higher_is_better, is_set_measure
+from ..measures.base import column_label, higher_is_better, is_set_measure, resampled_names
 from .bootstrap import ESTIMAND_LABELS, bootstrappable
 from .correlation import TAU_ESTIMAND
 from .outputs import markdown_text
@@ -702,7 +702,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     check_baseline(baseline, runs)
     boot_ms = bootstrappable(ms)
     if not boot_ms:
-        raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name FD, DO, HSA or a per-query measure')
+        raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name {", ".join(resampled_names())} '
+                         'or a per-query measure')
     m = n_comparisons(len(runs), baseline is not None)
     if n_samples is None:
         n_samples = default_samples(test, alpha, m)

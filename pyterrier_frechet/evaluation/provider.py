@@ -259,8 +259,8 @@ class _Chained(providers.Evaluator):
 
 
 class SetMeasureProvider(providers.Provider):
-    """Computes every measure of pyterrier_frechet (FD, FDInf, KID, KNNPrecision, KNNRecall, DO, HSA, and any
-    :class:`~pyterrier_frechet.measures.base.SetMeasure` registered later)."""
+    """Computes every measure of pyterrier_frechet (each :class:`~pyterrier_frechet.measures.base.SetMeasure` of the
+    registry, :func:`~pyterrier_frechet.measures.base.registered_measures`, including any registered later)."""
     NAME = 'pyterrier_frechet'
 
     def __init__(self):

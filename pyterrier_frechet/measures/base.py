@@ -24,6 +24,7 @@ error, the CLI help or the docs comes from it).
 import importlib
 from typing import Dict, List, Optional
 
+import ir_measures
 import numpy as np
 from ir_measures import measures
 from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
@@ -276,8 +277,24 @@ def resampling(measure) -> Optional[Resampling]:
     return PER_QUERY
 
 
+#: Columns of a results table that name no measure and are better lower (pt.Experiment's mean response time).
+LOWER_IS_BETTER_COLUMNS = frozenset({'mrt'})
+
+
 def higher_is_better(measure) -> bool:
+    """Whether larger values of ``measure`` are better: its ``HIGHER_IS_BETTER`` (ir_measures' own measures declare
+    none: higher is better). ``measure`` may also be a column name of a results table ('FD(rel=2)@10', 'nDCG@10'):
+    that of the measure it names; a column that names none is higher-is-better, except
+    :data:`LOWER_IS_BETTER_COLUMNS`. The one answer for every table, plot and correlation."""
+    if isinstance(measure, str):
+        if measure in LOWER_IS_BETTER_COLUMNS:
+            return False
+        try:
+            measure = ir_measures.parse_measure(measure)
+        except (NameError, ValueError, SyntaxError, KeyError):
+            return True
     return bool(getattr(measure, 'HIGHER_IS_BETTER', True))
+
 
 
 def column_label(measure) -> str:
