@@ -358,7 +358,6 @@ def run_agreement(args, data: Data, plot_dir) -> Output:
                           '2006)'] + _groups_notes(boot, args), boot.point)
 
 
-
 def _reference(table: pd.DataFrame) -> str:
     refs = table['reference'].dropna()
     return refs.iloc[0] if len(refs) else 'the first per-query measure'

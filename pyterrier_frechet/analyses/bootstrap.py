@@ -26,8 +26,8 @@ import pyterrier as pt
 from ..core import intervals
 from ..core.linearised import anchored_resamples
 from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
-from ..evaluation.evaluate import check_labels_distinct, evaluate, parse_measures, provider_errors
-from ..evaluation.frames import DOCNO, QID, SCORE, prepare_qrels, prepare_run, run_dict, to_ir_measures
+from ..evaluation.evaluate import check_labels_distinct, evaluate, measures_evaluator, parse_measures, provider_errors
+from ..evaluation.frames import prepare_qrels, prepare_run, run_dict, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
@@ -269,7 +269,7 @@ class RunInputs:
     def per_query(self) -> pd.DataFrame:
         measures = self._of(PER_QUERY_VALUES)
         with provider_errors(measures, self.qrels, self.run):
-            evaluator = self.evaluator or ir_measures.evaluator(measures, self.qrels)
+            evaluator = self.evaluator or measures_evaluator(measures, self.qrels)
             rows = [(m.query_id, str(m.measure), m.value) for m in evaluator.iter_calc(run_dict(self.run))]
         return (pd.DataFrame(rows, columns=['qid', 'measure', 'value'])
                 .pivot(index='qid', columns='measure', values='value').reindex(self.queries))
@@ -574,11 +574,7 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
     point = point_table.set_index('name')
-    per_query_measures = [m for m in measures if resampling(m).statistics == PER_QUERY_VALUES]
-    evaluator = None
-    if per_query_measures:
-        with provider_errors(per_query_measures, qrels_ir, qrels_ir.assign(**{SCORE: 1.0})[[QID, DOCNO, SCORE]]):
-            evaluator = ir_measures.evaluator(per_query_measures, qrels_ir)
+    evaluator = measures_evaluator([m for m in measures if resampling(m).statistics == PER_QUERY_VALUES], qrels_ir)
     inputs = {name: RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries,
                               evaluator)
               for name, run in runs.items()}

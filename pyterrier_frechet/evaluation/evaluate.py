@@ -241,6 +241,16 @@ def provider_errors(measures, qrels_ir: pd.DataFrame, run_ir: pd.DataFrame):
         raise failure from ex
 
 
+def measures_evaluator(measures, qrels_ir: pd.DataFrame):
+    """ir_measures' evaluator of ``measures`` over prepared qrels (:func:`~.frames.prepare_qrels`), made once for every
+    run it will score — it prepares the qrels once — with a provider's failure one ValueError naming the measure
+    (:func:`provider_errors`); None without measures."""
+    if not measures:
+        return None
+    with provider_errors(measures, qrels_ir, qrels_ir.assign(**{SCORE: 1.0})[[QID, DOCNO, SCORE]]):
+        return ir_measures.evaluator(measures, qrels_ir)
+
+
 def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encoder=None, verbose: bool = False) -> pd.DataFrame:
     """One row per run (``name`` first), one column per measure in the order given (:func:`column_label`), and,
     when a vector measure is asked for, ``no_vector_relevant`` and ``no_vector_retrieved``: how many distinct
@@ -271,11 +281,7 @@ def evaluate(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, encod
     set_measures = [m for m in measures if is_set_measure(m)]
     others = [m for m in measures if not is_set_measure(m)]
     has_vectors = any(is_vector_measure(m) for m in measures)
-    # ir_measures' evaluator of the other measures, made once: it prepares the qrels once for every run
-    other_evaluator = None
-    if others:
-        with provider_errors(others, qrels_ir, qrels_ir.assign(**{SCORE: 1.0})[[QID, DOCNO, SCORE]]):
-            other_evaluator = ir_measures.evaluator(others, qrels_ir)
+    other_evaluator = measures_evaluator(others, qrels_ir)
     rows, counts = [], []
     with using_encoder(encoder):
         for name, run in pt.tqdm(list(runs.items()), desc='runs', unit='run', disable=not verbose):
