@@ -351,6 +351,14 @@ def anchorable(units, n_groups: int, jackknife, estimate) -> bool:
             and bool(np.isfinite(jackknife).all()) and estimate is not None and bool(np.isfinite(estimate)))
 
 
+def _leaves_out_alone(measure, stats, jackknife, seed: int, clusters: Optional[np.ndarray]) -> bool:
+    """Whether ``measure``'s leave-outs leave every judged query out alone (the run-independent half of
+    :func:`anchorable`: the units and the jackknife's plan depend on the qrels and the measure, not on the run)."""
+    units = np.asarray(stats.units, dtype=bool)
+    _, n_groups = resampling(measure).jackknife_plan(jackknife, int(units.sum()), seed, clusters).assign(units)
+    return bool(units.all()) and n_groups == len(units)
+
+
 def drawn(measure, method: str, resample: str) -> bool:
     """Whether the bootstrap computes ``measure`` on every resample: always with ``resample='all'``; with
     ``'needed'``, not for a vector measure (one FD per resample) whose interval ``method`` and own paired test read
@@ -584,8 +592,11 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         res = resampling(m)
         if res.shares_samples and len(runs) > 1:
             makers = {name: functools.partial(STATISTICS[res.statistics], m, inputs[name]) for name in runs}
-            # not drawn: the first EXACT_DRAWS, on which each run's other draws are anchored (or computed, _resampled)
-            draws = counts[:None if drawn(m, interval or res.interval, resample) else EXACT_DRAWS]
+            # not drawn: the first EXACT_DRAWS where the leave-outs can anchor the rest (a run whose leave-outs turn
+            # out undefined computes its rest in _resampled), else all TAU_DRAWS here, shared by every run
+            draws = counts[:None if drawn(m, interval or res.interval, resample) else
+                           EXACT_DRAWS if _leaves_out_alone(m, makers[next(iter(runs))](), jackknife, seed, clusters)
+                           else TAU_DRAWS]
             with pt.tqdm(total=len(draws) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
                          disable=not verbose or len(draws) < 200) as pbar:
                 shared[m] = res.samples_of_runs(m, makers, draws, eng, pbar)
