@@ -5,9 +5,8 @@ here; ``measures.registered_measures()`` lists them) and their provider with ir_
 ``ir_measures.calc_aggregate`` and ``ir_measures.parse_measure('FD@10')`` all know them. Everything else (the numeric cores, the Embedder, pipelines,
 analyses) is loaded when first used, so the import stays cheap.
 
-The layers, one folder each (see ``pt_docs/development.rst`` and ``docs/CONTRIBUTING.md``):
-``core`` (pure numpy/scipy) → ``measures`` (definitions and capabilities) → ``evaluation`` (provider, the one
-evaluation path) → ``vectors`` / ``pipelines`` / ``data`` → ``analyses`` → ``cli``.
+The layers, one folder each, and what each may import: the table in ``docs/CONTRIBUTING.md`` ("The layers"), which
+``tests/test_architecture.py`` reads and holds.
 """
 import importlib
 

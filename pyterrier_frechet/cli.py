@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import pandas as pd
 
-from .core.intervals import METHODS
+from .core.intervals import METHODS, interval_method
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, check_relevant, evaluate, with_options
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
@@ -269,7 +269,7 @@ def check_calibrate(args, measures) -> None:
     if args.level and args.statistic == 'tau':
         raise CliError('--level measures the paired test of fd, fd-query or cfd, not tau')
     if args.level:  # as compare does: refuse a test that could never reject at alpha = 1 - --ci
-        from .analyses.significance import check_test_resolution
+        from .analyses.options import check_test_resolution
         try:
             check_test_resolution(args.samples, round(1 - args.ci, 12))
         except ValueError as ex:
@@ -302,7 +302,7 @@ def check_resampled(args, measures) -> None:
 
 def run_bootstrap(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
-    from .analyses.bootstrap import ESTIMANDS, bootstrap
+    from .analyses.bootstrap import bootstrap, printed_summary
     groups = _query_groups(args, data)
     result = bootstrap(data.runs, data.qrels, data.measures, n_samples=args.samples, seed=args.seed, ci=args.ci,
                        verbose=not args.quiet, encoder=data.encoder, interval=args.interval, population=args.population,
@@ -315,9 +315,9 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
             plot_dir.commit(work, replace=False)
     methods = ', '.join(f'{m} ({", ".join(summary.loc[summary.interval == m, "measure"].unique())})'
                         for m in summary['interval'].unique())
-    estimands = [f'{m}: an interval for {ESTIMANDS.get(m.split(" ")[0], e)}'
-                 for m, e in summary[['interval', 'estimand']].drop_duplicates().itertuples(index=False)]
-    return Output(summary, [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
+    estimands = [f'{text}: an interval for {interval_method(method).estimand}'
+                 for text, method in summary[['interval', 'method']].drop_duplicates().itertuples(index=False)]
+    return Output(printed_summary(summary), [f'{args.samples} bootstrap samples over {len(result.queries)} queries, seed {args.seed}, '
                             f'{args.ci:.0%} intervals: {methods}; value: the measure on the evaluated query set; '
                             'estimate: the value each interval is centred for'] + estimands
                   + _population_notes(args, len(result.queries)) + _groups_notes(result, args)
@@ -325,7 +325,7 @@ def run_bootstrap(args, data: Data, plot_dir) -> Output:
 
 
 def check_agreement(args, measures) -> None:
-    from .analyses.significance import check_test_resolution
+    from .analyses.options import check_test_resolution
     check_resampled(args, measures)
     if all(is_set_measure(m) for m in measures):
         raise CliError('--metrics: name a per-query measure (e.g. nDCG@10) as the reference ranking of tau')
@@ -335,9 +335,10 @@ def check_agreement(args, measures) -> None:
 
 def run_agreement(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
-    from .analyses.bootstrap import bootstrap
+    from .analyses.bootstrap import bootstrap, printed_summary
     from .analyses.discrimination import agreement_table, discriminative_power
-    from .analyses.significance import TEST_TEXT, resample_for
+    from .analyses.options import TEST_TEXT
+    from .analyses.significance import resample_for
     if len(data.runs) < 3:
         raise CliError(f'agreement needs at least 3 runs, got {len(data.runs)}')
     groups = _query_groups(args, data)
@@ -390,32 +391,29 @@ def run_sparsify(args, data: Data, plot_dir) -> Output:
 
 
 def _check_baseline(args, data: Data) -> None:
-    from .analyses.significance import check_baseline
+    from .analyses.options import check_baseline
     check_baseline(args.baseline, data.runs)  # the check (and words) of compare_systems and write_report
 
 
 def run_compare(args, data: Data, plot_dir) -> Output:
-    from .analyses.bootstrap import bootstrap
-    from .analyses.significance import (check_test_resolution, compare_systems, default_samples, n_comparisons,
-                                        randomised, randomised_names, resample_for)
-    _check_baseline(args, data)
-    m = n_comparisons(len(data.runs), args.baseline is not None)
+    from .analyses.bootstrap import bootstrap, printed_summary
+    from .analyses.options import ResamplingOptions
+    from .analyses.significance import compare_with, randomised, randomised_names, resample_for
+    from .vectors.sources import using_encoder
     if len(data.runs) < 2:
         raise CliError(f'compare needs at least 2 runs, got {len(data.runs)}')
-    samples = args.samples or default_samples(args.test, args.alpha, m)
-    # refused before any work: a count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
-    check_test_resolution(samples if args.test == 'bootstrap' else None, args.alpha, args.permutations, m)
-    if args.population is not None and args.test == 'bootstrap':
-        raise CliError('--population corrects the jackknife and normal tests; --test bootstrap (the count p-value) has '
-                       'no finite-population form: use --test jackknife, or leave out --population')
     groups = _query_groups(args, data)
+    # refused before any work, in compare_systems' words: the baseline, --population with --test bootstrap, and a
+    # count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
+    options = ResamplingOptions(n_samples=args.samples, seed=args.seed, ci=args.ci, alpha=args.alpha, test=args.test,
+                                population=args.population, query_groups=groups, baseline=args.baseline,
+                                n_permutations=args.permutations).for_runs(data.runs)
+    samples = options.n_samples
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
                      verbose=not args.quiet, encoder=data.encoder, population=args.population, query_groups=groups,
                      resample=resample_for(args.test))
-    table = compare_systems(data.runs, data.qrels, data.measures, baseline=args.baseline, n_samples=samples,
-                            seed=args.seed, ci=args.ci, alpha=args.alpha, n_permutations=args.permutations,
-                            verbose=not args.quiet, encoder=data.encoder, boot=boot, test=args.test,
-                            population=args.population)
+    with using_encoder(data.encoder):
+        table = compare_with(data.runs, data.qrels, data.measures, options, not args.quiet, boot)
     n = len(table) // max(1, table['measure'].nunique())
     notes = [f'{n} comparison(s) per measure, {_samples_note(args, len(data.runs), samples)} (seed {args.seed}), '
              f'{args.ci:.0%} intervals of a − b; p_holm: Holm-adjusted over each measure\'s comparisons, of the p '
@@ -436,11 +434,11 @@ def _query_groups(args, data):
     the smallest ``rel`` of the vector measures); a file named ``auto`` is read as ``./auto``."""
     if getattr(args, 'query_groups', None) is None:
         return None
-    from .analyses.bootstrap import check_query_groups
+    from .analyses.options import check_query_groups
     from .data.listings import read_query_groups
     try:
         if args.query_groups == AUTO_GROUPS:
-            from .analyses.bootstrap import check_groups_population
+            from .analyses.options import check_groups_population
             from .analyses.topic_groups import topic_groups
             check_groups_population(AUTO_GROUPS, getattr(args, 'population', None))  # before the vectors are read
             if data.encoder is None:
@@ -484,7 +482,7 @@ def _population_notes(args, n_queries: int) -> list:
 
 def _samples_note(args, n_runs: int, samples: Optional[int] = None) -> str:
     """How many paired bootstrap samples were used, and why, when --samples was not given."""
-    from .analyses.significance import default_samples, n_comparisons
+    from .analyses.options import default_samples, n_comparisons
     alpha = getattr(args, 'alpha', 0.05)
     chosen = default_samples(args.test, alpha, n_comparisons(n_runs, args.baseline is not None))
     samples = args.samples or samples or chosen

@@ -1,6 +1,7 @@
 """The package's shape: layers, no import cycles, cheap import, tests that mirror the tree (a new measure added
 through the documented path is tests/test_add_a_measure.py; what each measure declares, tests/test_definitions.py)."""
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ import pytest
 import pyterrier_frechet as pf
 from pyterrier_frechet.cli import main
 from test_cli import files  # noqa: F401,F811  (the toy files fixture, used by name)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PACKAGE = Path(pf.__file__).resolve().parent
 LAYERS = ('core', 'measures', 'evaluation', 'vectors', 'data', 'pipelines', 'analyses')
@@ -74,17 +77,29 @@ def test_no_import_cycles_function_level_imports_included():
     assert 3 <= depth <= 14
 
 
+#: What each layer may import from the package (besides itself), as the contributors' guide states it.
+ALLOWED = {
+    'core': set(),
+    'measures': {'core'},
+    'data': set(),
+    'vectors': set(),
+    'evaluation': {'core', 'measures', 'vectors'},
+    'pipelines': {'vectors', 'data', 'evaluation'},
+    'analyses': {'core', 'measures', 'evaluation', 'vectors'},
+}
+
+
+def test_the_guides_layer_table_is_the_one_checked():
+    # docs/CONTRIBUTING.md "The layers" is the one statement of the layer order; pt_docs and __init__ point to it
+    text = (ROOT / 'docs' / 'CONTRIBUTING.md').read_text(encoding='utf-8')
+    rows = re.findall(r'^\| `(\w+)/` \| [^|]+ \| ([^|]+) \|$', text, re.M)
+    stated = {layer: set(re.findall(r'`(\w+)`', deps)) for layer, deps in rows}
+    assert stated == ALLOWED
+
+
 def test_layers_import_only_downwards():
     graph = _graph()
-    allowed = {  # what each layer may import from the package (besides itself)
-        'core': set(),
-        'measures': {'core'},
-        'data': set(),
-        'vectors': set(),
-        'evaluation': {'core', 'measures', 'vectors'},
-        'pipelines': {'vectors', 'data', 'evaluation'},
-        'analyses': {'core', 'measures', 'evaluation', 'vectors'},
-    }
+    allowed = ALLOWED
     for module, deps in graph.items():
         parts = module.split('.')
         if len(parts) < 2 or parts[1] not in allowed:

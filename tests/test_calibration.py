@@ -9,7 +9,7 @@ import pytest
 import scipy.stats
 
 from pyterrier_frechet.analyses.calibration import World, coverage, expected_fd, rejection_rates, tau_coverage
-from pyterrier_frechet.core.intervals import METHODS, POSITIVE_ONLY
+from pyterrier_frechet.core.intervals import METHODS, methods_where
 
 WORLD = World(d=4)
 
@@ -24,7 +24,7 @@ def _fractions(values, trials):
 def test_coverage_table_truths_and_determinism():
     table = coverage(WORLD, n_queries=(12,), n_trials=3, n_samples=40, n_reference=10, seed=1, verbose=False)
     # (FD, ΔFD) × methods × (population, E[·] at n); a difference has no log-scale interval
-    assert len(table) == (2 * len(METHODS) - len(POSITIVE_ONLY)) * 2
+    assert len(table) == (2 * len(METHODS) - len(methods_where('positive_only'))) * 2
     assert set(table.method) == set(METHODS) and (table.measure == 'fd').all() and (table.n_queries == 12).all()
     assert set(table[table.statistic == 'ΔFD'].method) == set(METHODS) - {'jackknife_log'}
     truth = table.groupby(['statistic', 'estimand'])['true_value'].agg(['min', 'max'])

@@ -162,7 +162,7 @@ def test_too_few_resamples_are_refused_before_the_work(files, capsys):  # noqa: 
     assert main(['report', *data, '--metrics', 'FD@3', '--samples', '20', '--out', str(files / 'rep'), '--test', 'bootstrap']) == 2
     assert not (files / 'rep').exists()
     with pytest.warns(UserWarning, match='n_samples=100: p-values from fewer than 1000 resamples are coarse'):
-        from pyterrier_frechet.analyses.significance import check_test_resolution
+        from pyterrier_frechet.analyses.options import check_test_resolution
         check_test_resolution(100, 0.05)
     with pytest.raises(ValueError, match='alpha must be in'):
         check_test_resolution(1000, 1.5)
@@ -287,7 +287,7 @@ def test_correlations_of_a_constant_column_say_why_instead_of_scipy_warnings():
 def test_too_few_resamples_for_the_number_of_comparisons_are_refused(files, capsys):  # noqa: F811
     # compare over all 171 pairs of 19 DL19 runs with 1000 samples could never call a difference after Holm
     # (171 · 2/1001 = 0.34 > 0.05) and said "nothing significant" — now refused before the work, naming the fix
-    from pyterrier_frechet.analyses.significance import check_test_resolution, n_comparisons
+    from pyterrier_frechet.analyses.options import check_test_resolution, n_comparisons
     assert n_comparisons(19, False) == 171 and n_comparisons(19, True) == 18
     with pytest.raises(ValueError, match=r'not below alpha/m = 0.05/171 = 0.000292 \(Holm, 171 comparisons\); '
                                          r'use at least 6840 samples; or compare fewer pairs \(--baseline NAME'):

@@ -304,11 +304,12 @@ def test_bootstrap_summary_warns_and_leaves_the_interval_empty_on_an_undefined_l
     assert np.isnan(row['low']) and np.isnan(row['high']) and np.isnan(row['estimate'])
     assert '1 of 3 jackknife leave-outs are undefined' in caplog.text
     ok = _summary_row('a', 'FD@10', 1.5, samples, 0.95, 'jackknife', np.array([1.4, 1.5, 1.6]),
-                      'delete-a-group (G=3 groups of 9 queries, seed 0)')
+                      'delete-a-group (G=3 groups of 9 queries, seed 0)', jackknife_note='delete-a-group jackknife, G=3',
+                      n_groups=3)
     se = np.sqrt(2 / 3 * np.sum((np.array([1.4, 1.5, 1.6]) - 1.5) ** 2))  # the grouped jackknife's (G−1)/G formula
     t2 = 0.95 * np.sqrt(2 / (4 * 0.975 * 0.025))   # Student t's 0.975 quantile on G − 1 = 2 df, in closed form
     assert ok['low'] == pytest.approx(1.5 - t2 * se, rel=1e-12) and ok['high'] == pytest.approx(1.5 + t2 * se, rel=1e-12)
-    assert ok['interval'] == 'jackknife (delete-a-group jackknife, G=3)'
+    assert ok['interval'] == 'jackknife (delete-a-group jackknife, G=3)' and ok['method'] == 'jackknife'
 
 
 def test_bootstrap_grouped_jackknife_is_the_weight_matrix_path_over_seeded_groups(jk_data):

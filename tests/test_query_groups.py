@@ -8,7 +8,8 @@ import pytest
 import scipy.stats
 
 import pyterrier_frechet as pf
-from pyterrier_frechet.analyses.bootstrap import query_clusters, resample_counts
+from pyterrier_frechet.analyses.bootstrap import resample_counts
+from pyterrier_frechet.analyses.options import query_clusters
 from pyterrier_frechet.core.weighted import cluster_groups, jackknife_plan
 from conftest import DictEncoder, assert_cli_compare_is_the_api, reference_fd_eigh
 

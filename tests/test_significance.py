@@ -172,7 +172,8 @@ def test_normal_and_jackknife_p_values_are_not_quantised_by_the_resample_count()
     z = Δ̂/SE_J for the jackknife one with the normal reference; its default t reference on n − 1 degrees of freedom
     is, for a per-query mean (SE_J = s/√n), scipy's one-sample t-test of the per-query differences."""
     import math
-    from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p, normal_p, samples_for_holm
+    from pyterrier_frechet.analyses.options import samples_for_holm
+    from pyterrier_frechet.analyses.significance import bootstrap_p, jackknife_p, normal_p
     diffs = np.tile([-1.0, 1.0], 500)
     sd = math.sqrt(1000 / 999)
     for diff in (0.0, 0.3, 2.5, 6.0):

@@ -138,7 +138,7 @@ def test_significance_marks_are_holm_over_the_raw_p_values(data):
 def test_marks_from_made_up_p_values_follow_holm(data):
     """compare_systems' frame with made-up p-values, its better column from Holm by hand: the table renders it."""
     boot_table = data[4]
-    boot = BootstrapResult(boot_table.cells[['name', 'measure', 'value', 'low', 'high', 'interval', 'estimand']],
+    boot = BootstrapResult(boot_table.cells[['name', 'measure', 'value', 'low', 'high', 'interval', 'method', 'groups', 'estimand']],
                            {n: {} for n in RUNS}, [f'q{i}' for i in range(N_QUERIES)])
     # Holm at 0.05: 0.001 ≤ .05/6, 0.009 ≤ .05/5, 0.011 ≤ .05/4, then 0.02 > .05/3 stops (Bonferroni, .05/6 for
     # all, would keep only 0.001; uncorrected would take 0.02 and 0.04 too)
@@ -256,9 +256,9 @@ def test_tau_row_is_tau_intervals(data):
 
 def test_a_value_outside_its_interval_is_marked_and_explained():
     summary = pd.DataFrame([
-        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': 0.09, 'high': 0.17, 'interval': 'jackknife_bc',
+        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': 0.09, 'high': 0.17, 'interval': 'jackknife_bc', 'method': 'jackknife_bc',
          'estimand': 'population value'},
-        {'name': 'y', 'measure': 'FD@5', 'value': 0.20, 'low': 0.10, 'high': 0.25, 'interval': 'jackknife_bc',
+        {'name': 'y', 'measure': 'FD@5', 'value': 0.20, 'low': 0.10, 'high': 0.25, 'interval': 'jackknife_bc', 'method': 'jackknife_bc',
          'estimand': 'population value'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
     assert table.cells['inside'].tolist() == [False, True]
@@ -360,9 +360,9 @@ def test_latex_compiles(data, tmp_path, which):
 
 def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
     summary = pd.DataFrame([
-        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': np.nan, 'high': np.nan, 'interval': 'jackknife_log',
+        {'name': 'x', 'measure': 'FD@5', 'value': 0.30, 'low': np.nan, 'high': np.nan, 'interval': 'jackknife_log', 'method': 'jackknife_log',
          'estimand': 'E[FD̂ₙ] at this number of queries'},
-        {'name': 'y', 'measure': 'FD@5', 'value': -0.25, 'low': -0.5, 'high': 0.1, 'interval': 'jackknife',
+        {'name': 'y', 'measure': 'FD@5', 'value': -0.25, 'low': -0.5, 'high': 0.1, 'interval': 'jackknife', 'method': 'jackknife',
          'estimand': 'E[θ̂ₙ] at this number of queries'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
     md, tex = table.to_markdown(), table.to_latex()
@@ -382,13 +382,13 @@ def test_small_values_keep_their_significant_figures():
     assert column_decimals([0.0, np.nan, 0.5]) == 3 and column_decimals([np.nan]) == 3 and column_decimals([250.0]) == 3
     summary = pd.DataFrame([
         {'name': 'strong', 'measure': 'FD@5', 'value': 0.008794, 'low': 0.008667, 'high': 0.008923,
-         'interval': 'jackknife_log', 'estimand': 'E[FD_n]'},
+         'interval': 'jackknife_log', 'method': 'jackknife_log', 'estimand': 'E[FD_n]'},
         {'name': 'weak', 'measure': 'FD@5', 'value': 0.012448, 'low': 0.012277, 'high': 0.012622,
-         'interval': 'jackknife_log', 'estimand': 'E[FD_n]'},
+         'interval': 'jackknife_log', 'method': 'jackknife_log', 'estimand': 'E[FD_n]'},
         {'name': 'strong', 'measure': 'nDCG@5', 'value': 0.264, 'low': 0.2577, 'high': 0.2699,
-         'interval': 'percentile', 'estimand': 'population mean'},
+         'interval': 'percentile', 'method': 'percentile', 'estimand': 'population mean'},
         {'name': 'weak', 'measure': 'nDCG@5', 'value': 0.1296, 'low': 0.1244, 'high': 0.1348,
-         'interval': 'percentile', 'estimand': 'population mean'}])
+         'interval': 'percentile', 'method': 'percentile', 'estimand': 'population mean'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'strong': {}, 'weak': {}}, ['q1', 'q2']),
                                     ['FD@5', 'nDCG@5'])
     md, tex = table.to_markdown(), table.to_latex()
@@ -518,7 +518,7 @@ def test_digits_out_of_range_is_refused_before_any_work(data, digits):
     _, qrels, runs, store, table, _ = data
     with pytest.raises(ValueError, match='digits must be an integer from 0 to 12'):
         pf.paper_table(runs, qrels, METRICS, encoder=store, digits=digits)
-    boot = BootstrapResult(table.cells[['name', 'measure', 'value', 'low', 'high', 'interval', 'estimand']],
+    boot = BootstrapResult(table.cells[['name', 'measure', 'value', 'low', 'high', 'interval', 'method', 'estimand']],
                            {n: {} for n in RUNS}, [f'q{i}' for i in range(N_QUERIES)])
     with pytest.raises(ValueError, match='digits must be an integer from 0 to 12'):
         PaperTable.from_results(boot, ['nDCG@5'], digits=digits)
@@ -550,7 +550,7 @@ def test_report_completes_without_missing_and_its_table_counts_what_was_left_out
 
 
 def test_one_system_is_one_system_in_both_captions():
-    summary = pd.DataFrame([{'name': 'x', 'measure': 'nDCG@5', 'value': 0.5, 'low': 0.4, 'high': 0.6, 'interval': 't',
+    summary = pd.DataFrame([{'name': 'x', 'measure': 'nDCG@5', 'value': 0.5, 'low': 0.4, 'high': 0.6, 'interval': 't', 'method': 't',
                              'estimand': 'population mean'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'x': {}}, ['q1', 'q2']), ['nDCG@5'])
     assert table.caption().startswith('1 system, 2 queries;')
@@ -569,7 +569,7 @@ def test_any_system_names_give_a_latex_table_that_compiles_and_a_markdown_table_
 
     def check(names):
         summary = pd.DataFrame([{'name': n, 'measure': 'nDCG@5', 'value': 0.1 * (i + 1), 'low': 0.05 * (i + 1),
-                                 'high': 0.15 * (i + 1), 'interval': 't', 'estimand': 'population mean'}
+                                 'high': 0.15 * (i + 1), 'interval': 't', 'method': 't', 'estimand': 'population mean'}
                                 for i, n in enumerate(names)])
         table = PaperTable.from_results(BootstrapResult(summary, {n: {} for n in names}, ['q1', 'q2']), ['nDCG@5'],
                                         baseline=names[0])

@@ -25,7 +25,7 @@ import pyterrier as pt
 
 from ..core import intervals
 from ..core.linearised import anchored_resamples
-from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
+from ..core.weighted import QueryStats, cluster_note, jackknife_plan, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, measures_evaluator, parse_measures, provider_errors
 from ..evaluation.frames import prepare_qrels, prepare_run, run_dict, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms
@@ -36,6 +36,7 @@ from ..measures.base import column_label, resampled_names, resampling
 from ..measures.resampling import (HISTOGRAM_COUNTS, LEAVE_OUT_TESTS, PER_QUERY_VALUES, VECTOR_STATS, Engine,
                                    numpy_engine)
 from ..vectors.sources import using_encoder
+from .options import check_groups_population, check_query_groups, check_samples, query_clusters
 from .validity import interval_caveat
 
 logger = logging.getLogger(__name__)
@@ -121,60 +122,6 @@ class BootstrapResult(NamedTuple):
     def n_query_groups(self) -> Optional[int]:
         """G, the number of query groups resampled (None: independent queries)."""
         return None if self.query_groups is None else int(self.query_groups.max()) + 1
-
-
-def query_clusters(query_groups, queries: Sequence[str]) -> np.ndarray:
-    """The group code (0…G−1) of every query of ``queries`` from ``query_groups``: a mapping or Series qid → group,
-    or a frame with columns ``qid`` and ``group``. Every query must have a group (a query may be a group of its
-    own); queries the groups list beyond ``queries`` are ignored. ValueError naming the missing queries."""
-    if isinstance(query_groups, pd.DataFrame):
-        missing = {'qid', 'group'} - set(query_groups.columns)
-        if missing:
-            raise ValueError(f'query_groups: a frame of query groups needs columns qid and group, missing {sorted(missing)}')
-        if query_groups['qid'].astype(str).duplicated().any():
-            dup = query_groups.loc[query_groups['qid'].astype(str).duplicated(), 'qid'].astype(str).unique()[:5].tolist()
-            raise ValueError(f'query_groups: queries listed twice, e.g. {dup}; give each query one group')
-        query_groups = dict(zip(query_groups['qid'].astype(str), query_groups['group']))
-    elif isinstance(query_groups, pd.Series):
-        query_groups = dict(zip(query_groups.index.astype(str), query_groups.to_numpy()))
-    elif isinstance(query_groups, dict):
-        query_groups = {str(q): g for q, g in query_groups.items()}
-    else:
-        raise ValueError(f'query_groups must be a dict or Series qid → group, or a frame with columns qid and group; '
-                         f'got {type(query_groups).__name__}')
-    absent = [q for q in queries if q not in query_groups or pd.isna(query_groups[q])]
-    if absent:
-        raise ValueError(f'query_groups gives no group for {len(absent)} of the {len(queries)} judged queries, e.g. '
-                         f'{absent[:5]}; give every judged query a group (a query may be a group of its own)')
-    labels = pd.Index([str(query_groups[q]) for q in queries])
-    codes, uniques = pd.factorize(labels)
-    if len(uniques) < 2:
-        raise ValueError(f'query_groups puts all {len(queries)} judged queries in one group; the cluster jackknife and '
-                         'bootstrap need at least 2 groups (and are only calibrated with many: pt_docs "Calibration")')
-    return codes.astype(np.int64)
-
-
-def check_groups_population(query_groups, population: Optional[int]) -> None:
-    """Query groups and a finite population together are refused: the correction 1 − n/N is for queries drawn one by
-    one, and with groups the draw is of groups, whose sampled fraction it is not."""
-    if query_groups is not None and population is not None:
-        raise ValueError('population= (--population) and query_groups= (--query-groups) together are not offered: the '
-                         'finite-population correction 1 − n/N is for queries drawn one by one, not in groups; '
-                         'leave one of them out')
-
-
-def check_query_groups(query_groups, qrels: pd.DataFrame, population: Optional[int] = None) -> None:
-    """:func:`query_clusters` of the qrels' judged queries and :func:`check_groups_population`, for a refusal before
-    any work (None passes)."""
-    check_groups_population(query_groups, population)
-    if query_groups is not None:
-        query_clusters(query_groups, Judgments(prepare_qrels(to_ir_measures(qrels), 'qrels')).query_names.tolist())
-
-
-def check_samples(n_samples) -> None:
-    """A bootstrap sample count is a positive integer (``--samples``): one check for every entry point."""
-    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
-        raise ValueError(f'n_samples must be positive, got {n_samples!r} (--samples: a positive integer)')
 
 
 def draw_counts(n_queries: int, n_samples: int, seed: int, dtype=np.int64) -> np.ndarray:
@@ -305,7 +252,7 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
     first ``draws`` resamples only (default: all). ``estimate`` (the measure on the full set; with ``draws`` and
     ``jackknife``): the first :data:`EXACT_DRAWS` are computed and the rest up to ``draws`` anchored on them
     (:func:`anchorable`); ``values`` may then hold those first draws only. Returns (values, leave-outs, their text,
-    whether the draws are anchored)."""
+    whether the draws are anchored, what an interval on these leave-outs adds to its name)."""
     res = resampling(measure)
     first = draws if estimate is None or jackknife is None else min(EXACT_DRAWS, draws)
     if values is None:
@@ -313,7 +260,7 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
                      disable=not verbose or len(counts[:first]) < 200) as pbar:
             values = res.samples(measure, stats, counts[:first], eng, pbar)
     if jackknife is None:
-        return values, None, '', False
+        return values, None, '', False, ''
     n_units = int(np.sum(stats.units))
     plan = res.jackknife_plan(jackknife, n_units, seed, clusters)
     groups, n_groups = plan.assign(stats.units)
@@ -326,7 +273,7 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=Non
             values, anchored = anchored_resamples(estimate, jack, counts[:draws], values, groups), True
         else:   # the rest computed: the route whose τ coverage was measured first
             values = np.concatenate([values, res.samples(measure, stats, counts[len(values):draws], eng, None)])
-    return values, jack, plan.describe(n_units, n_groups), anchored
+    return values, jack, plan.describe(n_units, n_groups), anchored, plan.interval_note(n_units, n_groups)
 
 
 #: The resamples τ's interval reads (the count its coverage was measured with, pt_docs "Calibration": 0.968 over 62
@@ -366,13 +313,8 @@ def drawn(measure, method: str, resample: str) -> bool:
     :data:`TAU_DRAWS`, for τ's interval (computed on :data:`EXACT_DRAWS` of them and anchored where
     :func:`anchorable`). Per-query measures cost one weighted mean a resample: always all."""
     res = resampling(measure)
-    return (resample == 'all' or res.statistics != VECTOR_STATS or method not in intervals.FROM_JACKKNIFE
+    return (resample == 'all' or res.statistics != VECTOR_STATS or not intervals.interval_method(method).from_jackknife
             or res.paired_test not in LEAVE_OUT_TESTS)
-
-
-def cluster_text(n_groups: int) -> str:
-    """How an interval's name says it is the cluster jackknife's: 'cluster jackknife over G=9 query groups, t reference'."""
-    return f'cluster jackknife over G={n_groups} query groups, t reference'
 
 
 def population_text(population: Optional[int], n_queries: int) -> str:
@@ -383,8 +325,14 @@ def population_text(population: Optional[int], n_queries: int) -> str:
 
 
 def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
-                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', groups_text: str = '') -> dict:
+                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', groups_text: str = '',
+                 jackknife_note: str = '', n_groups: Optional[int] = None) -> dict:
+    """One row of the summary: the ``method`` interval (a name in
+    :data:`~pyterrier_frechet.core.intervals.INTERVAL_METHODS`) with its name as printed (``interval``: the method and
+    its notes — the jackknife's ``jackknife_note``, the bootstrap's ``groups_text``, the population's ``fpc_text``), the
+    method itself (``method``) and the query groups it was made over (``groups``: G, or None)."""
     valid = samples[np.isfinite(samples)]
+    notes = []
     if jackknife is not None and not np.isfinite(jackknife).all():
         # a leave-out with a side of fewer than 2 vectors: the jackknife over the rest would have the wrong n
         logger.warning('%s, %s: %d of %d jackknife leave-outs are undefined (a set keeps fewer than 2 vectors); '
@@ -401,52 +349,38 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
             logger.warning('%s, %s: a leave-one-out value is not positive, so the log-scale interval is undefined; '
                            'the plain jackknife interval is printed instead', system, measure)
             low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc)
-            method = 'jackknife (log scale undefined: a leave-out value is 0)'
-            estimand = ''
-    estimand = estimand or ESTIMAND_LABELS.get(method.split(' ')[0], '')
-    if jackknife_text.startswith('delete-a-group') and method in intervals.NEEDS_JACKKNIFE:
-        # the method names its groups wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)'
-        method = f'{method} (delete-a-group jackknife, {jackknife_text.split("(")[1].split(" groups")[0]})'
-    if jackknife_text.startswith('cluster') and method.split(' ')[0] in intervals.NEEDS_JACKKNIFE:
+            method, estimand = 'jackknife', ''
+            notes.append('log scale undefined: a leave-out value is 0')
+    kind = intervals.interval_method(method)
+    estimand = estimand or kind.estimand_label
+    groups = None
+    if jackknife_note and kind.needs_jackknife:
+        # the method names its leave-outs wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)',
         # 'jackknife_log (cluster jackknife over G=9 query groups, t reference)'
-        method = f'{method} ({cluster_text(len(jackknife))})'
+        notes.append(jackknife_note)
+        groups = n_groups
     elif groups_text:
         # a bootstrap interval over query groups: 'percentile (cluster bootstrap over G=9 query groups)'
-        method = f'{method} ({groups_text})'
+        notes.append(groups_text)
+        groups = n_groups
     if fpc_text:
         # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'
-        method = f'{method} ({fpc_text})'
+        notes.append(fpc_text)
         estimand = f'{estimand}, over draws without replacement from the N queries' if estimand else estimand
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
-            'interval': method, 'estimand': estimand, 'jackknife': jackknife_text, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
+            'interval': method + ''.join(f' ({note})' for note in notes), 'method': method, 'groups': groups,
+            'estimand': estimand, 'jackknife': jackknife_text, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
 
 
-#: What each printed interval is for, in a table cell (the summary's ``estimand`` column), where the interval is
-#: not the measure's default (:attr:`~pyterrier_frechet.measures.resampling.Resampling.estimand` says that one's).
-ESTIMAND_LABELS = {
-    'jackknife_log': 'E[FD̂ₙ] at this number of queries',
-    'jackknife': 'E[θ̂ₙ] at this number of queries',
-    'shifted': 'E[θ̂ₙ] at this number of queries',
-    'jackknife_bc': 'population value (not calibrated for FD at d/n > 1)',
-    'basic': 'population value (not calibrated for FD at d/n > 1)',
-    'bca': 'population value',
-    'percentile': 'population value',
-    't': 'population mean',
-}
+#: The summary's columns for code, not for print (the interval method's name and query groups: every printed word of
+#: them is in ``interval``); :func:`printed_summary` leaves them out.
+KEY_COLUMNS = ('method', 'groups')
 
-#: The same in one sentence each (tables' captions, the CLI's notes).
-ESTIMANDS = {
-    'jackknife_log': 'E[FD̂ₙ], the expected value of the measure over query sets of this size drawn from the same '
-                     'query population (the full-set value is its estimate; jackknife over queries, log scale)',
-    'jackknife': 'E[θ̂ₙ] at this number of queries (jackknife over queries)',
-    'shifted': 'E[θ̂ₙ] at this number of queries (bootstrap spread centred on the full-set value)',
-    'jackknife_bc': 'the population value (jackknife bias-corrected; not calibrated for FD at d/n > 1)',
-    'basic': 'the population value (bootstrap bias-corrected; not calibrated for FD at d/n > 1)',
-    'percentile': 'the population value of the measure (percentile bootstrap over queries)',
-    't': 'the population mean of a per-query measure (Student t: the mean ± t_{n−1}·s/√n over queries)',
-    'bca': 'the population value (BCa; undefined for FD when every resample lies above the full-set value)',
-}
+
+def printed_summary(summary: pd.DataFrame) -> pd.DataFrame:
+    """The bootstrap summary as ``bootstrap`` and ``report`` print and write it (without :data:`KEY_COLUMNS`)."""
+    return summary.drop(columns=[c for c in KEY_COLUMNS if c in summary.columns])
 
 
 #: What :func:`bootstrap` computes on the resamples (``resample=``): every measure, or only what reads them.
@@ -542,10 +476,9 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
 
 def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None,
                jackknife='auto', population: Optional[int] = None, query_groups=None, resample: str = 'all') -> BootstrapResult:
-    if not 0 < ci < 1:
-        raise ValueError(f'ci must be in (0, 1), got {ci}')
-    if interval is not None and interval not in intervals.METHODS:
-        raise ValueError(f'interval must be one of {intervals.METHODS}, got {interval!r}')
+    intervals.check_ci(ci)
+    if interval is not None:
+        intervals.interval_method(interval)  # a ValueError naming the registered methods
     if backend not in ('numpy', 'torch'):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if resample not in RESAMPLE:
@@ -575,7 +508,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
     fpc_text = population_text(population, len(queries))
     check_groups_population(query_groups, population)
     clusters = None if query_groups is None else query_clusters(query_groups, queries)
-    groups_text = '' if clusters is None else f'cluster bootstrap over G={int(clusters.max()) + 1} query groups'
+    n_clusters = None if clusters is None else int(clusters.max()) + 1
+    groups_text = '' if clusters is None else f'cluster bootstrap over G={n_clusters} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
     counts = resample_counts(len(queries), n_samples, seed, clusters)
     rows, samples, jackknives, anchored = [], {}, {}, []
@@ -609,9 +543,9 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             stats = STATISTICS[res.statistics](m, inputs[name])
             # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
-            needs = method in intervals.NEEDS_JACKKNIFE
+            needs = intervals.interval_method(method).needs_jackknife
             every = drawn(m, method, resample)
-            values, jack, jack_text, anchor = _resampled(
+            values, jack, jack_text, anchor, jack_note = _resampled(
                 m, stats, counts, eng, verbose, jackknife if needs or res.paired_test == 't' else None, seed, clusters,
                 shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
                 None if every else float(full[column_label(m)]))
@@ -621,10 +555,11 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
             if jack is not None:
                 jackknives[name][column_label(m)] = jack
             if not needs:
-                jack, jack_text = None, ''
+                jack, jack_text, jack_note = None, '', ''
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
                                      jack_text, res.estimand if method == res.interval else '', fpc, fpc_text,
-                                     groups_text))
+                                     groups_text, jack_note, None if clusters is None else len(jack) if needs
+                                     else n_clusters))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
                            tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures), tuple(anchored))

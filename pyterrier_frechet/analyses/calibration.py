@@ -39,7 +39,7 @@ import pyterrier as pt
 
 from ..core.conditional import conditional_fds, conditional_leave_out
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
-from ..core.intervals import METHODS, POSITIVE_ONLY, interval, printed_estimate
+from ..core.intervals import INTERVAL_METHODS, check_ci, interval, printed_estimate
 from ..core.weighted import QueryStats, jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
 
 #: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
@@ -151,8 +151,7 @@ def check_arguments(n_queries: Sequence[int] = (2,), n_trials: int = 1, n_sample
         raise ValueError(f'seed (--seed) must be a non-negative integer, got {seed!r}')
     if ci is None:
         return
-    if not 0 < ci < 1:
-        raise ValueError(f'ci (--ci) must be in (0, 1), got {ci!r}')
+    check_ci(ci)
     if n_samples * (1 - ci) / 2 < 1:  # each tail of a percentile interval must hold at least one resample
         raise ValueError(f'n_samples={n_samples} (--samples): a {ci:.0%} interval needs at least '
                          f'{int(np.ceil(2 / (1 - ci) - 1e-9))} bootstrap samples (each tail holds (1 - ci)/2 of them)')
@@ -176,7 +175,7 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
              ci: float = 0.95, n_reference: int = 2000, seed: int = 0, verbose: bool = True,
              statistic: str = 'fd') -> pd.DataFrame:
     """Coverage of every interval method for single-system FD and paired ΔFD (every method but the log-scale ones,
-    :data:`~pyterrier_frechet.core.intervals.POSITIVE_ONLY`: a difference can be negative), against both estimands
+    :attr:`~pyterrier_frechet.core.intervals.IntervalMethod.positive_only`: a difference can be negative), against both estimands
     (``statistic``: ``'fd'``, ``'fd-query'`` or ``'cfd'``; the rows still say FD and ΔFD, the ``measure`` column which).
     Every jackknife interval is scored on the reference it is printed with (Student t on n − 1 degrees of freedom).
 
@@ -193,8 +192,9 @@ def coverage(world: World = World(), n_queries: Sequence[int] = (43, 200), n_tri
         expected = expected_fd(world, n, n_reference, seed, statistic)
         truth[('FD', f'E[FD] at {n} queries')] = expected['A']
         truth[('ΔFD', f'E[ΔFD] at {n} queries')] = expected['delta']
-        # a signed difference has no log-scale interval (POSITIVE_ONLY): ΔFD is scored on the other methods
-        methods = {'FD': METHODS, 'ΔFD': tuple(m for m in METHODS if m not in POSITIVE_ONLY)}
+        # every registered method; a signed difference has no log-scale interval (positive_only): ΔFD on the others
+        methods = {'FD': tuple(INTERVAL_METHODS),
+                   'ΔFD': tuple(name for name, m in INTERVAL_METHODS.items() if not m.positive_only)}
         hits = {(stat, method, est): [] for stat, est in truth for method in methods[stat]}
         widths = {(stat, method): [] for stat in methods for method in methods[stat]}
         contains = {(stat, method): [] for stat in methods for method in methods[stat]}
@@ -307,7 +307,8 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     on the centred pseudo-values).
 
     Returns one row per (n_queries, hypothesis, measure, test): ``rejection_rate`` and its binomial standard error."""
-    from .significance import bootstrap_p, check_test_resolution, experiment_p, jackknife_p, normal_p
+    from .options import check_test_resolution
+    from .significance import bootstrap_p, experiment_p, jackknife_p, normal_p
     check_arguments(n_queries, n_trials, n_samples, seed)
     if 'bootstrap' in tests:
         check_test_resolution(n_samples, alpha)  # a test that can never reject would print rejection rate 0

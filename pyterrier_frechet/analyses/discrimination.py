@@ -37,7 +37,8 @@ def discriminative_power(boot, measures: Optional[Sequence] = None, alpha: float
     """
     from ..core.intervals import finite_population_correction
     from ..measures.base import column_label
-    from .significance import TESTS, check_alpha, check_drawn, check_test_resolution, paired, point_values
+    from .options import TESTS, check_alpha, check_test_resolution
+    from .significance import check_drawn, paired, point_values
     check_alpha(alpha)
     if test not in TESTS:
         raise ValueError(f'test must be one of {TESTS}, got {test!r}')

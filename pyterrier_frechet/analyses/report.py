@@ -14,13 +14,14 @@ from ..evaluation.evaluate import check_labels_distinct, evaluate, graded_thresh
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
-from .bootstrap import ESTIMANDS, EXACT_DRAWS, TAU_DRAWS, bootstrap, bootstrappable, check_query_groups, check_samples
+from ..core.intervals import interval_method
+from .bootstrap import EXACT_DRAWS, TAU_DRAWS, bootstrap, bootstrappable, printed_summary
 from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .table import WHICH_FD, PaperTable
-from .significance import (DEFAULT_TEST, LEAVE_OUT_TESTS, TEST_TEXT, check_baseline, check_test, check_test_resolution,
-                           compare_systems, default_samples, n_comparisons, resample_for)
+from .options import DEFAULT_TEST, TEST_TEXT, ResamplingOptions
+from .significance import LEAVE_OUT_TESTS, compare_with, resample_for
 
 #: The level at which the report's paired comparisons call a difference (Holm-corrected over their number).
 ALPHA = 0.05
@@ -77,7 +78,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     ``'jackknife'`` (default) or ``'normal'`` (1000 resamples resolve Holm's correction for any number of runs), or
     ``'bootstrap'`` (the
     count p-value; ``n_samples`` must resolve Holm's first step, refused before any work otherwise).
-    ``n_samples``: default :func:`~pyterrier_frechet.analyses.significance.default_samples` (1000; for ``'bootstrap'`` the
+    ``n_samples``: default :func:`~pyterrier_frechet.analyses.options.default_samples` (1000; for ``'bootstrap'`` the
     smallest count that resolves Holm's first step over the comparisons asked). ``population``: the N queries the
     qrels' queries were drawn from without replacement, when those N are the population of interest
     (:func:`~pyterrier_frechet.analyses.bootstrap.bootstrap`): the intervals and the jackknife/normal tests carry the
@@ -90,28 +91,18 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     plots.check_available('write_report (the report\'s figures)')
     measures = with_options(measures, rel=rel, missing=missing)
     check_labels_distinct(measures)
-    check_test(test, population)
-    check_query_groups(query_groups, qrels, population)  # refused before any work: a query without a group, or one group
-    check_baseline(baseline, runs)
-    if n_samples is not None:
-        check_samples(n_samples)
-    m = n_comparisons(len(runs), baseline is not None)
-    chosen = n_samples is None
-    if chosen:
-        n_samples = default_samples(test, ALPHA, m)
-    if len(runs) >= 2:
-        # the paired comparisons call differences at α = 0.05, Holm-corrected over their number
-        check_test_resolution(n_samples if test == 'bootstrap' else None, ALPHA, n_comparisons=m)
-    if len(runs) >= 3 and test == 'bootstrap':  # discriminative power with the count p-value at α, uncorrected
-        check_test_resolution(n_samples, ALPHA)
+    # every option checked before any work: the test, the population, the query groups over the judged queries, the
+    # baseline among the runs, and a resample count able to pass Holm's first step over the comparisons (α = 0.05,
+    # Holm-corrected) and discriminative power's uncorrected tests
+    options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, alpha=ALPHA, test=test, population=population,
+                                query_groups=query_groups, baseline=baseline).for_runs(runs, qrels, discrimination=True)
     note = not_resampled_note(measures)
     if note:  # a warning, not a log line: shown whatever --missing drop does to the package's logging
         warnings.warn(note, stacklevel=2)
     folder = out if isinstance(out, OutputFolder) else OutputFolder(out, 'report folder', report_paths)
     with folder.staging() as work:
         with using_encoder(encoder):
-            _write(work, runs, qrels, measures, n_samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-                   test, chosen, population, query_groups)
+            _write(work, runs, qrels, measures, options, per_query, seeds, qrels_name, verbose)
         folder.commit(work, replace=True)
     return folder.path / 'report.md'
 
@@ -160,23 +151,24 @@ def _undrawn_note(boot) -> str:
 
 def _interval_notes(summary: pd.DataFrame) -> str:
     """Which measures each interval method serves and what it is an interval for."""
-    return ' '.join(f'{", ".join(summary.loc[summary.interval == method, "measure"].unique())}: `{method}` intervals, '
-                    f'for {ESTIMANDS.get(method.split(" ")[0], "")}.' for method in summary['interval'].unique())
+    named = summary[['interval', 'method']].drop_duplicates('interval').itertuples(index=False)
+    return ' '.join(f'{", ".join(summary.loc[summary.interval == text, "measure"].unique())}: `{text}` intervals, '
+                    f'for {interval_method(method).estimand}.' for text, method in named)
 
 
-def _write(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-           test: str = DEFAULT_TEST, chosen: bool = False, population: Optional[int] = None, query_groups=None) -> None:
+def _write(out: Path, runs, qrels, measures, options: ResamplingOptions, per_query, seeds, qrels_name, verbose) -> None:
     # results, bootstrap, paper table, writing; comparisons; discriminative power, sparsified judgments
     sections = 4 + (len(runs) >= 2) + 2 * (len(runs) >= 3)
     with pt.tqdm(total=sections, desc='report', unit='section', disable=not verbose) as progress:
         clock = _Sections(progress)
-        _sections(out, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose, test,
-                  chosen, clock, population, query_groups)
+        _sections(out, runs, qrels, measures, options, per_query, seeds, qrels_name, verbose, clock)
         clock.stop()
 
 
-def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, seeds, baseline, qrels_name, verbose,
-              test, chosen, clock: _Sections, population: Optional[int] = None, query_groups=None) -> None:
+def _sections(out: Path, runs, qrels, measures, options: ResamplingOptions, per_query, seeds, qrels_name, verbose,
+              clock: _Sections) -> None:
+    samples, seed, ci, baseline, test, population = (options.n_samples, options.seed, options.ci, options.baseline,
+                                                     options.test, options.population)
     clock.start('results')
     (out / 'figures').mkdir()
     labels = [column_label(m) for m in measures]
@@ -213,10 +205,10 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     boot_measures = bootstrappable(measures)
     clock.start('bootstrap')
     boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose,
-                     population=population, query_groups=query_groups, resample=resample_for(test))
+                     population=population, query_groups=options.query_groups, resample=resample_for(test))
     summary = boot.summary
     how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
-                'the comparisons asked)' if test == 'bootstrap' else ')') if chosen else '')
+                'the comparisons asked)' if test == 'bootstrap' else ')') if options.chosen else '')
     lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
               f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
               + _interval_notes(summary) + _undrawn_note(boot) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
@@ -229,7 +221,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                  'so every interval is for query sets drawn from those queries and its variance is multiplied by '
                  f'1 − n/N = {1 - len(boot.queries) / population:.3g} (the jackknife and normal tests too); this is '
                  'wrong when the queries stand for a larger query population.'), '',
-              _table(summary, out, 'bootstrap'), '']
+              _table(printed_summary(summary), out, 'bootstrap'), '']
     taus = tau_intervals(boot, boot_measures, ci)
     if len(taus):
         lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
@@ -258,8 +250,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
 
     if len(runs) >= 2:
         clock.start('paired comparisons')
-        pairs = compare_systems(runs, qrels, boot_measures, baseline=baseline, n_samples=samples, seed=seed, ci=ci,
-                                verbose=verbose, boot=boot, test=test, alpha=ALPHA, population=population)
+        pairs = compare_with(runs, qrels, boot_measures, options, verbose, boot)
         to_csv(pairs, out / 'comparisons.csv')
         counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
                   .agg(comparisons='size', significant='sum').reset_index())
@@ -279,7 +270,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
                           'the number of samples; level and power: `calibrate --level`)',
                 'bootstrap': 'p from the count of resampled differences beyond 0 (`p_bootstrap`)'}[test]
         lines += ['## Paired comparisons', '', f'Paired differences for {what}, on the query draws of the samples above; '
-                  f"{read}; Holm's correction over each measure's comparisons, α = {ALPHA} (`comparisons.csv` has every "
+                  f"{read}; Holm's correction over each measure's comparisons, α = {options.alpha} (`comparisons.csv` has every "
                   'row).', '',
                   _table(counts, out, 'comparisons_summary'), '']
         if baseline:
@@ -288,7 +279,7 @@ def _sections(out: Path, runs, qrels, measures, samples, seed, ci, per_query, se
     # the paper table: values, intervals, Holm-corrected marks and τ from the results above (no new statistics)
     clock.start('paper table')
     paper = PaperTable.from_results(boot, measures, comparisons=pairs if len(runs) >= 2 else None,
-                                    tau=taus if len(taus) else None, baseline=baseline, alpha=ALPHA, ci=ci, seed=seed,
+                                    tau=taus if len(taus) else None, baseline=baseline, alpha=options.alpha, ci=ci, seed=seed,
                                     point=table)
     (out / 'table.md').write_text(paper.to_markdown(), encoding='utf-8')
     (out / 'table.tex').write_text(paper.to_latex(), encoding='utf-8')

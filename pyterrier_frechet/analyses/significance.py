@@ -31,7 +31,7 @@ import pandas as pd
 import pyterrier as pt
 
 from ..core.intervals import check_fpc, finite_population_correction, interval, jackknife_df, jackknife_se
-from ..core.weighted import QueryStats, jackknife_plan, leave_out_fds, per_query_weighted
+from ..core.weighted import QueryStats, cluster_note, jackknife_plan, leave_out_fds, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.selection import Judgments
@@ -40,8 +40,8 @@ from ..evaluation.vector_statistics import pair_query_stats, query_stats
 from ..measures.base import column_label, higher_is_better, registered_measures, resampling
 from ..measures.resampling import LEAVE_OUT_TESTS
 from ..vectors.sources import using_encoder
-from .bootstrap import (bootstrap, check_bootstrappable, cluster_text, population_text, query_clusters, resample_counts,
-                        weighted_fds)
+from .bootstrap import bootstrap, check_bootstrappable, population_text, resample_counts, weighted_fds
+from .options import DEFAULT_TEST, FEW_SAMPLES, ResamplingOptions, query_clusters
 
 
 def randomised(measure) -> bool:
@@ -168,70 +168,6 @@ def experiment_p(diff: float, jackknife: np.ndarray, n_rows: Optional[int] = Non
     return jackknife_p(diff, jackknife, df=None if n_rows is None else n_rows - 1)
 
 
-#: The paired tests :func:`compare_systems` offers: ``'jackknife'`` (default: each measure's own test from the
-#: bootstrap's leave-one-query-out values — :func:`jackknife_p`, the jackknife t-test, for FD and CFD; the paired t-test for a
-#: per-query mean such as nDCG (the jackknife t on n − 1 degrees of freedom, which for a mean is ``ttest_rel``'s
-#: statistic) — else :func:`normal_p`),
-#: ``'normal'`` (:func:`normal_p` everywhere) and ``'bootstrap'`` (the count p-value :func:`bootstrap_p`, quantised:
-#: B must resolve Holm's first step). Chosen by ``calibrate --level`` (docs/report-scale.md): at 43 queries the
-#: normal approximation of FD's resampled differences rejects too rarely (power 0.04 against the count test's 0.24),
-#: the jackknife test keeps the level (0.01) with power 0.20, and neither is quantised by the resample count.
-TESTS = ('jackknife', 'normal', 'bootstrap')
-DEFAULT_TEST = 'jackknife'
-#: Each test in words, for notes and captions.
-TEST_TEXT = {'jackknife': "each measure's own test (FD's jackknife t-test, the paired t-test of a per-query measure; "
-                          'the normal approximation for the others)',
-             'normal': 'the normal approximation of the resampled differences',
-             'bootstrap': 'the paired bootstrap (the count of resampled differences beyond 0)'}
-
-#: Fewer resamples than this draw a warning: the p-values and interval ends still move with the seed.
-FEW_SAMPLES = 1000
-
-
-def n_comparisons(n_systems: int, with_baseline: bool) -> int:
-    """How many pairs :func:`compare_systems` tests per measure: each run against the baseline, or every pair."""
-    return n_systems - 1 if with_baseline else n_systems * (n_systems - 1) // 2
-
-
-def check_alpha(alpha: float) -> None:
-    """The level of every test: in (0, 1), as ``--alpha`` takes it (alpha = 1 would call every difference)."""
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not 0 < alpha < 1:
-        raise ValueError(f'alpha must be in (0, 1), got {alpha!r} (--alpha)')
-
-
-def check_baseline(baseline: Optional[str], runs) -> None:
-    """A baseline must name one of the runs (None: every pair); one message for every entry point."""
-    if baseline is not None and baseline not in runs:
-        raise ValueError(f'baseline {baseline!r} (--baseline) is not one of the runs: {sorted(runs)[:10]}; name one of '
-                         'them, or leave it out to compare every pair')
-
-
-def check_test_resolution(n_samples: Optional[int], alpha: float, n_permutations: int = 0, n_comparisons: int = 1) -> None:
-    """Refuse resample counts whose smallest attainable p-value cannot pass Holm's first step, α/m for m
-    comparisons (no difference could ever be called: compare over all 171 pairs of 19 runs with 1000 samples
-    reported "nothing significant" by construction, 171 · 2/1001 = 0.34); warn below :data:`FEW_SAMPLES`.
-    Called before any work by :func:`compare_systems` and the report. ``n_samples=None``: the resamples give no
-    count p-value (the ``'normal'`` test), only the permutations are checked."""
-    check_alpha(alpha)
-    level = alpha / max(int(n_comparisons), 1)
-    what = f'alpha={alpha}' if n_comparisons <= 1 else f'alpha/m = {alpha}/{n_comparisons} = {level:.3g} (Holm, {n_comparisons} comparisons)'
-    fewer = '' if n_comparisons <= 1 else '; or compare fewer pairs (--baseline NAME: each run against one)'
-    floor = 2 / (n_samples + 1) if n_samples is not None else 0.0
-    if floor >= level:
-        raise ValueError(f'n_samples={n_samples} (--samples): the smallest bootstrap p-value it can give is '
-                         f'2/(B+1) = {floor:.3g}, not below {what}; use at least {int(np.ceil(2 / level))} '
-                         f'samples{fewer}')
-    if n_permutations and 1 / (n_permutations + 1) >= level:
-        raise ValueError(f'n_permutations={n_permutations} (--permutations): the smallest randomisation p-value it can '
-                         f'give is 1/(P+1) = {1 / (n_permutations + 1):.3g}, not below {what}; use at least '
-                         f'{int(np.ceil(1 / level))} permutations{fewer}')
-    few = [f'{name}={n}' for name, n in (('n_samples', n_samples), ('n_permutations', n_permutations))
-           if n is not None and 0 < n < FEW_SAMPLES]
-    if few:
-        warnings.warn(f'{", ".join(few)}: p-values from fewer than {FEW_SAMPLES} resamples are coarse '
-                      f'(steps of 2/(B+1)) and move with the seed', stacklevel=3)
-
-
 def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000,
                 n_permutations: int = 1000, seed: int = 0, ci: float = 0.95,
                 population: Optional[int] = None, query_groups=None) -> PairedResult:
@@ -286,31 +222,6 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
-def samples_for_holm(alpha: float, n_comparisons: int, at_least: int = 1000) -> int:
-    """The smallest resample count (and at least ``at_least``) whose count p-value :func:`bootstrap_p` can pass
-    Holm's first step: ``2/(B+1) < alpha/m``."""
-    b = max(int(at_least), int(np.floor(2 * max(int(n_comparisons), 1) / alpha)))
-    while 2 / (b + 1) >= alpha / max(int(n_comparisons), 1):
-        b += 1
-    return b
-
-
-def default_samples(test: str, alpha: float, n_comparisons: int) -> int:
-    """The resample count used when none is given: 1000 for the ``'jackknife'`` and ``'normal'`` tests (their
-    p-values are not quantised by the count), the smallest count that resolves Holm's first step for ``'bootstrap'`` (:func:`samples_for_holm`)."""
-    check_test(test)
-    return 1000 if test != 'bootstrap' else samples_for_holm(alpha, n_comparisons)
-
-
-def check_test(test: str, population: Optional[int] = None) -> None:
-    """Refuse an unknown ``test``, and the count test with a finite ``population`` (it has no corrected form)."""
-    if test not in TESTS:
-        raise ValueError(f'test must be one of {TESTS}, got {test!r}')
-    if population is not None and test == 'bootstrap':
-        raise ValueError("population= (--population) corrects the jackknife and normal tests; the count test "
-                         "(test='bootstrap', --test bootstrap) has no finite-population form: choose --test jackknife")
-
-
 def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
                     n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
                     n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None,
@@ -328,7 +239,8 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
     Holm-corrected with 1000 resamples; level and power measured by ``calibrate --level``), ``'normal'`` or
     ``'bootstrap'`` (:func:`bootstrap_p`, the count of resamples beyond 0: never below ``2/(B+1)``, so ``n_samples``
     must resolve Holm's first step α/m — refused before any work otherwise; without ``n_samples`` the smallest count
-    that does, :func:`samples_for_holm`). ``n_samples``: default :func:`default_samples`. With ``n_permutations > 0``,
+    that does, :func:`~pyterrier_frechet.analyses.options.samples_for_holm`). ``n_samples``: default
+    :func:`~pyterrier_frechet.analyses.options.default_samples`. With ``n_permutations > 0``,
     FD pairs also get the randomisation test of :func:`paired_test` (one pass per pair; slower; its count must resolve
     Holm too).
 
@@ -358,32 +270,17 @@ def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures
         if boot.query_groups is None or not np.array_equal(given, boot.query_groups.to_numpy()):
             raise ValueError('query_groups differ from the groups boot was resampled with; pass boot=None, or the '
                              'same query_groups to bootstrap() and compare_systems()')
-    if boot is not None:
-        query_groups = boot.query_groups
-    check_test(test, population)
+    if boot is not None:  # its groups and samples
+        query_groups, n_samples = boot.query_groups, boot.n_samples
+    options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, alpha=alpha, test=test, population=population,
+                                query_groups=query_groups, baseline=baseline, n_permutations=n_permutations)
     check_bootstrappable(parse_measures(measures))  # before anything asks a measure for its resampling
-    check_baseline(baseline, runs)
-    m = n_comparisons(len(runs), baseline is not None)
-    if boot is not None:  # its samples set B
-        n_samples = boot.n_samples
+    if boot is not None:
         check_drawn(boot, parse_measures(measures), test)
-    elif n_samples is None:
-        n_samples = default_samples(test, alpha, m)
-    # the count test's resamples, and any permutations, must be able to pass Holm's first step
-    check_test_resolution(n_samples if test == 'bootstrap' else None, alpha, n_permutations, m)
-    if test != 'bootstrap' and 0 < n_samples < FEW_SAMPLES:
-        # the jackknife test and interval (FD's, CFD's) do not use the resamples; the normal test and the percentile
-        # interval (the test='normal' choice, and the measures whose paired test is not the jackknife) do
-        on_resamples = [str(m) for m in parse_measures(measures)
-                        if test == 'normal' or resampling(m).paired_test not in LEAVE_OUT_TESTS]
-        if on_resamples:
-            warnings.warn(f'n_samples={n_samples}: the normal test and percentile interval of '
-                          f'{", ".join(on_resamples[:3])}{" …" if len(on_resamples) > 3 else ""} estimate the spread of '
-                          f'the differences from the resamples; fewer than {FEW_SAMPLES} make them move with the '
-                          'seed', stacklevel=2)
+    # the baseline among the runs; the count test's resamples, and any permutations, able to pass Holm's first step
+    options = options.for_runs(runs)
     with using_encoder(encoder):
-        return _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot, test,
-                        population, query_groups)
+        return compare_with(runs, qrels, measures, options, verbose, boot)
 
 
 class PairedDifference(NamedTuple):
@@ -398,7 +295,7 @@ class PairedDifference(NamedTuple):
     p_normal: float  # the normal approximation's (NaN where not drawn)
 
     def p(self, test: str) -> Tuple[float, str]:
-        """The p-value of ``test`` (:data:`TESTS`) and the test that gave it: ``'jackknife'`` is the measure's own
+        """The p-value of ``test`` (:data:`~pyterrier_frechet.analyses.options.TESTS`) and the test that gave it: ``'jackknife'`` is the measure's own
         leave-out test where it has one, else the normal approximation."""
         used = test if test != 'jackknife' else self.own if np.isfinite(self.p_own) else 'normal'
         return {'bootstrap': self.p_bootstrap, 'normal': self.p_normal}.get(used, self.p_own), used
@@ -450,19 +347,30 @@ def check_drawn(boot, measures, test: str) -> None:
                              "test='jackknife'")
 
 
-def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_permutations, verbose, boot,
-             test: str = DEFAULT_TEST, population: Optional[int] = None, query_groups=None) -> pd.DataFrame:
+def compare_with(runs, qrels, measures, options: ResamplingOptions, verbose: bool = True, boot=None) -> pd.DataFrame:
+    """:func:`compare_systems` with its options made and checked (:meth:`ResamplingOptions.for_runs`): the paired
+    comparisons on ``boot`` (None: one bootstrap made here)."""
     measures = parse_measures(measures)
     check_bootstrappable(measures)
-    names = list(runs)
-    check_baseline(baseline, runs)
+    names, baseline, test = list(runs), options.baseline, options.test
+    if test != 'bootstrap' and 0 < options.n_samples < FEW_SAMPLES:
+        # the jackknife test and interval (FD's, CFD's) do not use the resamples; the normal test and the percentile
+        # interval (the test='normal' choice, and the measures whose paired test is not the jackknife) do
+        on_resamples = [str(m) for m in measures if test == 'normal' or resampling(m).paired_test not in LEAVE_OUT_TESTS]
+        if on_resamples:
+            warnings.warn(f'n_samples={options.n_samples}: the normal test and percentile interval of '
+                          f'{", ".join(on_resamples[:3])}{" …" if len(on_resamples) > 3 else ""} estimate the spread of '
+                          f'the differences from the resamples; fewer than {FEW_SAMPLES} make them move with the '
+                          'seed', stacklevel=3)
+    population, ci, alpha, n_permutations, seed = (options.population, options.ci, options.alpha,
+                                                   options.n_permutations, options.seed)
     if len(names) < 2:
         raise ValueError(f'comparisons need at least 2 systems, got {len(names)}')
     pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if boot is None:
-        boot = bootstrap(runs, qrels, measures, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose,
-                         population=population, query_groups=query_groups, resample=resample_for(test))
+        boot = bootstrap(runs, qrels, measures, n_samples=options.n_samples, seed=seed, ci=ci, verbose=verbose,
+                         population=population, query_groups=options.query_groups, resample=resample_for(test))
     fpc = finite_population_correction(len(boot.queries), population)
     fpc_text = population_text(population, len(boot.queries))
     values = point_values(boot)
@@ -479,7 +387,7 @@ def _compare(runs, qrels, measures, baseline, n_samples, seed, ci, alpha, n_perm
                 # interval for the population mean difference (its jackknife standard error is s/√n exactly)
                 method = 'jackknife' if pair.own == 'jackknife' else 'paired t'
                 if boot.query_groups is not None:
-                    method = f'{method} ({cluster_text(int(pair.df) + 1)})'
+                    method = f'{method} ({cluster_note(int(pair.df) + 1)})'
                 low, high = interval('jackknife', pair.diff, pair.diffs, ci, jackknife=pair.leave_outs, fpc=fpc,
                                      df=pair.df)
             else:

@@ -6,7 +6,7 @@ measure with its interval — one object, rendered as a DataFrame, Markdown or L
 paired comparisons and τ); :meth:`PaperTable.from_results` assembles it from results already computed
 (``pf.bootstrap``, ``pf.compare_systems``, ``pf.tau_intervals``), which is how ``report`` writes ``table.md``,
 ``table.tex`` and ``table.csv``. No statistic is computed here: the values, intervals and estimands are the
-bootstrap's summary (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the marks are
+bootstrap's summary (each interval method says what it is for: :class:`~pyterrier_frechet.core.intervals.IntervalMethod`), the marks are
 :func:`~pyterrier_frechet.compare_systems`'s Holm-corrected calls, τ is
 :func:`~pyterrier_frechet.tau_intervals`.
 
@@ -28,7 +28,8 @@ import pandas as pd
 from ..evaluation.evaluate import (NO_VECTOR_COLUMNS, check_labels_distinct, no_vector_counts, parse_measures,
                                    with_options)
 from ..measures.base import column_label, higher_is_better, is_set_measure, resampled_names
-from .bootstrap import ESTIMAND_LABELS, bootstrappable
+from ..core.intervals import interval_method
+from .bootstrap import bootstrappable
 from .correlation import TAU_ESTIMAND
 from .outputs import markdown_text
 from .validity import caption_caveats, fd_like
@@ -66,11 +67,6 @@ _TESTS = {
     'normal': 'normal approximation of the paired bootstrap',
     'bootstrap': 'paired bootstrap count test',
 }
-_METHODS = {'percentile': 'percentile bootstrap', 'shifted': 'shifted percentile bootstrap', 'basic': 'basic bootstrap',
-            'bca': 'BCa bootstrap', 'jackknife': 'jackknife', 'jackknife_bc': 'bias-corrected jackknife',
-            't': 'Student t'}
-
-
 def check_digits(digits) -> int:
     """``digits`` (decimals printed) as an int in 0..12, or a ValueError naming the argument — before any work."""
     if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 0 <= digits <= 12:
@@ -177,11 +173,12 @@ class PaperTable:
                 if (name, label) in by_key.index:
                     r = by_key.loc[(name, label)]
                     rows.append({'name': name, 'measure': label, 'value': float(r['value']), 'low': float(r['low']),
-                                 'high': float(r['high']), 'interval': str(r['interval']),
-                                 'estimand': str(r.get('estimand', ''))})
+                                 'high': float(r['high']), 'interval': str(r['interval']), 'method': str(r['method']),
+                                 'groups': r.get('groups'), 'estimand': str(r.get('estimand', ''))})
                 elif point_by_name is not None and label in point_by_name.columns:
                     rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
-                                 'low': np.nan, 'high': np.nan, 'interval': 'none (not resampled)', 'estimand': ''})
+                                 'low': np.nan, 'high': np.nan, 'interval': 'none (not resampled)', 'method': 'none',
+                                 'groups': None, 'estimand': ''})
                 else:
                     raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
                                      'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
@@ -341,10 +338,22 @@ class PaperTable:
         return f'{name} (baseline)' if name == self.baseline else name
 
     def _interval_groups(self) -> Dict[str, List[str]]:
+        """The columns of each printed interval name, in column order."""
         methods: Dict[str, List[str]] = {}
         for label in self.measures:
-            methods.setdefault(self.cells.loc[self.cells['measure'] == label, 'interval'].iloc[0], []).append(label)
+            methods.setdefault(self._first_cell(label)['interval'], []).append(label)
         return methods
+
+    def _first_cell(self, label: str) -> pd.Series:
+        return self.cells.loc[self.cells['measure'] == label].iloc[0]
+
+    def _how(self, labels) -> Tuple[str, Optional[int], str]:
+        """(the interval method's name, its query groups G or None, its notes as printed after the name: ' (cluster
+        jackknife over G=9 query groups, t reference)') of these columns, read from their cells."""
+        cell = self._first_cell(labels[0])
+        groups = cell['groups']
+        groups = None if groups is None or pd.isna(groups) else int(groups)
+        return cell['method'], groups, cell['interval'][len(cell['method']):]
 
     def _relevant_left_out(self) -> Tuple[int, int]:
         """(relevant rows left out, rows of the relevant set) of the vector column that lost the most."""
@@ -356,7 +365,7 @@ class PaperTable:
     def caption(self, latex: bool = False, long: bool = False) -> str:
         """What the table shows. By default a short caption (at most 60 words: what the values, intervals and marks
         are); ``long=True``: every detail — how each interval was made and what it is for
-        (:data:`~pyterrier_frechet.analyses.bootstrap.ESTIMAND_LABELS`), the tests, the correction, the caveats.
+        (:class:`~pyterrier_frechet.core.intervals.IntervalMethod`), the tests, the correction, the caveats.
         ``latex``: as LaTeX source."""
         text = ' '.join(self._long_caption() if long else self._short_caption())
         return latex_text(text) if latex else text
@@ -376,11 +385,11 @@ class PaperTable:
         q = f', {self.n_queries} queries' if self.n_queries else ''
         parts = [f'{len(self.systems)} system{"s" if len(self.systems) != 1 else ""}{q}; values on all queries.']
         groups, clusters = [], ''
-        for method, labels in self._interval_groups().items():
-            key = method.split(' ')[0]
+        for labels in self._interval_groups().values():
+            key, n_groups, _ = self._how(labels)
             names = 'FD columns' if all(lab.startswith('FD') for lab in labels) and len(labels) > 1 else ', '.join(labels)
-            if '(cluster ' in method:  # 'jackknife_log (cluster jackknife over G=4 query groups, t reference)'
-                clusters = ', over ' + method.split(' over ', 1)[1].split(',')[0].replace('G=', '')
+            if n_groups is not None:  # 'jackknife_log (cluster jackknife over G=4 query groups, t reference)'
+                clusters = f', over {n_groups} query groups'
             if key == 'none':
                 groups.append(f'{names}: none')
             elif key == 'jackknife_log':
@@ -388,13 +397,13 @@ class PaperTable:
             elif key == 't':
                 groups.append(f'{names}: Student t, for the mean')
             else:
-                groups.append(f'{names}: {_METHODS.get(key, key)}, for the {ESTIMAND_LABELS.get(key, key)}')
+                groups.append(f'{names}: {interval_method(key).title}, for the {interval_method(key).estimand_label}')
         parts.append(f'[ ]: {self.ci:.0%} intervals{clusters} ({"; ".join(groups)}).')
         if self.comparisons is not None:
             parts.append((f'{BETTER}/{WORSE}: better/worse than {self.baseline}' if self.baseline
                           else 'Superscripts: systems it beats') + f' (paired test, Holm α = {self.alpha:g}).')
         parts.append('Bold: best.')
-        if len(self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]):
+        if len(self.cells[~np.isfinite(self.cells['low']) & ~(self.cells['method'] == 'none')]):
             parts.append('[–]: undefined.')
         if len(self.cells[np.isfinite(self.cells['low']) & ~self.cells['inside']]):
             parts.append(f'{OUTSIDE}: outside its interval.')
@@ -415,11 +424,11 @@ class PaperTable:
         how = f'{self.n_samples} samples' if self.n_samples else 'over queries'
         if self.seed is not None:
             how += f', seed {self.seed}'
-        for method, labels in self._interval_groups().items():
-            key = method.split(' ')[0]
+        for labels in self._interval_groups().values():
+            key, n_groups, notes = self._how(labels)
             names = ', '.join(labels)
             # query groups: 'jackknife_log (cluster jackknife over G=9 query groups, t reference)' says it in the caption
-            grouped = f' ({method.split("(", 1)[1]}' if '(cluster ' in method else ''
+            grouped = notes if n_groups is not None else ''
             if key == 'none':
                 parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
             elif key == 'jackknife_log':
@@ -430,13 +439,13 @@ class PaperTable:
                              f'E[FD̂ₙ], the expected value at {at} (not the population FD), centred on the value on '
                              f'the log scale{grouped}.')
             else:
-                what = ESTIMAND_LABELS.get(key, key)
-                made = f'{_METHODS.get(key, key)}' + (f' ({how})' if key in ('percentile', 'shifted', 'basic', 'bca') else
+                what = interval_method(key).estimand_label
+                made = interval_method(key).title + (f' ({how})' if not interval_method(key).from_jackknife else
                                                       ' (mean ± t·s/√n, n − 1 degrees of freedom, clipped to the range '
                                                       'of the per-query values)' if key == 't' and not grouped
                                                       else '')
                 parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}{grouped}.')
-        undefined = self.cells[~np.isfinite(self.cells['low']) & ~self.cells['interval'].str.startswith('none')]
+        undefined = self.cells[~np.isfinite(self.cells['low']) & ~(self.cells['method'] == 'none')]
         if len(undefined):
             parts.append(f'[–]: undefined there ({len(undefined)} cell{"s" if len(undefined) != 1 else ""}; e.g. a '
                          'leave-one-query-out set with fewer than 2 vectors).')
@@ -446,7 +455,7 @@ class PaperTable:
             parts.append(f'{OUTSIDE}: the value lies outside its interval ({len(outside)} '
                          f'cell{"s" if len(outside) != 1 else ""}; {", ".join(why)}): '
                          + ('that interval is centred on a bias-corrected estimate, not on the value' if
-                            any(w.split(' ')[0] in ('basic', 'jackknife_bc') for w in why) else
+                            any(interval_method(k).centre != 'value' for k in set(outside['method'])) else
                             'the resampled values lie to one side of it') + '.')
         parts.append('Bold: the best of each column (↓ lower, ↑ higher is better).')
         if self.comparisons is not None:
@@ -659,7 +668,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
             KID, k-NN) get their value and no interval.
         baseline: mark each system against this one (▲ better, ▼ worse); default: every pair, ranx-style letters.
         encoder: the vector source of vector measures that name none (e.g. ``pf.VectorStore(prefix)``).
-        n_samples: bootstrap samples (default :func:`~pyterrier_frechet.analyses.significance.default_samples`: 1000
+        n_samples: bootstrap samples (default :func:`~pyterrier_frechet.analyses.options.default_samples`: 1000
             for the jackknife and normal tests).
         seed, ci: the bootstrap's seed and the intervals' level.
         alpha, test: the level of the Holm-corrected marks and the paired test
@@ -681,8 +690,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     """
     from .bootstrap import bootstrap
     from .correlation import tau_intervals
-    from .significance import (check_alpha, check_baseline, check_test, check_test_resolution, compare_systems,
-                               default_samples, n_comparisons, resample_for)
+    from .options import ResamplingOptions
+    from .significance import compare_with, resample_for
     if not isinstance(runs, Mapping):
         raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
                          'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
@@ -697,25 +706,23 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     check_digits(digits)
     ms = with_options(measures, rel=rel, missing=missing)
     check_labels_distinct(ms)
-    check_test(test)
-    check_alpha(alpha)
-    check_baseline(baseline, runs)
+    # every option checked before any work, with the baseline, the query groups and the resample count (Holm's first
+    # step over the comparisons)
+    options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, alpha=alpha, test=test, interval=interval,
+                                population=population, query_groups=query_groups,
+                                baseline=baseline).for_runs(runs, qrels)
     boot_ms = bootstrappable(ms)
     if not boot_ms:
         raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name {", ".join(resampled_names())} '
                          'or a per-query measure')
-    m = n_comparisons(len(runs), baseline is not None)
-    if n_samples is None:
-        n_samples = default_samples(test, alpha, m)
-    if len(runs) >= 2:
-        check_test_resolution(n_samples if test == 'bootstrap' else None, alpha, n_comparisons=m)
     others = [x for x in ms if x not in boot_ms]
     if text is not None:
         from ..vectors.embedder import Embedder
         from ..vectors.text import TextLookup
         encoder = Embedder(texts=TextLookup.from_jsonl(text), verbose=verbose)
-    boot = bootstrap(runs, qrels, boot_ms, n_samples=n_samples, seed=seed, ci=ci, verbose=verbose, encoder=encoder,
-                     interval=interval, population=population, query_groups=query_groups, resample=resample_for(test))
+    boot = bootstrap(runs, qrels, boot_ms, n_samples=options.n_samples, seed=seed, ci=ci, verbose=verbose,
+                     encoder=encoder, interval=interval, population=population, query_groups=query_groups,
+                     resample=resample_for(test))
     point = boot.point
     if others:
         from ..evaluation.evaluate import evaluate
@@ -723,10 +730,11 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
         with using_encoder(encoder):
             extra = evaluate(runs, qrels, others, verbose=verbose)
         point = point.merge(extra[['name'] + [column_label(x) for x in others]], on='name')
-    comparisons = (compare_systems(runs, qrels, boot_ms, baseline=baseline, n_samples=n_samples, seed=seed, ci=ci,
-                                   alpha=alpha, verbose=verbose, boot=boot, encoder=encoder, test=test,
-                                   population=population)
-                   if len(runs) >= 2 else None)
+    comparisons = None
+    if len(runs) >= 2:
+        from ..vectors.sources import using_encoder
+        with using_encoder(encoder):
+            comparisons = compare_with(runs, qrels, boot_ms, options, verbose, boot)
     # τ across 3–4 systems is computed but not printed (PaperTable.shows_tau): its row says '—' and the caption why
     tau = tau_intervals(boot, boot_ms, ci) if len(runs) >= 3 and any(not is_set_measure(x) for x in boot_ms) else None
     return PaperTable.from_results(boot, ms, comparisons=comparisons, tau=tau, baseline=baseline, alpha=alpha, ci=ci,

@@ -57,15 +57,9 @@ interval is built from: the jackknife standard errors by √fpc; the bootstrap i
 Which one a statistic should use is measured, not assumed: :mod:`pyterrier_frechet.analyses.calibration`
 simulates query populations with known values and reports each method's coverage.
 """
-from typing import Optional, Tuple
+from typing import Callable, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
-
-METHODS = ('percentile', 'shifted', 'basic', 'bca', 'jackknife', 'jackknife_log', 'jackknife_bc', 't')
-NEEDS_JACKKNIFE = ('bca', 'jackknife', 'jackknife_log', 'jackknife_bc', 't')  # the methods that need the leave-one-query-out values
-FROM_JACKKNIFE = ('jackknife', 'jackknife_log', 'jackknife_bc', 't')  # built from the leave-outs alone (no resamples)
-POSITIVE_ONLY = ('jackknife_log',)  # on the log scale: for a positive statistic (FD), not a signed difference (ΔFD)
-
 
 def _finite(samples) -> np.ndarray:
     samples = np.asarray(samples, dtype=np.float64)
@@ -85,13 +79,20 @@ def jackknife_corrected(estimate: float, jackknife) -> float:
 
 
 def printed_estimate(method: str, estimate: float, samples, jackknife: Optional[np.ndarray] = None) -> float:
-    """The point a ``method`` interval is centred for, to print beside it: the bias-corrected estimate for
-    ``basic`` and ``jackknife_bc``, else the estimate itself."""
-    if method == 'basic':
+    """The point a ``method`` interval is centred for, to print beside it (:attr:`IntervalMethod.centre`): the
+    bias-corrected estimate for ``basic`` and ``jackknife_bc``, else the estimate itself."""
+    centre = interval_method(method).centre
+    if centre == 'bootstrap':
         return bias_corrected(estimate, samples)
-    if method == 'jackknife_bc':
+    if centre == 'jackknife':
         return jackknife_corrected(estimate, jackknife)
     return float(estimate)
+
+
+def check_population(population) -> None:
+    """A finite query population N is a positive number of queries (``--population N``)."""
+    if isinstance(population, bool) or not isinstance(population, (int, np.integer)) or population < 1:
+        raise ValueError(f'population must be a positive number of queries (--population N), got {population!r}')
 
 
 def finite_population_correction(n: int, population: Optional[int]) -> float:
@@ -99,12 +100,18 @@ def finite_population_correction(n: int, population: Optional[int]) -> float:
     ``population`` = N queries (1.0 when ``population`` is None: an infinite population)."""
     if population is None:
         return 1.0
-    if isinstance(population, bool) or not isinstance(population, (int, np.integer)) or population < 1:
-        raise ValueError(f'population must be a positive number of queries (--population N), got {population!r}')
+    check_population(population)
     if n > population:
         raise ValueError(f'population={population} (--population) is smaller than the {n} evaluated queries: it is '
                          'the number of queries the evaluated ones were drawn from, at least as many as were drawn')
     return 1.0 - n / population
+
+
+def check_ci(ci) -> float:
+    """The level of an interval, in (0, 1) (``--ci``): one check for every entry point."""
+    if isinstance(ci, bool) or not isinstance(ci, (int, float, np.integer, np.floating)) or not 0 < ci < 1:
+        raise ValueError(f'ci (--ci) must be in (0, 1), got {ci!r}')
+    return float(ci)
 
 
 def check_fpc(fpc: float) -> float:
@@ -142,63 +149,171 @@ def jackknife_quantile(alpha: float, df: float) -> float:
 
 def interval(method: str, estimate: float, samples, ci: float = 0.95,
              jackknife: Optional[np.ndarray] = None, fpc: float = 1.0, df: Optional[float] = None) -> Tuple[float, float]:
-    """The ``method`` interval (one of :data:`METHODS`) at level ``ci``; (NaN, NaN) when it is undefined (no
-    finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread).
+    """The ``method`` interval (a name in :data:`INTERVAL_METHODS`) at level ``ci``; (NaN, NaN) when it is undefined
+    (no finite samples or jackknife values; for BCa, all samples on one side of the estimate or no jackknife spread).
     ``fpc``: the finite-population correction 1 − n/N multiplying the interval's variance (module docstring;
     :func:`finite_population_correction`); 1 (default) for an infinite query population. ``df``: the degrees of
     freedom of the jackknife methods' Student t reference (None: m − 1 over the m finite leave-out values,
     :func:`jackknife_df`; ``math.inf``: the normal reference)."""
-    if method not in METHODS:
-        raise ValueError(f'interval method must be one of {METHODS}, got {method!r}')
-    if not 0 < ci < 1:
-        raise ValueError(f'ci must be in (0, 1), got {ci}')
+    m = interval_method(method)
+    check_ci(ci)
     fpc = check_fpc(fpc)
-    if method == 'bca' and fpc < 1:
-        raise ValueError('the BCa interval has no finite-population form; use a jackknife interval with a '
+    if fpc < 1 and m.finite_population is None:
+        raise ValueError(f'the {m.title} interval has no finite-population form; use a jackknife interval with a '
                          'population size (--interval jackknife_log), or leave the population out')
-    scale = float(np.sqrt(fpc))
     valid = _finite(samples)
-    if (len(valid) == 0 and method not in FROM_JACKKNIFE) or not np.isfinite(estimate):
+    if (len(valid) == 0 and not m.from_jackknife) or not np.isfinite(estimate):
         return float('nan'), float('nan')
+    if m.needs_jackknife and jackknife is None:
+        raise ValueError(f'the {m.name} interval needs the jackknife (leave-one-query-out) values')
     alpha = (1 - ci) / 2
-    if method == 'percentile':
-        low, high = np.quantile(valid, [alpha, 1 - alpha])
-    elif method == 'shifted':
-        shift = valid.mean() - estimate
-        low, high = np.quantile(valid, [alpha, 1 - alpha]) - shift
-    elif method == 'basic':
-        q_low, q_high = np.quantile(valid, [alpha, 1 - alpha])
-        low, high = 2 * estimate - q_high, 2 * estimate - q_low
-    elif method == 'jackknife_log':
-        if jackknife is None:
-            raise ValueError(f'the {method} interval needs the jackknife (leave-one-query-out) values')
-        jack = _finite(jackknife)
-        if len(jack) < 2 or estimate <= 0 or np.any(jack <= 0):
-            return float('nan'), float('nan')
-        se = jackknife_se(np.log(jack), fpc)
-        z = jackknife_quantile(alpha, jackknife_df(jack) if df is None else df)
-        low, high = estimate * np.exp(-z * se), estimate * np.exp(z * se)
-    elif method in ('jackknife', 'jackknife_bc', 't'):
-        if jackknife is None:
-            raise ValueError(f'the {method} interval needs the jackknife (leave-one-query-out) values')
-        jack = _finite(jackknife)
-        if len(jack) < 2:
-            return float('nan'), float('nan')
-        se = jackknife_se(jack, fpc)
-        centre = jackknife_corrected(estimate, jack) if method == 'jackknife_bc' else estimate
-        z = jackknife_quantile(alpha, jackknife_df(jack) if df is None else df)
-        low, high = centre - z * se, centre + z * se
-        if method == 't':  # within the pseudo-values' range (a mean's: the per-query values')
-            pseudo = len(jack) * estimate - (len(jack) - 1) * jack
-            low, high = max(low, float(pseudo.min())), min(high, float(pseudo.max()))
-    else:
-        levels = bca_levels(estimate, valid, jackknife, ci)
-        if levels is None:
-            return float('nan'), float('nan')
-        low, high = np.quantile(valid, levels)
-    if fpc < 1 and method in ('percentile', 'shifted', 'basic'):  # the bootstrap's deviations from θ̂, rescaled
+    jack = None if jackknife is None else _finite(jackknife)
+    low, high = m.compute(estimate, valid, jack, alpha, fpc, df)
+    if fpc < 1 and m.finite_population == 'deviations':  # the bootstrap's deviations from θ̂, rescaled
+        scale = float(np.sqrt(fpc))
         low, high = estimate + scale * (low - estimate), estimate + scale * (high - estimate)
     return float(low), float(high)
+
+
+def _quantiles(valid, alpha):
+    return np.quantile(valid, [alpha, 1 - alpha])
+
+
+def _percentile(estimate, valid, jack, alpha, fpc, df):
+    return _quantiles(valid, alpha)
+
+
+def _shifted(estimate, valid, jack, alpha, fpc, df):
+    return _quantiles(valid, alpha) - (valid.mean() - estimate)
+
+
+def _basic(estimate, valid, jack, alpha, fpc, df):
+    q_low, q_high = _quantiles(valid, alpha)
+    return 2 * estimate - q_high, 2 * estimate - q_low
+
+
+def _bca(estimate, valid, jack, alpha, fpc, df):
+    levels = bca_levels(estimate, valid, jack, 1 - 2 * alpha)
+    return (float('nan'), float('nan')) if levels is None else np.quantile(valid, levels)
+
+
+def _z(alpha, jack, df):
+    return jackknife_quantile(alpha, jackknife_df(jack) if df is None else df)
+
+
+def _jackknife_log(estimate, valid, jack, alpha, fpc, df):
+    if len(jack) < 2 or estimate <= 0 or np.any(jack <= 0):
+        return float('nan'), float('nan')
+    se = jackknife_se(np.log(jack), fpc)
+    z = _z(alpha, jack, df)
+    return estimate * np.exp(-z * se), estimate * np.exp(z * se)
+
+
+def _jackknife_normal(centre):
+    """θ̂ (or the bias-corrected estimate, ``centre='jackknife'``) ± z·SE_J."""
+    def compute(estimate, valid, jack, alpha, fpc, df):
+        if len(jack) < 2:
+            return float('nan'), float('nan')
+        mid = jackknife_corrected(estimate, jack) if centre == 'jackknife' else estimate
+        half = _z(alpha, jack, df) * jackknife_se(jack, fpc)
+        return mid - half, mid + half
+    return compute
+
+
+def _t(estimate, valid, jack, alpha, fpc, df):
+    low, high = _jackknife_normal('value')(estimate, valid, jack, alpha, fpc, df)
+    if len(jack) < 2:
+        return low, high
+    pseudo = len(jack) * estimate - (len(jack) - 1) * jack  # within the pseudo-values' range (a mean's: the per-query values')
+    return max(low, float(pseudo.min())), min(high, float(pseudo.max()))
+
+
+class IntervalMethod(NamedTuple):
+    """One interval method: how it is computed, what it is an interval for, and how a table names it — said once,
+    here; every summary, caption and command-line note reads it from :data:`INTERVAL_METHODS`.
+
+    ``compute(estimate, samples, jackknife, alpha, fpc, df) -> (low, high)`` gets the finite resampled values, the
+    finite leave-out values (None without them), the tail probability α = (1 − ci)/2, the finite-population
+    correction and the t reference's degrees of freedom (None: m − 1). ``finite_population``: how ``fpc`` enters —
+    ``'variance'`` (``compute`` uses it), ``'deviations'`` (the bootstrap's deviations from θ̂ are rescaled by √fpc
+    after ``compute``) or None (no finite-population form: refused). ``centre``: the point it is centred for, printed
+    beside it — ``'value'``, ``'bootstrap'`` (2θ̂ − mean θ*) or ``'jackknife'`` (n·θ̂ − (n−1)·mean θ₍ᵢ₎)."""
+    name: str
+    title: str                 # a caption's words: 'percentile bootstrap'
+    estimand_label: str        # a table cell: what the interval is for
+    estimand: str              # the same in one sentence
+    compute: Callable
+    needs_jackknife: bool = False
+    from_jackknife: bool = False     # built from the leave-outs alone (no resamples)
+    positive_only: bool = False      # on the log scale: for a positive statistic (FD), not a signed difference
+    finite_population: Optional[str] = 'deviations'
+    centre: str = 'value'
+
+
+_NOT_CALIBRATED = 'not calibrated for FD at d/n > 1'
+
+#: Every interval method by name. Adding one: an :class:`IntervalMethod` passed to :func:`register_interval_method`
+#: and its calibration row (docs/CONTRIBUTING.md, "Adding an interval method"; tests/test_add_an_interval.py).
+INTERVAL_METHODS: Dict[str, IntervalMethod] = {}
+
+
+def register_interval_method(method: IntervalMethod) -> IntervalMethod:
+    """Make ``method`` available to every entry point by its name (``interval=``, a resampling's default); a name
+    already taken is a ValueError."""
+    if method.name in INTERVAL_METHODS:
+        raise ValueError(f'an interval method named {method.name!r} is already registered')
+    if method.finite_population not in ('variance', 'deviations', None):
+        raise ValueError(f"{method.name}: finite_population must be 'variance', 'deviations' or None, "
+                         f"got {method.finite_population!r}")
+    if method.centre not in ('value', 'bootstrap', 'jackknife'):
+        raise ValueError(f"{method.name}: centre must be 'value', 'bootstrap' or 'jackknife', got {method.centre!r}")
+    INTERVAL_METHODS[method.name] = method
+    return method
+
+
+def interval_method(name: str) -> IntervalMethod:
+    """The registered method ``name``, or a ValueError listing the registered ones."""
+    try:
+        return INTERVAL_METHODS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f'interval method must be one of {tuple(INTERVAL_METHODS)}, got {name!r}') from None
+
+
+for _method in (
+        IntervalMethod('percentile', 'percentile bootstrap', 'population value',
+                       'the population value of the measure (percentile bootstrap over queries)', _percentile),
+        IntervalMethod('shifted', 'shifted percentile bootstrap', 'E[θ̂ₙ] at this number of queries',
+                       'E[θ̂ₙ] at this number of queries (bootstrap spread centred on the full-set value)', _shifted),
+        IntervalMethod('basic', 'basic bootstrap', f'population value ({_NOT_CALIBRATED})',
+                       f'the population value (bootstrap bias-corrected; {_NOT_CALIBRATED})', _basic,
+                       centre='bootstrap'),
+        IntervalMethod('bca', 'BCa bootstrap', 'population value',
+                       'the population value (BCa; undefined for FD when every resample lies above the full-set value)',
+                       _bca, needs_jackknife=True, finite_population=None),
+        IntervalMethod('jackknife', 'jackknife', 'E[θ̂ₙ] at this number of queries',
+                       'E[θ̂ₙ] at this number of queries (jackknife over queries)', _jackknife_normal('value'),
+                       needs_jackknife=True, from_jackknife=True, finite_population='variance'),
+        IntervalMethod('jackknife_log', 'log-scale jackknife', 'E[FD̂ₙ] at this number of queries',
+                       'E[FD̂ₙ], the expected value of the measure over query sets of this size drawn from the same '
+                       'query population (the full-set value is its estimate; jackknife over queries, log scale)',
+                       _jackknife_log, needs_jackknife=True, from_jackknife=True, positive_only=True,
+                       finite_population='variance'),
+        IntervalMethod('jackknife_bc', 'bias-corrected jackknife', f'population value ({_NOT_CALIBRATED})',
+                       f'the population value (jackknife bias-corrected; {_NOT_CALIBRATED})',
+                       _jackknife_normal('jackknife'), needs_jackknife=True, from_jackknife=True,
+                       finite_population='variance', centre='jackknife'),
+        IntervalMethod('t', 'Student t', 'population mean',
+                       'the population mean of a per-query measure (Student t: the mean ± t_{n−1}·s/√n over queries)',
+                       _t, needs_jackknife=True, from_jackknife=True, finite_population='variance')):
+    register_interval_method(_method)
+
+#: The built-in methods' names (the registry may hold more: :data:`INTERVAL_METHODS`).
+METHODS = tuple(INTERVAL_METHODS)
+
+
+def methods_where(attribute: str) -> Tuple[str, ...]:
+    """The registered methods whose ``attribute`` (``needs_jackknife``, ``from_jackknife``, ``positive_only``) holds."""
+    return tuple(name for name, m in INTERVAL_METHODS.items() if getattr(m, attribute))
 
 
 def bca_levels(estimate: float, samples: np.ndarray, jackknife: Optional[np.ndarray], ci: float):

@@ -423,12 +423,26 @@ class JackknifePlan(NamedTuple):
             return f'leave-one-out ({n_units} queries)'
         return f'delete-a-group (G={self.groups} groups of {n_units} queries, seed {self.seed})'
 
+    def interval_note(self, n_units: int, n_groups: int) -> str:
+        """What an interval built on these leave-outs adds to its name: '' for leave-one-out, 'delete-a-group
+        jackknife, G=200', or 'cluster jackknife over G=9 query groups, t reference'."""
+        if self.clusters is not None:
+            return cluster_note(n_groups)
+        if self.groups is None or self.groups >= n_units:
+            return ''
+        return f'delete-a-group jackknife, G={self.groups}'
+
     def assign(self, units: np.ndarray):
         """The group of each query (−1: no unit) and the number of groups (:func:`jackknife_groups`, seeded by
         :func:`group_seed`; with ``clusters``, the clusters that hold a unit query, numbered in order)."""
         if self.clusters is None:
             return jackknife_groups(units, self.groups, group_seed(self.seed))
         return cluster_groups(units, self.clusters)
+
+
+def cluster_note(n_groups: int) -> str:
+    """How an interval's name says it is the cluster jackknife's: 'cluster jackknife over G=9 query groups, t reference'."""
+    return f'cluster jackknife over G={n_groups} query groups, t reference'
 
 
 def cluster_groups(units: np.ndarray, clusters: np.ndarray):

@@ -175,14 +175,22 @@ def paired_test_is_run() -> bool:
     whose parameters cannot be read: fails towards the warning), False inside one without and outside
     ``pt.Experiment`` (``ir_measures.iter_calc``'s caller decides what to do with the rows; pt_docs/experiment.rst).
     Reads the frame :func:`rows_are_read` reads."""
+    local = _experiment_locals()
+    return local is not None and local.get('baseline', True) is not None
+
+
+def _experiment_locals() -> Optional[dict]:
+    """The locals of the PyTerrier ``Experiment`` frame on the stack (its function in a file under
+    ``pyterrier/_evaluation/``), or None outside ``pt.Experiment``: the one walk :func:`paired_test_is_run` and
+    :func:`rows_are_read` share."""
     marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
     frame = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
         if code.co_name == 'Experiment' and marker in code.co_filename:
-            return frame.f_locals.get('baseline', True) is not None
+            return frame.f_locals
         frame = frame.f_back
-    return False
+    return None
 
 
 def rows_are_read() -> bool:
@@ -198,17 +206,10 @@ def rows_are_read() -> bool:
     ``pyterrier/_evaluation/``) and its parameters ``baseline``, ``perquery`` and ``save_dir`` (pinned by
     ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if they move, the rows are
     formed, as before (slower, never different)."""
-    marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
-    frame = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == 'Experiment' and marker in code.co_filename:
-            local = frame.f_locals
-            if not all(name in local for name in ('baseline', 'perquery', 'save_dir')):
-                return True
-            return local['baseline'] is not None or local['perquery'] is not False or local['save_dir'] is not None
-        frame = frame.f_back
-    return True
+    local = _experiment_locals()
+    if local is None or not all(name in local for name in ('baseline', 'perquery', 'save_dir')):
+        return True
+    return local['baseline'] is not None or local['perquery'] is not False or local['save_dir'] is not None
 
 
 def refuse_batched_experiment(measures) -> None:

@@ -21,7 +21,6 @@ to ir_measures' parser (``parse_measure``, ``pt.Experiment`` strings, the CLI) a
 :func:`unregister_measure` forgets it again. :func:`registered_measures` lists them (every list of measures in an
 error, the CLI help or the docs comes from it).
 """
-import importlib
 from typing import Dict, List, Optional
 
 import ir_measures
@@ -175,17 +174,13 @@ class VectorMeasure(SetMeasure):
 
 
 class HistogramMeasure(SetMeasure):
-    """A measure over the score histograms of relevant and non-relevant judged documents. Name its core function
-    ``CORE = (module in pyterrier_frechet.core, function of a Histograms)``, or override ``statistic(histograms)``."""
+    """A measure over the score histograms of relevant and non-relevant judged documents: ``statistic(histograms)``
+    calls its core function (a function of a ``core.histogram.Histograms``, imported inside the method)."""
     INPUT = HISTOGRAMS
     RESAMPLING = HISTOGRAM
-    CORE: Optional[tuple] = None
 
     def statistic(self, histograms) -> float:
-        if self.CORE is None:
-            raise NotImplementedError(f'{type(self).__name__} does not define statistic() or CORE')
-        module, function = self.CORE
-        return getattr(importlib.import_module(f'pyterrier_frechet.core.{module}'), function)(histograms)
+        raise NotImplementedError(f'{type(self).__name__} does not define statistic(histograms)')
 
 
 #: Parameters every vector measure shares (FD's two sets and their vectors).

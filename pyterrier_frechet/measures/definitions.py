@@ -259,7 +259,10 @@ class _DO(HistogramMeasure):
     PRETTY_NAME = 'Distributional Overlap'
     SHORT_DESC = 'Overlap of the histograms of normalised scores of relevant and non-relevant documents (lower is better).'
     HIGHER_IS_BETTER = False
-    CORE = ('histogram', 'distributional_overlap')
+
+    def statistic(self, histograms) -> float:
+        from ..core.histogram import distributional_overlap
+        return distributional_overlap(histograms)
 
 
 class _HSA(HistogramMeasure):
@@ -273,7 +276,10 @@ class _HSA(HistogramMeasure):
     PRETTY_NAME = 'Histogram Slope Analysis'
     SHORT_DESC = 'Slope of the log ratio of relevant to non-relevant score histograms (higher is better).'
     HIGHER_IS_BETTER = True
-    CORE = ('histogram', 'histogram_slope')
+
+    def statistic(self, histograms) -> float:
+        from ..core.histogram import histogram_slope
+        return histogram_slope(histograms)
 
 
 DO = register_measure(_DO())
