@@ -19,7 +19,7 @@ real runs as a finite population. For each (world, d, n queries) this script
    interval with the truth it was scored against: re-score against another truth without re-running).
 
 Run (one configuration; the docs' table is the concatenation of such runs, the commands are in
-docs/calibration-worlds/README.md)::
+benchmarks/results/calibration-worlds/README.md)::
 
     python -m benchmarks.calibrate_worlds --world independent --dim 128 --queries 43 --trials 200 --reference 300 \
         --samples 200 --out results/independent-128-43.csv

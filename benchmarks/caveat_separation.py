@@ -7,13 +7,13 @@ probably too narrow here" (:func:`caveat_level`, that rule). A per-set alarm ear
 sets that miss from sets that cover; this script measured that it did not, and the package now states the measured
 range instead (pyterrier_frechet/analyses/validity.py).
 
-This script replays the recorded trials of the calibration worlds (``docs/calibration-worlds/NAME.trials.csv.gz``:
+This script replays the recorded trials of the calibration worlds (``benchmarks/results/calibration-worlds/NAME.trials.csv.gz``:
 the same seeded draws, ``benchmarks.calibrate_worlds.run``'s stream, no FD computed), classifies every trial's query
 set as that caveat did (:func:`caveat_level`) and prints, per setting and class,
 how often the default FD interval (``jackknife_log t``, for E[FD̂ₙ]) covered, pooled over systems, with the Clopper–
 Pearson interval of that share over the sets (a set counts as covering in the share of its systems that covered).
 
-    python -m benchmarks.caveat_separation [--out docs/caveat-separation.csv]
+    python -m benchmarks.caveat_separation [--out benchmarks/results/caveat-separation.csv]
 """
 import argparse
 import logging
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 ROOT = Path(__file__).resolve().parents[1]
 #: (setting, world, d, queries, bootstrap samples per trial, systems or None): the recorded runs with a trials file,
-#: FD's own relevant side (not the per_query=5 settings), arguments as docs/calibration-worlds/README.md gives them
+#: FD's own relevant side (not the per_query=5 settings), arguments as benchmarks/results/calibration-worlds/README.md gives them
 SETTINGS = [
     ('cranfield-384-43', 'cranfield', 384, 43, 0, None),
     ('scifact-384-43', 'scifact', 384, 43, 0, None),
@@ -91,7 +91,7 @@ def main(argv=None):
     for name, world_name, d, n, n_samples, systems in SETTINGS:
         if args.only and name not in args.only:
             continue
-        trials = pd.read_csv(ROOT / 'docs' / 'calibration-worlds' / f'{name}.trials.csv.gz')
+        trials = pd.read_csv(ROOT / 'benchmarks' / 'results' / 'calibration-worlds' / f'{name}.trials.csv.gz')
         fd = trials[(trials.statistic == 'FD') & (trials.method == 'jackknife_log t') & (trials.estimand == 'E[FD_n]')]
         fd = fd.assign(cover=(fd.low <= fd.truth) & (fd.truth <= fd.high))
         n_trials = int(fd.trial.max()) + 1

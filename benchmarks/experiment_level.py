@@ -1,7 +1,7 @@
 """Level and power of the t-test ``pt.Experiment(baseline=...)`` prints for FD (test ``experiment``) beside compare's
 jackknife z-test, in the package's simulated world, in one run:
 
-    python benchmarks/experiment_level.py 384 43 100        # DIM QUERIES TRIALS (docs/calibration-level-experiment-384-43.txt)
+    python benchmarks/experiment_level.py 384 43 100        # DIM QUERIES TRIALS (benchmarks/results/calibration-level-experiment-384-43.txt)
 """
 import sys
 import time

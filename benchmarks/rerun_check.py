@@ -1,7 +1,7 @@
-"""Whether a re-run of a calibration setting gives back every recorded row (docs/calibration-worlds/README.md).
+"""Whether a re-run of a calibration setting gives back every recorded row (benchmarks/results/calibration-worlds/README.md).
 
-    python -m benchmarks.rerun_check docs/calibration-worlds/NAME /tmp/NAME            # report only
-    python -m benchmarks.rerun_check docs/calibration-worlds/NAME /tmp/NAME --replace  # and, if reproduced, replace
+    python -m benchmarks.rerun_check benchmarks/results/calibration-worlds/NAME /tmp/NAME            # report only
+    python -m benchmarks.rerun_check benchmarks/results/calibration-worlds/NAME /tmp/NAME --replace  # and, if reproduced, replace
 
 Rows are matched on (statistic, method, estimand, who) and (statistic, test, hypothesis, pair); every recorded numeric
 column but ``seconds`` must agree to a relative 1e-9 (interval widths to 1e-4: the largest seen was 1.5e-7, at

@@ -4,7 +4,7 @@
 estimand, who, estimate, low, high, truth). This prints, per (statistic, method, estimand, who), the coverage of the
 recorded truth and of the one given, with the binomial standard error::
 
-    python -m benchmarks.rescore docs/calibration-worlds/NAME --estimand "τ of E[FD_n] and mean nDCG" --truth 0.380
+    python -m benchmarks.rescore benchmarks/results/calibration-worlds/NAME --estimand "τ of E[FD_n] and mean nDCG" --truth 0.380
 
 ``--who`` restricts to one system or pair (``all`` for τ; required with ``--truth`` when the estimand has several);
 without ``--truth`` the recorded coverage is printed alone.

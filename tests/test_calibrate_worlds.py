@@ -243,15 +243,15 @@ def test_rescore_counts_the_intervals_that_hold_another_truth(tmp_path, capsys):
 
 
 def test_the_calibration_tables_in_the_docs_are_those_of_the_recorded_runs(capsys):
-    """docs/calibration-worlds/tables.md and the pt_docs include are calibration_table's rendering of the CSVs beside
+    """benchmarks/results/calibration-worlds/tables.md and the pt_docs include are calibration_table's rendering of the CSVs beside
     them: a run added or replaced (rerun_check --replace) without regenerating them fails here."""
     from benchmarks import calibration_table
-    folder = ROOT / 'docs' / 'calibration-worlds'
+    folder = ROOT / 'benchmarks' / 'results' / 'calibration-worlds'
     for args, path in (([], folder / 'tables.md'),
                        (['--rst'], ROOT / 'pyterrier_frechet' / 'pt_docs' / 'calibration-worlds-tables.inc')):
         calibration_table.main([str(folder)] + args)
         assert capsys.readouterr().out.strip() == path.read_text(encoding='utf-8').strip(), (
-            f'{path.name} is stale: python -m benchmarks.calibration_table docs/calibration-worlds {" ".join(args)} > {path}')
+            f'{path.name} is stale: python -m benchmarks.calibration_table benchmarks/results/calibration-worlds {" ".join(args)} > {path}')
 
 
 def test_an_estimand_without_a_truth_gets_no_row(tmp_path):
