@@ -130,8 +130,8 @@ def test_a_new_measure_with_its_own_resampling_works_everywhere(toys, toy, files
     # the bootstrap re-weights it through its own resampling: each sample is the mean shift of the drawn queries'
     # documents, repeated as drawn (computed here by gathering them), the same draws for the histogram measure
     with pf.default_encoder(DictEncoder(vectors)):
-        boot = pf.bootstrap({'fwd': run}, qrels, [shift @ 3, scored @ 3], n_samples=30, seed=4, verbose=False)
-    counts = draw_counts(3, 30, 4)
+        boot = pf.bootstrap({'fwd': run}, qrels, [shift @ 3, scored @ 3], n_samples=40, seed=4, verbose=False)
+    counts = draw_counts(3, 40, 4)
     reference = [_expected_mean_shift(vectors, qrels, run, counts=c) if c[:2].sum() else np.nan for c in counts]
     np.testing.assert_allclose(boot.samples['fwd']['MeanShiftToy@3'], reference, rtol=1e-10)
     np.testing.assert_array_equal(boot.samples['fwd']['RelScoredToy@3'], [2 * c[0] + 3 * c[1] if c[:2].sum() else np.nan
@@ -152,7 +152,7 @@ def test_a_new_measure_with_its_own_resampling_works_everywhere(toys, toy, files
     evaluated = _csv(capsys).set_index('name')
     assert evaluated.loc['fwd', 'MeanShiftToy@3'] == pytest.approx(expected, rel=1e-5)
     assert evaluated.loc['fwd', 'RelScoredToy@3'] == 5
-    assert main(['bootstrap', *data, *both, '--samples', '20', '--format', 'csv']) == 0
+    assert main(['bootstrap', *data, *both, '--samples', '40', '--format', 'csv']) == 0
     summary = _csv(capsys).set_index(['name', 'measure'])
     assert summary.loc[('fwd', 'MeanShiftToy@3'), 'value'] == pytest.approx(expected, rel=1e-5)
     assert summary.loc[('fwd', 'MeanShiftToy@3'), 'interval'] == 'jackknife'

@@ -54,7 +54,7 @@ def test_cli_agreement_prints_tau_tau_ap_and_discriminative_power(files, tmp_pat
     assert main(['agreement', *args[:-7], '--metrics', 'FD@3', '--samples', '120']) == 2  # no reference measure
     # the count test cannot go below 2/21 > 0.05 with 20 samples; the default test reads no resample count
     assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20', '--test', 'bootstrap']) == 2
-    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '20', '--quiet']) == 0
+    assert main(['agreement', *args[:-7], '--metrics', 'nDCG@3', 'FD@3', '--samples', '40', '--quiet']) == 0
 
 
 def test_default_discriminative_power_counts_compares_own_tests_without_fd_on_every_draw():

@@ -172,7 +172,7 @@ def test_a_population_smaller_than_the_queries_or_with_the_count_test_is_refused
     with pytest.raises(ValueError, match='--population.*smaller than the 12 evaluated queries'):
         pf.bootstrap(runs, qrels, [fd], n_samples=10, verbose=False, population=11)
     with pytest.raises(ValueError, match='BCa|bca'):
-        pf.bootstrap(runs, qrels, [fd], n_samples=10, verbose=False, population=20, interval='bca')
+        pf.bootstrap(runs, qrels, [fd], n_samples=40, verbose=False, population=20, interval='bca')
     with pytest.raises(ValueError, match='--test jackknife'):
         compare_systems(runs, qrels, [fd], n_samples=2000, verbose=False, population=20, test='bootstrap')
     with pytest.raises(ValueError, match='--test jackknife'):

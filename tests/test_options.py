@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pyterrier_frechet as pf
+from ir_measures import nDCG
 from pyterrier_frechet.analyses.options import (CONSTRAINTS, ResamplingOptions, default_samples, n_comparisons,
                                                 samples_for_holm)
 from pyterrier_frechet.cli import main
@@ -92,3 +93,32 @@ def test_every_entry_point_refuses_the_same_option_in_the_same_words(files, tmp_
         assert code == 2, command
         assert re.search(parser_words or words, capsys.readouterr().err), command
     assert not (tmp_path / 'cli-report').exists()
+
+
+TAILS = r'n_samples=20 \(--samples\): a 95% interval needs at least 40 bootstrap samples \(each tail holds'
+
+
+def test_every_interval_read_from_resamples_refuses_too_few_for_its_tails(files, tmp_path, capsys):
+    # one check (core.intervals.check_tail_samples) before any work, wherever a printed interval is read from the
+    # resamples: a percentile bootstrap interval, DO's default one, τ's; the jackknife intervals read none
+    runs, qrels, measures = _toy(files)
+    do = pf.DO @ 3
+    calls = [lambda: pf.bootstrap(runs, qrels, measures, n_samples=20, interval='percentile', verbose=False),
+             lambda: pf.bootstrap(runs, qrels, [do], n_samples=20, verbose=False),
+             lambda: pf.compare_systems(runs, qrels, [do], n_samples=20, verbose=False, test='normal'),
+             lambda: pf.paper_table(runs, qrels, measures + [nDCG @ 3], n_samples=20, verbose=False),
+             lambda: pf.write_report(runs, qrels, measures + [nDCG @ 3], tmp_path / 'r', n_samples=20, verbose=False)]
+    for call in calls:
+        with pytest.raises(ValueError, match=TAILS):
+            call()
+    assert not (tmp_path / 'r').exists()
+    boot = pf.bootstrap(runs, qrels, measures + [nDCG @ 3], n_samples=20, verbose=False)  # jackknife and t: fine
+    assert set(boot.summary['method']) <= {'jackknife_log', 'jackknife', 't'}  # (a toy leave-out of 0: plain)
+    with pytest.raises(ValueError, match=TAILS):
+        pf.tau_intervals(boot, measures + [nDCG @ 3])
+    data = ['--qrels', str(files / 'qrels.txt'), '--runs', str(files / 'runs'), '--vectors', str(files / 'vecs'),
+            '--metrics', 'FD@3', 'nDCG@3', '--quiet', '--samples', '20']
+    for command in (['bootstrap', '--interval', 'percentile'], ['report', '--out', str(tmp_path / 'cli')]):
+        capsys.readouterr()
+        assert main([*command, *data]) == 2, command
+        assert re.search(TAILS, capsys.readouterr().err), command

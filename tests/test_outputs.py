@@ -289,7 +289,7 @@ def test_tau_ap_by_hand_and_the_same_direction_in_every_command():
     from pyterrier_frechet.analyses.bootstrap import BootstrapResult
     boot = BootstrapResult(pd.DataFrame([{'name': s, 'measure': m, 'value': v} for s, f, n in zip('ABCD', fd, ndcg)
                                          for m, v in (('FD@10', f), ('nDCG@10', n))]),
-                           {s: {'FD@10': np.full(5, f), 'nDCG@10': np.full(5, n)} for s, f, n in zip('ABCD', fd, ndcg)},
+                           {s: {'FD@10': np.full(40, f), 'nDCG@10': np.full(40, n)} for s, f, n in zip('ABCD', fd, ndcg)},
                            ['q1'])
     import ir_measures
     for measures in ([pf.FD @ 10, ir_measures.nDCG @ 10], [ir_measures.nDCG @ 10, pf.FD @ 10]):

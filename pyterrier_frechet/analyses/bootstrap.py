@@ -495,6 +495,8 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         if backend not in resampling(m).backends:
             raise ValueError(f"{m}: its {resampling(m).name} resampling has the {' and '.join(resampling(m).backends)} "
                              f"backend only; pass backend='numpy'")
+    if any(not intervals.interval_method(interval or resampling(m).interval).from_jackknife for m in measures):
+        intervals.check_tail_samples(n_samples, ci)  # an interval read from the resamples: enough of them for its tails
     eng = engine(backend, device)
     # the qrels and runs prepared and coded as evaluate() prepares them: one selection path for every entry point
     qrels_ir = prepare_qrels(to_ir_measures(qrels), 'qrels')

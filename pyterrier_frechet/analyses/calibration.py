@@ -39,7 +39,7 @@ import pyterrier as pt
 
 from ..core.conditional import conditional_fds, conditional_leave_out
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
-from ..core.intervals import INTERVAL_METHODS, check_ci, interval, printed_estimate
+from ..core.intervals import INTERVAL_METHODS, check_ci, check_tail_samples, interval, printed_estimate
 from ..core.weighted import QueryStats, jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
 
 #: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
@@ -152,9 +152,7 @@ def check_arguments(n_queries: Sequence[int] = (2,), n_trials: int = 1, n_sample
     if ci is None:
         return
     check_ci(ci)
-    if n_samples * (1 - ci) / 2 < 1:  # each tail of a percentile interval must hold at least one resample
-        raise ValueError(f'n_samples={n_samples} (--samples): a {ci:.0%} interval needs at least '
-                         f'{int(np.ceil(2 / (1 - ci) - 1e-9))} bootstrap samples (each tail holds (1 - ci)/2 of them)')
+    check_tail_samples(n_samples, ci)  # each tail of a percentile interval must hold at least one resample
 
 
 def _draw_counts(rng: np.random.Generator, n_samples: int, n_queries: int) -> np.ndarray:

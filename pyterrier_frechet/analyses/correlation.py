@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from ..core.intervals import check_tail_samples
 from ..evaluation.evaluate import NO_VECTOR_COLUMNS
 from ..measures.base import LOWER_IS_BETTER_COLUMNS, column_label, higher_is_better, is_set_measure
 
@@ -199,6 +200,7 @@ def tau_intervals(boot, measures, ci: float = 0.95) -> pd.DataFrame:
     values = boot.summary.set_index(['name', 'measure'])['value']
     # the first draws every measure was computed on (all, or TAU_DRAWS where FD was computed on those only)
     draws = boot.common_draws(measures)
+    check_tail_samples(draws, ci)  # the percentile interval's tails hold at least one draw each
 
     def oriented(m, sample=None):
         col = column_label(m)

@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core.intervals import check_ci, check_population, interval_method
+from ..core.intervals import check_ci, check_population, check_tail_samples, interval_method
 from ..evaluation.frames import prepare_qrels, to_ir_measures
 from ..evaluation.selection import Judgments
 
@@ -231,10 +231,13 @@ class ResamplingOptions:
         """How many pairs each measure's paired tests run over (each run against the baseline, or every pair)."""
         return n_comparisons(n_runs, self.baseline is not None)
 
-    def for_runs(self, runs, qrels=None, discrimination: bool = False) -> 'ResamplingOptions':
+    def for_runs(self, runs, qrels=None, discrimination: bool = False,
+                 tau_draws: Optional[int] = None) -> 'ResamplingOptions':
         """These options for ``runs`` (and ``qrels``), checked before any work: the baseline among the runs, the
         query groups over the judged queries, the count of resamples (chosen where None) able to pass Holm's first
-        step over the comparisons — and, with ``discrimination``, discriminative power's uncorrected tests at α."""
+        step over the comparisons — with ``discrimination``, discriminative power's uncorrected tests at α; with
+        ``tau_draws``, τ's percentile interval over at most that many of the resamples, enough of them for its tails
+        (:func:`~pyterrier_frechet.core.intervals.check_tail_samples`)."""
         check_baseline(self.baseline, runs)
         if qrels is not None:
             check_query_groups(self.query_groups, qrels, self.population)
@@ -244,4 +247,6 @@ class ResamplingOptions:
             check_test_resolution(n_samples if self.test == 'bootstrap' else None, self.alpha, self.n_permutations, m)
         if discrimination and len(runs) >= 3 and self.test == 'bootstrap':
             check_test_resolution(n_samples, self.alpha)
+        if tau_draws is not None and len(runs) >= 3:
+            check_tail_samples(min(n_samples, tau_draws), self.ci)
         return dataclasses.replace(self, n_samples=n_samples, chosen=self.n_samples is None)

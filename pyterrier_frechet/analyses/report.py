@@ -95,7 +95,8 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     # baseline among the runs, and a resample count able to pass Holm's first step over the comparisons (α = 0.05,
     # Holm-corrected) and discriminative power's uncorrected tests
     options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, alpha=ALPHA, test=test, population=population,
-                                query_groups=query_groups, baseline=baseline).for_runs(runs, qrels, discrimination=True)
+                                query_groups=query_groups, baseline=baseline).for_runs(runs, qrels, discrimination=True,
+                                                                                  tau_draws=TAU_DRAWS)
     note = not_resampled_note(measures)
     if note:  # a warning, not a log line: shown whatever --missing drop does to the package's logging
         warnings.warn(note, stacklevel=2)

@@ -30,7 +30,8 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.intervals import check_fpc, finite_population_correction, interval, jackknife_df, jackknife_se
+from ..core.intervals import (check_fpc, check_tail_samples, finite_population_correction, interval, jackknife_df,
+                              jackknife_se)
 from ..core.weighted import QueryStats, cluster_note, jackknife_plan, leave_out_fds, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
@@ -366,6 +367,9 @@ def compare_with(runs, qrels, measures, options: ResamplingOptions, verbose: boo
                                                    options.n_permutations, options.seed)
     if len(names) < 2:
         raise ValueError(f'comparisons need at least 2 systems, got {len(names)}')
+    if any(resampling(m).paired_test not in LEAVE_OUT_TESTS for m in measures):
+        # a percentile interval of the resampled differences: enough resamples for its tails
+        check_tail_samples(options.n_samples if boot is None else boot.n_samples, ci)
     pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if boot is None:

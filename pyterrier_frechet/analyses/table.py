@@ -688,7 +688,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
 
     One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
     """
-    from .bootstrap import bootstrap
+    from .bootstrap import TAU_DRAWS, bootstrap
     from .correlation import tau_intervals
     from .options import ResamplingOptions
     from .significance import compare_with, resample_for
@@ -710,7 +710,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     # step over the comparisons)
     options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, alpha=alpha, test=test, interval=interval,
                                 population=population, query_groups=query_groups,
-                                baseline=baseline).for_runs(runs, qrels)
+                                baseline=baseline).for_runs(runs, qrels, tau_draws=TAU_DRAWS)
     boot_ms = bootstrappable(ms)
     if not boot_ms:
         raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name {", ".join(resampled_names())} '

@@ -114,6 +114,15 @@ def check_ci(ci) -> float:
     return float(ci)
 
 
+def check_tail_samples(n_samples: int, ci: float) -> None:
+    """Refuse an interval read from ``n_samples`` resampled values (a percentile-type bootstrap interval, τ's) whose
+    tails at level ``ci`` hold less than one of them, (1 − ci)/2 · n < 1: its ends would be the extreme values, whatever
+    the level says. The one check, before any work, of every entry point that prints such an interval."""
+    if n_samples * (1 - ci) / 2 < 1:
+        raise ValueError(f'n_samples={n_samples} (--samples): a {ci:.0%} interval needs at least '
+                         f'{int(np.ceil(2 / (1 - ci) - 1e-9))} bootstrap samples (each tail holds (1 - ci)/2 of them)')
+
+
 def check_fpc(fpc: float) -> float:
     fpc = float(fpc)
     if not 0 <= fpc <= 1:
