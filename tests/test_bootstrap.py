@@ -173,10 +173,11 @@ def test_streamed_cross_products_give_the_same_fds_as_held_ones(monkeypatch):
 def test_log_scale_interval_falls_back_to_the_plain_jackknife_and_says_so(caplog):
     """A leave-one-out FD of 0 (a query's two sets identical once the others are left out) makes the log scale
     undefined: the plain jackknife interval, FD̂ ± t·SE_J, for the same estimand, named in the interval column."""
-    from pyterrier_frechet.analyses.bootstrap import _summary_row
+    from pyterrier_frechet.analyses.bootstrap import IntervalNotes, _summary_row
     jack = np.array([0.0, 0.4, 0.5])
     with caplog.at_level('WARNING'):
-        row = _summary_row('a', 'FD@3', 0.3, np.linspace(0.2, 0.6, 20), 0.95, 'jackknife_log', jack, 'leave-one-out (3 queries)')
+        row = _summary_row('a', 'FD@3', 0.3, np.linspace(0.2, 0.6, 20), 0.95, 'jackknife_log', jack,
+                           how=IntervalNotes('leave-one-out (3 queries)'))
     se = np.sqrt(2 / 3 * np.sum((jack - jack.mean()) ** 2))
     t2 = 0.95 * np.sqrt(2 / (4 * 0.975 * 0.025))   # Student t's 0.975 quantile on n − 1 = 2 df, in closed form
     assert (row['low'], row['high']) == pytest.approx((0.3 - t2 * se, 0.3 + t2 * se))

@@ -296,16 +296,16 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
 def test_bootstrap_summary_warns_and_leaves_the_interval_empty_on_an_undefined_leave_out(caplog):
     # S7 in the bootstrap: a NaN leave-out is counted in a warning, and the jackknife interval is not formed over
     # the rest (its n would be wrong)
-    from pyterrier_frechet.analyses.bootstrap import _summary_row
+    from pyterrier_frechet.analyses.bootstrap import IntervalNotes, _summary_row
     samples = np.linspace(1.0, 2.0, 50)
     with caplog.at_level('WARNING'):
         row = _summary_row('a', 'FD@10', 1.5, samples, 0.95, 'jackknife_bc', np.array([1.4, np.nan, 1.6]),
-                           'leave-one-out (3 queries)')
+                           how=IntervalNotes('leave-one-out (3 queries)'))
     assert np.isnan(row['low']) and np.isnan(row['high']) and np.isnan(row['estimate'])
     assert '1 of 3 jackknife leave-outs are undefined' in caplog.text
     ok = _summary_row('a', 'FD@10', 1.5, samples, 0.95, 'jackknife', np.array([1.4, 1.5, 1.6]),
-                      'delete-a-group (G=3 groups of 9 queries, seed 0)', jackknife_note='delete-a-group jackknife, G=3',
-                      n_groups=3)
+                      how=IntervalNotes('delete-a-group (G=3 groups of 9 queries, seed 0)', 'delete-a-group jackknife, G=3',
+                                        n_groups=3))
     se = np.sqrt(2 / 3 * np.sum((np.array([1.4, 1.5, 1.6]) - 1.5) ** 2))  # the grouped jackknife's (G−1)/G formula
     t2 = 0.95 * np.sqrt(2 / (4 * 0.975 * 0.025))   # Student t's 0.975 quantile on G − 1 = 2 df, in closed form
     assert ok['low'] == pytest.approx(1.5 - t2 * se, rel=1e-12) and ok['high'] == pytest.approx(1.5 + t2 * se, rel=1e-12)

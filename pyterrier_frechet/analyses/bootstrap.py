@@ -36,7 +36,7 @@ from ..measures.base import column_label, resampled_names, resampling
 from ..measures.resampling import (HISTOGRAM_COUNTS, LEAVE_OUT_TESTS, PER_QUERY_VALUES, VECTOR_STATS, Engine,
                                    numpy_engine)
 from ..vectors.sources import using_encoder
-from .options import check_groups_population, check_query_groups, check_samples, query_clusters
+from .options import ResamplingOptions, check_samples, query_clusters
 from .validity import interval_caveat
 
 logger = logging.getLogger(__name__)
@@ -324,13 +324,26 @@ def population_text(population: Optional[int], n_queries: int) -> str:
     return f'finite population: {n_queries} of N={population} queries, variance × (1 − n/N) = {1 - n_queries / population:.3g}'
 
 
-def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, jackknife_text: str = '',
-                 estimand: str = '', fpc: float = 1.0, fpc_text: str = '', groups_text: str = '',
-                 jackknife_note: str = '', n_groups: Optional[int] = None) -> dict:
+class IntervalNotes(NamedTuple):
+    """What a summary row says about how its interval was made, beside the method: the leave-outs (``jackknife``, the
+    summary's column of that name: 'leave-one-out (43 queries)'), what an interval on them adds to its name
+    (``jackknife_note``), the query groups of a bootstrap interval (``groups_text``) and their number G (``n_groups``),
+    and the finite-population correction (``fpc`` = 1 − n/N, ``fpc_text``)."""
+    jackknife: str = ''
+    jackknife_note: str = ''
+    groups_text: str = ''
+    n_groups: Optional[int] = None
+    fpc: float = 1.0
+    fpc_text: str = ''
+
+
+def _summary_row(system, measure, value, samples, ci, method: str, jackknife=None, estimand: str = '',
+                 how: IntervalNotes = IntervalNotes()) -> dict:
     """One row of the summary: the ``method`` interval (a name in
     :data:`~pyterrier_frechet.core.intervals.INTERVAL_METHODS`) with its name as printed (``interval``: the method and
-    its notes — the jackknife's ``jackknife_note``, the bootstrap's ``groups_text``, the population's ``fpc_text``), the
-    method itself (``method``) and the query groups it was made over (``groups``: G, or None)."""
+    its notes — the jackknife's, the bootstrap's query groups, the population's, from ``how``), the method itself
+    (``method``) and the query groups it was made over (``groups``: G, or None)."""
+    jackknife_text, jackknife_note, groups_text, n_groups, fpc, fpc_text = how
     valid = samples[np.isfinite(samples)]
     notes = []
     if jackknife is not None and not np.isfinite(jackknife).all():
@@ -469,16 +482,19 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_sa
     their logs, what was measured about FD's default interval (its coverage across the measured worlds, which no
     set's counts were found to predict: :func:`~pyterrier_frechet.interval_caveat`).
     """
+    # the options checked as every entry point checks them (the sample count, seed, level, interval method,
+    # population and query groups), before any work
+    options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, interval=interval, population=population,
+                                query_groups=query_groups)
     with using_encoder(encoder):
-        return _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval, jackknife,
-                          population, query_groups, resample)
+        return _bootstrap(runs, qrels, measures, options, verbose, backend, device, jackknife, resample)
 
 
-def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, device, interval=None,
-               jackknife='auto', population: Optional[int] = None, query_groups=None, resample: str = 'all') -> BootstrapResult:
-    intervals.check_ci(ci)
-    if interval is not None:
-        intervals.interval_method(interval)  # a ValueError naming the registered methods
+def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool, backend: str, device,
+               jackknife='auto', resample: str = 'all') -> BootstrapResult:
+    n_samples, seed, ci, interval, population, query_groups = (options.n_samples, options.seed, options.ci,
+                                                               options.interval, options.population,
+                                                               options.query_groups)
     if backend not in ('numpy', 'torch'):
         raise ValueError(f"backend must be 'numpy' or 'torch', got {backend!r}")
     if resample not in RESAMPLE:
@@ -508,7 +524,6 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
         raise ValueError('interval=bca (--interval bca) has no finite-population form; leave out population= '
                          '(--population) or choose another interval')
     fpc_text = population_text(population, len(queries))
-    check_groups_population(query_groups, population)
     clusters = None if query_groups is None else query_clusters(query_groups, queries)
     n_clusters = None if clusters is None else int(clusters.max()) + 1
     groups_text = '' if clusters is None else f'cluster bootstrap over G={n_clusters} query groups'
@@ -558,10 +573,10 @@ def _bootstrap(runs, qrels, measures, n_samples, seed, ci, verbose, backend, dev
                 jackknives[name][column_label(m)] = jack
             if not needs:
                 jack, jack_text, jack_note = None, '', ''
+            how = IntervalNotes(jack_text, jack_note, groups_text,
+                                None if clusters is None else len(jack) if needs else n_clusters, fpc, fpc_text)
             rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     jack_text, res.estimand if method == res.interval else '', fpc, fpc_text,
-                                     groups_text, jack_note, None if clusters is None else len(jack) if needs
-                                     else n_clusters))
+                                     res.estimand if method == res.interval else '', how))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
                            tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures), tuple(anchored))
