@@ -9,6 +9,7 @@ options, ``correlate`` a results CSV::
         [--missing error|drop] [--format markdown|csv|latex] [--output FILE]
 """
 import argparse
+import dataclasses
 import errno
 import functools
 import logging
@@ -402,12 +403,14 @@ def run_compare(args, data: Data, plot_dir) -> Output:
     from .vectors.sources import using_encoder
     if len(data.runs) < 2:
         raise CliError(f'compare needs at least 2 runs, got {len(data.runs)}')
-    groups = _query_groups(args, data)
-    # refused before any work, in compare_systems' words: the baseline, --population with --test bootstrap, and a
-    # count p-value (--test bootstrap) or permutations that cannot pass Holm's first step
+    # refused before any work (the query groups' too: --query-groups auto embeds), in compare_systems' words: the
+    # baseline, --population with --test bootstrap, and a count p-value (--test bootstrap) or permutations that cannot
+    # pass Holm's first step
     options = ResamplingOptions(n_samples=args.samples, seed=args.seed, ci=args.ci, alpha=args.alpha, test=args.test,
-                                population=args.population, query_groups=groups, baseline=args.baseline,
+                                population=args.population, baseline=args.baseline,
                                 n_permutations=args.permutations).for_runs(data.runs)
+    groups = _query_groups(args, data)
+    options = dataclasses.replace(options, query_groups=groups)
     samples = options.n_samples
     boot = bootstrap(data.runs, data.qrels, data.measures, n_samples=samples, seed=args.seed, ci=args.ci,
                      verbose=not args.quiet, encoder=data.encoder, population=args.population, query_groups=groups,
