@@ -343,7 +343,6 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
     :data:`~pyterrier_frechet.core.intervals.INTERVAL_METHODS`) with its name as printed (``interval``: the method and
     its notes — the jackknife's, the bootstrap's query groups, the population's, from ``how``), the method itself
     (``method``) and the query groups it was made over (``groups``: G, or None)."""
-    jackknife_text, jackknife_note, groups_text, n_groups, fpc, fpc_text = how
     valid = samples[np.isfinite(samples)]
     notes = []
     if jackknife is not None and not np.isfinite(jackknife).all():
@@ -354,35 +353,35 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         low = high = np.nan
         estimate = np.nan if method == 'jackknife_bc' else value
     else:
-        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=fpc)
+        low, high = intervals.interval(method, value, samples, ci, jackknife=jackknife, fpc=how.fpc)
         estimate = intervals.printed_estimate(method, value, samples, jackknife)
         if method == 'jackknife_log' and not np.isfinite(low) and len(jackknife) > 1:
             # a leave-out (or the value) is 0 — e.g. a query whose sets are identical once the others are left out —
             # so the log scale is undefined: the plain jackknife interval, for the same estimand, and it says so
             logger.warning('%s, %s: a leave-one-out value is not positive, so the log-scale interval is undefined; '
                            'the plain jackknife interval is printed instead', system, measure)
-            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=fpc)
+            low, high = intervals.interval('jackknife', value, samples, ci, jackknife=jackknife, fpc=how.fpc)
             method, estimand = 'jackknife', ''
             notes.append('log scale undefined: a leave-out value is 0')
     kind = intervals.interval_method(method)
     estimand = estimand or kind.estimand_label
     groups = None
-    if jackknife_note and kind.needs_jackknife:
+    if how.jackknife_note and kind.needs_jackknife:
         # the method names its leave-outs wherever it is printed: 'jackknife_bc (delete-a-group jackknife, G=200)',
         # 'jackknife_log (cluster jackknife over G=9 query groups, t reference)'
-        notes.append(jackknife_note)
-        groups = n_groups
-    elif groups_text:
+        notes.append(how.jackknife_note)
+        groups = how.n_groups
+    elif how.groups_text:
         # a bootstrap interval over query groups: 'percentile (cluster bootstrap over G=9 query groups)'
-        notes.append(groups_text)
-        groups = n_groups
-    if fpc_text:
+        notes.append(how.groups_text)
+        groups = how.n_groups
+    if how.fpc_text:
         # the interval says it is for draws from a finite population: 'jackknife_log (finite population: 43 of N=225 ...)'
-        notes.append(fpc_text)
+        notes.append(how.fpc_text)
         estimand = f'{estimand}, over draws without replacement from the N queries' if estimand else estimand
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
             'interval': method + ''.join(f' ({note})' for note in notes), 'method': method, 'groups': groups,
-            'estimand': estimand, 'jackknife': jackknife_text, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
+            'estimand': estimand, 'jackknife': how.jackknife, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
 
 

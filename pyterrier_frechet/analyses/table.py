@@ -397,7 +397,8 @@ class PaperTable:
             elif key == 't':
                 groups.append(f'{names}: Student t, for the mean')
             else:
-                groups.append(f'{names}: {interval_method(key).title}, for the {interval_method(key).estimand_label}')
+                kind = interval_method(key)
+                groups.append(f'{names}: {kind.title}, for the {kind.estimand_label}')
         parts.append(f'[ ]: {self.ci:.0%} intervals{clusters} ({"; ".join(groups)}).')
         if self.comparisons is not None:
             parts.append((f'{BETTER}/{WORSE}: better/worse than {self.baseline}' if self.baseline
@@ -439,12 +440,12 @@ class PaperTable:
                              f'E[FD̂ₙ], the expected value at {at} (not the population FD), centred on the value on '
                              f'the log scale{grouped}.')
             else:
-                what = interval_method(key).estimand_label
-                made = interval_method(key).title + (f' ({how})' if not interval_method(key).from_jackknife else
+                kind = interval_method(key)
+                made = kind.title + (f' ({how})' if not kind.from_jackknife else
                                                       ' (mean ± t·s/√n, n − 1 degrees of freedom, clipped to the range '
                                                       'of the per-query values)' if key == 't' and not grouped
                                                       else '')
-                parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {what}{grouped}.')
+                parts.append(f'[low, high] of {names}: {self.ci:.0%} {made} interval for the {kind.estimand_label}{grouped}.')
         undefined = self.cells[~np.isfinite(self.cells['low']) & ~(self.cells['method'] == 'none')]
         if len(undefined):
             parts.append(f'[–]: undefined there ({len(undefined)} cell{"s" if len(undefined) != 1 else ""}; e.g. a '
@@ -692,6 +693,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     from .correlation import tau_intervals
     from .options import ResamplingOptions
     from .significance import compare_with, resample_for
+    from ..vectors.sources import using_encoder
     if not isinstance(runs, Mapping):
         raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
                          'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
@@ -726,13 +728,11 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
     point = boot.point
     if others:
         from ..evaluation.evaluate import evaluate
-        from ..vectors.sources import using_encoder
         with using_encoder(encoder):
             extra = evaluate(runs, qrels, others, verbose=verbose)
         point = point.merge(extra[['name'] + [column_label(x) for x in others]], on='name')
     comparisons = None
     if len(runs) >= 2:
-        from ..vectors.sources import using_encoder
         with using_encoder(encoder):
             comparisons = compare_with(runs, qrels, boot_ms, options, verbose, boot)
     # τ across 3–4 systems is computed but not printed (PaperTable.shows_tau): its row says '—' and the caption why
