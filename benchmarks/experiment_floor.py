@@ -4,7 +4,8 @@ Issue 50's paths, every figure measured in this one process on the TREC DL 2019 
 ``../shared`` (warm: each call is made once before it is timed, and the best of ``--repeat`` is kept):
 
 1. ``pt.Experiment`` over the first 6 runs with ``FD(rel=2, missing='drop')@10`` and nDCG@10, ``baseline=0``, against
-   the same call with nDCG@10 alone;
+   the same call with nDCG@10 alone; and with ``rows='influence'`` (the rows from each query's first-order influence,
+   one eigen-decomposition per run: ``core/influence.py``);
 2. ``pt.Experiment`` over the 19 runs with FD@1, FD@10, FD(urr=True)@10 (``rel=2, missing='drop'``) and nDCG@10,
    against nDCG@10 alone;
 3. FD's per-query rows: ``ir_measures.iter_calc`` (the value and the 43 leave-one-query-out FDs behind the rows) minus
@@ -70,7 +71,9 @@ def main():
     print(f'{len(runs)} DL19 runs; {len(topics)} topics; best of {args.repeat} warm calls\n')
     n6 = best(experiment([nDCG @ 10], 6, 0), args.repeat)
     f6 = best(experiment([fd() @ 10, nDCG @ 10], 6, 0), args.repeat)
-    print(f'1. pt.Experiment, 6 runs, baseline=0: nDCG@10 {n6:.2f} s; + FD(rel=2)@10 {f6:.2f} s: {f6 / n6:.1f}x')
+    i6 = best(experiment([fd(rows='influence') @ 10, nDCG @ 10], 6, 0), args.repeat)
+    print(f'1. pt.Experiment, 6 runs, baseline=0: nDCG@10 {n6:.2f} s; + FD(rel=2)@10 {f6:.2f} s: {f6 / n6:.1f}x; '
+          f"+ FD(rel=2, rows='influence')@10 {i6:.2f} s: {i6 / n6:.1f}x")
     three = [fd() @ 1, fd() @ 10, fd(urr=True) @ 10]
     n19 = best(experiment([nDCG @ 10], len(runs)), args.repeat)
     f19 = best(experiment(three + [nDCG @ 10], len(runs)), args.repeat)
@@ -78,8 +81,10 @@ def main():
           f'{f19 / n19:.1f}x')
     b19 = best(experiment([nDCG @ 10], len(runs), 0), args.repeat)
     g19 = best(experiment(three + [nDCG @ 10], len(runs), 0), args.repeat)
+    i19 = best(experiment([fd(rows='influence') @ 1, fd(rows='influence') @ 10, fd(urr=True, rows='influence') @ 10,
+                           nDCG @ 10], len(runs), 0), args.repeat)
     print(f'   the same with baseline=0 (the rows are read): nDCG@10 {b19:.2f} s; + the three FD {g19:.2f} s: '
-          f'{g19 / b19:.1f}x')
+          f"{g19 / b19:.1f}x; the three with rows='influence' {i19:.2f} s: {i19 / b19:.1f}x")
 
     qrels_ir = pt.model.to_ir_measures(qrels)
     runs_ir = [pt.model.to_ir_measures(r) for r in runs]

@@ -278,17 +278,17 @@ def check_calibrate(args, measures) -> None:
 
 
 def run_calibrate(args, data, plot_dir) -> Output:
-    from .analyses.calibration import LEVEL_TESTS, World, coverage, rejection_rates, tau_coverage
+    from .analyses.calibration import World, coverage, level_tests, rejection_rates, tau_coverage
     world = World(d=args.dim)
     if args.statistic == 'tau':
         table = tau_coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                              seed=args.seed, verbose=not args.quiet)
     elif args.level:
-        # every paired test compare/report offer (jackknife: their default; normal, bootstrap: --test) and the t-test
-        # pt.Experiment(baseline=) prints (experiment), on the same simulated query sets
+        # every paired test compare/report offer (jackknife: their default; normal, bootstrap: --test) and the t-tests
+        # pt.Experiment(baseline=) prints (experiment; influence: FD(rows='influence')), on the same simulated query sets
         table = rejection_rates(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples,
                                 alpha=round(1 - args.ci, 12), seed=args.seed, verbose=not args.quiet, statistic=args.statistic,
-                                tests=LEVEL_TESTS)
+                                tests=level_tests(args.statistic))
     else:
         table = coverage(world, n_queries=args.queries, n_trials=args.trials, n_samples=args.samples, ci=args.ci,
                          n_reference=args.reference, seed=args.seed, verbose=not args.quiet, statistic=args.statistic)

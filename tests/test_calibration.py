@@ -62,8 +62,33 @@ def test_rejection_rates_table_and_binomial_standard_error():
     assert {h.split(' ')[0] for h in table.hypothesis} == {'null', 'alternative'}
     assert _fractions(table.rejection_rate, 3)
     np.testing.assert_allclose(table.se, np.sqrt(table.rejection_rate * (1 - table.rejection_rate) / 3), rtol=1e-12)
-    with pytest.raises(ValueError, match="tests must be among"):
+    with pytest.raises(ValueError, match="tests for statistic 'fd' must be among"):
         rejection_rates(WORLD, n_queries=(12,), n_trials=1, n_samples=40, verbose=False, tests=('t',))
+    with pytest.raises(ValueError, match="'cfd' must be among .* got \\['influence'\\]"):  # CFD has no closed form
+        rejection_rates(WORLD, n_queries=(12,), n_trials=1, n_samples=40, verbose=False, statistic='cfd',
+                        tests=('influence',))
+
+
+@pytest.mark.parametrize('statistic', ['fd', 'fd-query'])
+def test_the_influence_test_is_the_paired_t_test_on_the_influence_rows(statistic):
+    """rejection_rates' 'influence' p-value is scipy's paired t-test on FD(rows='influence')'s rows of the two
+    systems (core.jackknife.influence_rows of each one's influence), on n − 1 degrees of freedom."""
+    from pyterrier_frechet.analyses.calibration import _draw_systems, _fds, _influence_leave_outs
+    from pyterrier_frechet.analyses.significance import experiment_p
+    from pyterrier_frechet.core.influence import fd_influence
+    from pyterrier_frechet.core.jackknife import influence_rows
+    from pyterrier_frechet.core.weighted import per_query_weighted
+    rng = np.random.default_rng(4)
+    n = 14
+    rel, (ret_a, ret_b), _, shift = _draw_systems(WORLD, [(WORLD.p_a, WORLD.offset), (WORLD.p_b, WORLD.offset)], n, rng)
+    ones = np.ones((1, n))
+    full_a, full_b = _fds(rel, ret_a, ones, shift, statistic)[0], _fds(rel, ret_b, ones, shift, statistic)[0]
+    p = experiment_p(full_a - full_b, _influence_leave_outs(rel, ret_a, shift, statistic)
+                     - _influence_leave_outs(rel, ret_b, shift, statistic))
+    sides = (rel, ret_a, ret_b) if statistic == 'fd' else tuple(per_query_weighted(x) for x in (rel, ret_a, ret_b))
+    rows_a = influence_rows(full_a, fd_influence(sides[0], sides[1], ones[0], shift))
+    rows_b = influence_rows(full_b, fd_influence(sides[0], sides[2], ones[0], shift))
+    assert p == pytest.approx(scipy.stats.ttest_rel(rows_a, rows_b).pvalue, rel=1e-9)
 
 
 @pytest.mark.parametrize('statistic', ['fd', 'fd-query', 'cfd'])

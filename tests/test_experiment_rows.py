@@ -140,3 +140,56 @@ def test_pt_experiment_forms_rows_only_where_something_reads_them(monkeypatch):
     per_query = pt.Experiment(systems, topics, qrels, eval_metrics=[m], names=list(runs), perquery=True)
     assert len(calls) == 2 * len(runs)
     assert per_query.groupby('name')['value'].nunique().min() > 1  # pseudo-values, not FD repeated
+
+
+def test_influence_rows_are_the_first_order_leave_outs_and_share_the_relevant_factor(monkeypatch):
+    """FD(rows='influence'): each unit's row is FD + (n − 1)(g_q − ḡ) with g_q = ∂FD/∂w_q, here taken by central
+    finite differences of the bootstrap's re-weighting (weighted_fds, a route that shares no code with the closed
+    form), on singular covariances (rank 20 of 24 dimensions); the column is pf.evaluate's value; the relevant side's
+    factor is made once for both runs and all three measures; the exact rows stay the default."""
+    import pyterrier_frechet.core.influence as influence
+    from pyterrier_frechet.core.weighted import weighted_fds
+    from pyterrier_frechet.evaluation.frames import prepare_qrels, prepare_run
+    from pyterrier_frechet.evaluation.selection import Judgments
+    from pyterrier_frechet.evaluation.vector_sets import select_vector_sets
+    from pyterrier_frechet.evaluation.vector_statistics import vector_statistics
+    vectors, qrels, runs = _subspace_data(35)
+    enc = DictEncoder(vectors)
+    measures = [FD(encoder=enc, rows='influence') @ 1, FD(encoder=enc, rows='influence') @ 10,
+                FD(encoder=enc, urr=True, rows='influence') @ 10]
+    calls = []
+    original = influence.relevant_factor
+    monkeypatch.setattr(influence, 'relevant_factor', lambda *a: calls.append(1) or original(*a))
+    topics = qrels[['qid']].drop_duplicates().assign(query='x')
+    table = pt.Experiment([pt.Transformer.from_df(r) for r in runs.values()], topics, qrels, eval_metrics=measures,
+                          names=list(runs), perquery=True)
+    assert len(calls) == 1
+    judgments = Judgments(prepare_qrels(pt.model.to_ir_measures(qrels), 'qrels'))
+    eps = 1e-5
+    for name, run in runs.items():
+        sets = select_vector_sets(measures, judgments, prepare_run(pt.model.to_ir_measures(run), 'run'))
+        for m in measures:
+            value = pf.evaluate({name: run}, qrels, [m]).iloc[0, 1]
+            st = vector_statistics(m, sets[m], judgments.query_names)
+            units = st.units.astype(float)
+            n = int(units.sum())
+            weights = np.repeat(units[None], 2 * n, axis=0)
+            where = np.flatnonzero(st.units)
+            weights[np.arange(n), where] += eps
+            weights[n + np.arange(n), where] -= eps
+            fds = weighted_fds(st.rel, weights, [st.ret], [weights], st.shift)
+            g = (fds[:n] - fds[n:]) / (2 * eps)
+            want = value + (n - 1) * (g - g.mean())
+            got = table[(table.name == name) & (table.measure == str(m))].set_index('qid')['value']
+            np.testing.assert_allclose([got[q] for q in np.asarray(judgments.query_names)[where]], want, rtol=1e-6, atol=1e-8)
+            assert got.mean() == pytest.approx(value, rel=1e-12)
+    exact = pt.Experiment([pt.Transformer.from_df(runs['a'])], topics, qrels, eval_metrics=[FD(encoder=enc) @ 10],
+                          perquery=True)['value'].to_numpy()
+    assert not np.allclose(exact, table[(table.name == 'a') & (table.measure == str(measures[1]))]['value'].to_numpy())
+
+
+def test_influence_rows_are_refused_with_the_jackknife_pseudo_values(toy):
+    vectors, qrels, run = toy
+    m = FD(encoder=DictEncoder(vectors), rows='influence', jackknife=True) @ 3
+    with pytest.raises(ValueError, match="rows='influence' is not available with jackknife=True"):
+        list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))

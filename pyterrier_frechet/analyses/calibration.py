@@ -287,7 +287,30 @@ def tau_coverage(world: World = World(), systems: Sequence[tuple] = None, n_quer
 
 
 #: The paired tests :func:`rejection_rates` measures.
-LEVEL_TESTS = ('bootstrap', 'normal', 'jackknife', 'experiment')
+LEVEL_TESTS = ('bootstrap', 'normal', 'jackknife', 'experiment', 'influence')
+#: The statistics with a closed-form influence (``FD(rows='influence')``'s rows): the others have no ``'influence'`` test.
+INFLUENCE_STATISTICS = ('fd', 'fd-query')
+
+
+def level_tests(statistic: str) -> tuple:
+    """The paired tests :func:`rejection_rates` measures for ``statistic``: every one of :data:`LEVEL_TESTS` the
+    statistic has."""
+    return tuple(t for t in LEVEL_TESTS if t != 'influence' or statistic in INFLUENCE_STATISTICS)
+
+
+def _influence_leave_outs(rel, ret, shift, statistic: str = 'fd') -> np.ndarray:
+    """θ̂ − ∂θ/∂w_q per query: the first-order leave-outs whose centred pseudo-values are ``FD(rows='influence')``'s
+    rows (:func:`~..core.jackknife.influence_rows`), so :func:`~.significance.experiment_p` of them is the p-value
+    ``pt.Experiment(baseline=...)`` prints for it."""
+    from ..core.influence import fd_influence
+    if statistic == 'fd-query':
+        rel, ret = per_query_weighted(rel), per_query_weighted(ret)
+    units = np.ones(len(rel.n))
+    full = weighted_fds(rel, units[None], [ret], [units[None]], shift)[0]
+    influence = fd_influence(rel, ret, units, shift)
+    if influence is None:
+        return np.full(len(units), np.nan)
+    return full - influence
 
 
 def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200), n_trials: int = 200,
@@ -302,7 +325,8 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     ``'normal'``: :func:`~.significance.normal_p`, the normal approximation of the same resamples; ``'jackknife'``:
     :func:`~.significance.jackknife_p`, from the leave-one-query-out values; ``'experiment'``:
     :func:`~.significance.experiment_p`, what ``pt.Experiment(baseline=...)`` prints for FD/CFD — the paired t-test
-    on the centred pseudo-values).
+    on the centred pseudo-values; ``'influence'``: the same for ``FD(rows='influence')``, whose rows come from each
+    query's first-order influence, for the statistics of :data:`INFLUENCE_STATISTICS`).
 
     Returns one row per (n_queries, hypothesis, measure, test): ``rejection_rate`` and its binomial standard error."""
     from .options import check_test_resolution
@@ -310,9 +334,10 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     check_arguments(n_queries, n_trials, n_samples, seed)
     if 'bootstrap' in tests:
         check_test_resolution(n_samples, alpha)  # a test that can never reject would print rejection rate 0
-    unknown = [t for t in tests if t not in LEVEL_TESTS]
+    unknown = [t for t in tests if t not in level_tests(statistic)]
     if unknown:
-        raise ValueError(f"tests must be among {', '.join(map(repr, LEVEL_TESTS))}, got {unknown}")
+        raise ValueError(f"tests for statistic {statistic!r} must be among {', '.join(map(repr, level_tests(statistic)))}, "
+                         f'got {unknown}')
     rows = []
     for n in n_queries:
         rng = np.random.default_rng([seed, n, 4])
@@ -328,9 +353,14 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
                 sides = {statistic: (lambda w: _fds(rel, ret_a, w, shift, statistic) - _fds(rel, ret_b, w, shift, statistic),
                                      lambda: _leave_outs(rel, ret_a, shift, statistic) - _leave_outs(rel, ret_b, shift, statistic)),
                          'precision': (lambda w: w @ per_q / w.sum(axis=1), lambda: (per_q.sum() - per_q) / (n - 1))}
+                # a mean's influence leave-outs are its leave-outs (its rows are the same either way)
+                first_order = {statistic: lambda: (_influence_leave_outs(rel, ret_a, shift, statistic)
+                                                   - _influence_leave_outs(rel, ret_b, shift, statistic)),
+                               'precision': sides['precision'][1]}
                 for measure, (values_of, leave_outs) in sides.items():
                     diffs, full = values_of(counts), float(values_of(ones)[0])
                     jack = leave_outs() if {'experiment', 'jackknife'} & set(tests) else None
+                    first = first_order[measure]() if 'influence' in tests else None
                     for test in tests:
                         if test == 'bootstrap':
                             p = bootstrap_p(diffs)
@@ -338,6 +368,8 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
                             p = normal_p(full, diffs)
                         elif test == 'experiment':
                             p = experiment_p(full, jack)
+                        elif test == 'influence':
+                            p = experiment_p(full, first)
                         else:
                             p = jackknife_p(full, jack)
                         rejected[measure, test].append(p < alpha)
@@ -349,4 +381,4 @@ def rejection_rates(world: World = World(), n_queries: Sequence[int] = (43, 200)
     return pd.DataFrame(rows)
 
 
-__all__ = ['LEVEL_TESTS', 'STATISTICS', 'World', 'check_arguments', 'coverage', 'expected_fd', 'rejection_rates', 'tau_coverage']
+__all__ = ['INFLUENCE_STATISTICS', 'LEVEL_TESTS', 'STATISTICS', 'World', 'check_arguments', 'coverage', 'expected_fd', 'level_tests', 'rejection_rates', 'tau_coverage']

@@ -94,3 +94,24 @@ def centred_pseudo_values(full: float, leave_out: np.ndarray, groups: np.ndarray
     rows = np.full(len(groups), np.nan)
     rows[units] = float(full) + np.sqrt((n_groups - 1) * (n - 1)) * deviation
     return rows
+
+
+def influence_rows(full: float, influence: np.ndarray) -> np.ndarray:
+    """Per-unit rows from each unit's influence g_q = ∂θ/∂w_q (the infinitesimal jackknife; NaN: no unit):
+    r_q = θ̂ + (n − 1)·(g_q − ḡ), the rows :func:`centred_pseudo_values` gives for leave-one-out values θ₋q ≈ θ̂ − g_q
+    (their first-order expansion). So the mean of the n rows is θ̂ exactly, and the paired t statistic of two systems'
+    rows is Δθ̂ / SE_IJ with SE_IJ² = (n−1)/n · Σ_q (Δg_q − mean)², the infinitesimal-jackknife standard error of Δθ̂
+    in the form of the jackknife's. Raises ValueError for fewer than 2 units or an influence that is not finite."""
+    influence = np.asarray(influence, dtype=np.float64)
+    units = ~np.isnan(influence)
+    n = int(units.sum())
+    if n < 2:
+        raise ValueError(f'the jackknife needs at least 2 queries with documents, got {n}')
+    if not np.all(np.isfinite(influence[units])):
+        raise ValueError('an influence is not finite')
+    deviation = influence[units] - influence[units].mean()
+    deviation -= deviation.mean()  # exact zero sum after round-off
+    rows = np.full(len(influence), np.nan)
+    rows[units] = float(full) + (n - 1) * deviation
+    return rows
+

@@ -92,7 +92,10 @@ class QueryStats:
                                                         first - first[0], axis=0)  # rows are sorted by query
         self._slot = np.arange(len(self._qidx)) - self._starts[self._qidx]  # a row's position within its query
         limit = self.MATERIALIZE_BYTES if max_bytes is None else max_bytes
-        self._p = self._all_blocks(self._BLOCK) if n_queries * len(self._upper) * 8 <= limit else None
+        # held: formed on first use (a caller that needs only the sums and vectors — the per-query rows' influence —
+        # never forms them) and kept
+        self._hold = n_queries * len(self._upper) * 8 <= limit
+        self._held = None
 
     #: rows of vectors promoted to float64 at once when the per-query sums are formed (64 MB at d = 384)
     _CHUNK_ROWS = 1 << 15
@@ -112,6 +115,27 @@ class QueryStats:
             yield slice(q, stop)
             q = stop
 
+    def _upper_off_diagonal(self) -> np.ndarray:
+        """Positions of the off-diagonal entries in the packed upper triangle."""
+        d = self._x.shape[1]
+        return self._upper % (d + 1) != 0
+
+    def projected_sums(self, mean_shifted: np.ndarray, project: Optional[np.ndarray] = None) -> np.ndarray:
+        """Per query q: Σ_{i∈q} ‖(x_i − c − μ̃)ᵀP‖², the squared deviations of its vectors from a mean (``mean_shifted``,
+        in the shifted frame) projected by ``project`` (d × k; None: the identity, so the squared distances), a chunk
+        of rows at a time (no copy of all the vectors)."""
+        out = np.zeros(len(self.n))
+        for part in self._query_chunks():
+            rows = slice(self._starts[part.start], self._starts[part.stop])
+            if rows.stop == rows.start:
+                continue
+            dev = self._shifted(rows)
+            dev -= mean_shifted
+            if project is not None:
+                dev = dev @ project
+            out += np.bincount(self._qidx[rows], weights=np.einsum('ij,ij->i', dev, dev), minlength=len(self.n))
+        return out
+
     @property
     def unit_doc_weights(self) -> bool:
         """Whether every document weighs 1 (plain FD): the weights need not be multiplied by :attr:`doc_weight`."""
@@ -122,9 +146,16 @@ class QueryStats:
         return len(self._upper)
 
     @property
+    def _p(self) -> Optional[np.ndarray]:
+        """The held packed cross-products, formed on first use; None where they are streamed."""
+        if self._hold and self._held is None:
+            self._held = self._all_blocks(self._BLOCK)
+        return self._held
+
+    @property
     def streamed(self) -> bool:
         """Whether the cross-products are streamed (not held in memory)."""
-        return self._p is None
+        return not self._hold
 
     @property
     def p(self) -> np.ndarray:
@@ -327,7 +358,7 @@ def streamed(stats: QueryStats) -> QueryStats:
     """The same statistics with the cross-products streamed (formed block by block for each pass, not held): shares
     the vectors, counts, sums and document weights (no copy)."""
     out = copy.copy(stats)
-    out._p = None
+    out._hold, out._held = False, None
     return out
 
 

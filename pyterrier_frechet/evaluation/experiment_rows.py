@@ -44,11 +44,24 @@ def experiment_rows(measure, sets, value: float, judgments) -> Optional[Dict[str
     names = pd.Index(judgments.query_names)
     stats = vector_statistics(measure, sets, names, judgments)
     try:
-        rows = leave_out_rows(measure, stats, value)
+        rows = measure_rows(measure, stats, value)
     except ValueError as ex:
         warn_constant_rows(measure, str(ex))
         return None
     return dict(zip(names[stats.units].tolist(), rows[stats.units].tolist()))
+
+
+def measure_rows(measure, stats, value: float, seed: int = 0) -> np.ndarray:
+    """The rows of ``measure`` per query of the universe (NaN for queries that are no unit): where the measure asks
+    for them (:meth:`~..measures.base.VectorMeasure.rows_by_influence`, ``FD(rows='influence')``) and its resampling
+    has a closed form, from each unit's influence (:meth:`~..measures.resampling.Resampling.influence`,
+    :func:`~..core.jackknife.influence_rows`); else from its exact leave-outs (:func:`leave_out_rows`). ValueError:
+    fewer than 2 units, or a leave-out undefined."""
+    from ..core.jackknife import influence_rows
+    influence = measure.resampling().influence(measure, stats) if measure.rows_by_influence() else None
+    if influence is None:
+        return leave_out_rows(measure, stats, value, seed)
+    return influence_rows(value, np.where(stats.units, influence, np.nan))
 
 
 def leave_out_rows(measure, stats, value: float, seed: int = 0) -> np.ndarray:

@@ -163,6 +163,11 @@ class VectorMeasure(SetMeasure):
         every document weight 1 — the bootstrap then re-weights per-query statistics accordingly."""
         return False
 
+    def rows_by_influence(self) -> bool:
+        """Whether its per-query rows under ir_measures and ``pt.Experiment`` come from its resampling's
+        :meth:`~.resampling.Resampling.influence` (the infinitesimal jackknife) instead of exact leave-outs."""
+        return False
+
     def needs_query_ids(self) -> bool:
         """Whether the value depends on which query each vector belongs to; such a measure implements
         :meth:`query_statistic`, which is called instead of :meth:`statistic`."""

@@ -69,6 +69,16 @@ class Gaussian(Resampling):
                              pbar=pbar, relevant=relevant)
 
 
+    def influence(self, measure, stats):
+        """∂FD/∂w_q in closed form (:func:`~pyterrier_frechet.core.influence.fd_influence`): one r × r
+        eigen-decomposition per run instead of one eigenvalue solve per query left out."""
+        from ..core.influence import fd_influence, relevant_factor
+        relevant = None
+        if getattr(stats, 'shared', None) is not None:  # the relevant side's factor, once for every run and measure
+            relevant = stats.shared(('influence factor',), lambda: relevant_factor(stats.rel, stats.units, stats.shift))
+        return fd_influence(stats.rel, stats.ret, stats.units, stats.shift, relevant)
+
+
 class Conditional(Gaussian):
     """CFD: the same per-query statistics, as within-query scatter and per-query means
     (:func:`~pyterrier_frechet.core.conditional.conditional_fds`, :func:`~pyterrier_frechet.core.conditional.conditional_leave_out`)."""
@@ -77,6 +87,7 @@ class Conditional(Gaussian):
     backends = ('numpy',)
     shares_samples = False  # its samples are conditional_fds', one run at a time
     samples_of_runs = Resampling.samples_of_runs
+    influence = Resampling.influence  # no closed form here: its rows take the exact leave-outs
 
     def samples(self, measure, stats, weights, engine, pbar=None):
         from ..core.conditional import conditional_fds
@@ -150,6 +161,11 @@ class _FD(VectorMeasure):
         **VECTOR_PARAMS,
         'jackknife': ParamInfo(dtype=bool, default=False, desc='report the value as the jackknife bias-corrected FD: the mean '
                                'of Tukey\'s per-query pseudo-values (the default rows are centred on FD itself)'),
+        'rows': ParamInfo(dtype=str, choices=['leave-out', 'influence'], default='leave-out',
+                          desc="per-query rows under ir_measures and pt.Experiment: 'leave-out', the centred jackknife "
+                               "pseudo-values from exact leave-one-query-out FDs; 'influence', the same from each "
+                               "query's first-order influence (the infinitesimal jackknife: one eigen-decomposition per "
+                               'run instead of one per query; a more conservative paired test, see the Calibration page)'),
         'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',
                                desc="'document': every document weighs 1 (the paper's FD); 'query': every query weighs 1 on "
                                     'each side (its n relevant documents 1/n each, its k retrieved 1/k each)'),
@@ -160,9 +176,15 @@ class _FD(VectorMeasure):
         if self['weighting'] == 'query' and self['jackknife']:
             raise ValueError(f"{self}: jackknife=True is not available with weighting='query'; use the bootstrap's "
                              "jackknife intervals (pf.bootstrap) instead")
+        if self['rows'] == 'influence' and self['jackknife']:
+            raise ValueError(f"{self}: rows='influence' is not available with jackknife=True, whose rows are Tukey's "
+                             "pseudo-values from exact leave-outs; use one of the two")
 
     def query_weighted(self) -> bool:
         return self['weighting'] == 'query'
+
+    def rows_by_influence(self) -> bool:
+        return self['rows'] == 'influence'
 
     def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
         from ..core.frechet import frechet_distance_weighted

@@ -116,6 +116,14 @@ class Resampling:
         weights[groups[member], np.flatnonzero(member)] = 0.0
         return self.samples(measure, stats, weights, engine, pbar)
 
+    def influence(self, measure, stats) -> Optional[np.ndarray]:
+        """The first-order change of the value when each unit query's weight rises (∂value/∂w_q at the units'
+        weights, NaN for a query that is no unit): the infinitesimal jackknife, from which the per-query rows under
+        ir_measures and ``pt.Experiment`` are built where it is defined
+        (:mod:`~pyterrier_frechet.evaluation.experiment_rows`). Default None: no closed form, so the rows take the
+        exact :meth:`leave_out` values."""
+        return None
+
     def jackknife_plan(self, jackknife, n_units: int, seed: int, clusters: Optional[np.ndarray] = None):
         """How its leave-outs group the unit queries: :func:`~pyterrier_frechet.core.weighted.jackknife_plan` of
         ``jackknife`` where :attr:`grouped_jackknife`, else each unit alone; user-named query groups (``clusters``,
