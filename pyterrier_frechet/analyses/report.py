@@ -1,5 +1,7 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
-(markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
+(markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it). The report is computed as a
+list of :class:`~pyterrier_frechet.analyses.render.Section` objects, one function per section, then rendered by
+:class:`~pyterrier_frechet.analyses.render.Report`."""
 import logging
 import time
 import warnings

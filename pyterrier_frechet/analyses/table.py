@@ -1,6 +1,8 @@
 """The paper table: per system and measure the value, its interval and what the interval is for, significance marks
 (against a baseline or between all pairs, Holm-corrected) and Kendall τ of each measure against the first classical
-measure with its interval — one object, rendered as a DataFrame, Markdown or LaTeX (booktabs).
+measure with its interval — one object, rendered as a DataFrame, CSV, Markdown or LaTeX (booktabs) through the
+renderer interface of :mod:`~pyterrier_frechet.analyses.render` (its rows of cell text built once, written by each
+format's ``Dialect.table``).
 
 :func:`paper_table` computes it in one call (one :func:`~pyterrier_frechet.bootstrap` serves the intervals, the
 paired comparisons and τ); :meth:`PaperTable.from_results` assembles it from results already computed
@@ -17,7 +19,6 @@ outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, 
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
 import logging
-import unicodedata
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
