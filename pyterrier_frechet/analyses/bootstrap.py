@@ -242,7 +242,7 @@ STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_sta
               PER_QUERY_VALUES: _per_query_statistics}
 
 
-class LeaveOuts(NamedTuple):
+class _LeaveOuts(NamedTuple):
     """How the jackknife leaves queries out: ``jackknife`` as :func:`jackknife_plan` takes it, the ``seed`` of its
     grouping, and ``clusters`` (the cluster jackknife over those query groups) or None."""
     jackknife: object
@@ -250,7 +250,7 @@ class LeaveOuts(NamedTuple):
     clusters: Optional[np.ndarray]
 
 
-class Held(NamedTuple):
+class _Held(NamedTuple):
     """Which resamples a measure is computed on: ``values`` already computed (None: none), ``draws`` (the first
     ``draws`` resamples only; None: all) and ``estimate`` (the measure on the full set: with ``draws`` and leave-outs,
     the first :data:`EXACT_DRAWS` are computed and the rest up to ``draws`` anchored on them, :func:`anchorable`;
@@ -260,8 +260,8 @@ class Held(NamedTuple):
     estimate: Optional[float] = None
 
 
-def _resampled(measure, stats, counts, eng: Engine, verbose: bool, leave_out: Optional[LeaveOuts] = None,
-               held: Held = Held()):
+def _resampled(measure, stats, counts, eng: Engine, verbose: bool, leave_out: Optional[_LeaveOuts] = None,
+               held: _Held = _Held()):
     """The measure per bootstrap sample (row of ``counts``, on the resamples ``held`` says) and, with ``leave_out``,
     per left-out unit query (or group of them), with the text saying which. The t reference's degrees of freedom
     follow from the leave-outs themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). Returns
@@ -313,7 +313,7 @@ def anchorable(units, n_groups: int, jackknife, estimate) -> bool:
             and bool(np.isfinite(jackknife).all()) and estimate is not None and bool(np.isfinite(estimate)))
 
 
-def _leaves_out_alone(measure, stats, leave_out: LeaveOuts) -> bool:
+def _leaves_out_alone(measure, stats, leave_out: _LeaveOuts) -> bool:
     """Whether ``measure``'s leave-outs leave every judged query out alone (the run-independent half of
     :func:`anchorable`: the units and the jackknife's plan depend on the qrels and the measure, not on the run)."""
     units = np.asarray(stats.units, dtype=bool)
@@ -544,7 +544,7 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
     groups_text = '' if clusters is None else f'cluster bootstrap over G={n_clusters} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
     counts = resample_counts(len(queries), n_samples, seed, clusters)
-    leave_out = LeaveOuts(jackknife, seed, clusters)
+    leave_out = _LeaveOuts(jackknife, seed, clusters)
     rows, samples, jackknives, anchored = [], {}, {}, []
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
@@ -581,7 +581,7 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
             values, jack, jack_text, anchor, jack_note = _resampled(
                 m, stats, counts, eng, verbose,
                 leave_out if (needs or res.paired_test == 't') and jackknife is not None else None,
-                Held(shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
+                _Held(shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
                      None if every else float(full[column_label(m)])))
             samples[name][column_label(m)] = values
             if anchor:
