@@ -2,7 +2,6 @@
 and the seam — the paper table and a report section write their rows through the same ``Dialect.table``."""
 import numpy as np
 import pandas as pd
-import pytest
 
 from pyterrier_frechet.analyses import render
 from pyterrier_frechet.analyses.bootstrap import BootstrapResult

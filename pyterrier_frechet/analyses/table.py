@@ -433,6 +433,7 @@ class PaperTable:
     def _head(self, d: Dialect) -> Tuple[List[str], str]:
         """The header cells and the column alignment: ``#`` (with letters), the system, each measure with its arrow."""
         letters = self._uses_letters()
+        # the LaTeX heading capitalised, as booktabs tables are set
         head = ([d.text('#')] if letters else []) + [d.text('System' if d is LATEX else 'system')] + [
             d.text(f'{m} {"↑" if self.higher_is_better[m] else "↓"}') for m in self.measures]
         return head, ('c' if letters else '') + 'l' + 'r' * len(self.measures)
