@@ -28,3 +28,39 @@ def test_cli_report(files, tmp_path, capsys):
     figures = re.findall(r'\(figures/([^)]+\.png)\)', text)
     assert len(figures) == 4 + 5 and all((out / 'figures' / f).exists() and (out / 'figures' / f).with_suffix('.pdf').exists()
                                          for f in figures)
+
+
+def test_the_report_is_its_section_objects_rendered_and_a_new_section_is_one_object(files, tmp_path, monkeypatch):
+    # the renderer seam: write_report computes Section objects, then renders them; a toy section added to the list
+    # appears in report.md in its place with its CSV beside it, and nothing else is needed
+    from pyterrier_frechet.analyses import report
+    from pyterrier_frechet.analyses.outputs import to_csv
+    from pyterrier_frechet.analyses.render import Section, Table, Text
+    from pyterrier_frechet.analyses.table import PaperTable
+    toy = Section('Toy section', (Text('Toy lead.'), Table(pd.DataFrame({'run': ['fwd'], 'score': [0.125]}), 'toy')))
+    seen, compute = [], report._sections
+
+    def with_toy(job, clock):
+        sections = compute(job, clock)
+        seen.extend(sections[:-1] + [toy] + sections[-1:])
+        return seen
+    monkeypatch.setattr(report, '_sections', with_toy)
+    out = tmp_path / 'report'
+    assert main(['report', *_data(files), '--metrics', 'FD@3', 'nDCG@3', '--rel', '1', '--samples', '120',
+                 '--per-query', '1', '--seeds', '0', '--out', str(out)]) == 0
+    assert [s.title for s in seen] == ['FD evaluation report', 'Results', 'Correlations across systems',
+                                       'Bootstrap over queries', 'Discriminative power', 'Paired comparisons',
+                                       'The paper table', 'Sparsified judgments', 'Toy section', 'Time per section']
+    text = (out / 'report.md').read_text(encoding='utf-8')
+    assert text == '\n'.join(s.to_markdown() for s in seen)
+    assert '## Toy section\n\nToy lead.\n\n| run   |   score |\n|:------|--------:|\n| fwd   |   0.125 |\n\n## Time' in text
+    assert (out / 'toy.csv').read_text() == 'run,score\nfwd,0.125\n'
+    # every table a section shows is written beside the report; the paper table is a block of its section and its
+    # own files are its renderings
+    for section in seen:
+        for table in section.tables():
+            if table.name:
+                assert (out / f'{table.name}.csv').read_text() == to_csv(table.frame)
+    paper = next(b for b in seen[6].blocks if isinstance(b, PaperTable))
+    assert (out / 'table.md').read_text() == paper.to_markdown() and (out / 'table.tex').read_text() == paper.to_latex()
+    assert paper.to_markdown() in text and (out / 'table.csv').read_text() == paper.to_csv()

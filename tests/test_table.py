@@ -252,6 +252,10 @@ def test_tau_row_is_tau_intervals(data):
     from pyterrier_frechet.analyses.correlation import TAU_ESTIMAND
     assert (tau_rows['estimand'] == TAU_ESTIMAND).all() and 'expected values' in TAU_ESTIMAND
     assert f"τ between the systems' expected values at {len(boot.queries)} queries" in table.caption(long=True)
+    # to_csv: the long form as CSV, what report writes as table.csv
+    from_csv = pd.read_csv(pd.io.common.StringIO(table.to_csv()))
+    assert len(from_csv) == len(frame) and from_csv['value'].tolist() == pytest.approx(frame['value'].tolist())
+    assert table.to_csv(folder / 'table.csv') is None and (folder / 'table.csv').read_text() == table.to_csv()
 
 
 def test_a_value_outside_its_interval_is_marked_and_explained():

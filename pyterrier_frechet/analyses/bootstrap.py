@@ -242,27 +242,42 @@ STATISTICS = {VECTOR_STATS: _vector_statistics, HISTOGRAM_COUNTS: _histogram_sta
               PER_QUERY_VALUES: _per_query_statistics}
 
 
-def _resampled(measure, stats, counts, eng: Engine, verbose: bool, jackknife=None, seed: int = 0,
-               clusters: Optional[np.ndarray] = None, values: Optional[np.ndarray] = None, draws: Optional[int] = None,
-               estimate: Optional[float] = None):
-    """The measure per bootstrap sample (row of ``counts``; ``values``: already computed) and, with ``jackknife``
-    (see :func:`jackknife_plan`; ``clusters``: the cluster jackknife over those query groups), per left-out unit query
-    (or group of them), with the text saying which. The t reference's degrees of freedom follow from the leave-outs
-    themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). ``draws``: the measure is on the
-    first ``draws`` resamples only (default: all). ``estimate`` (the measure on the full set; with ``draws`` and
-    ``jackknife``): the first :data:`EXACT_DRAWS` are computed and the rest up to ``draws`` anchored on them
-    (:func:`anchorable`); ``values`` may then hold those first draws only. Returns (values, leave-outs, their text,
-    whether the draws are anchored, what an interval on these leave-outs adds to its name)."""
+class _LeaveOuts(NamedTuple):
+    """How the jackknife leaves queries out: ``jackknife`` as :func:`jackknife_plan` takes it, the ``seed`` of its
+    grouping, and ``clusters`` (the cluster jackknife over those query groups) or None."""
+    jackknife: object
+    seed: int
+    clusters: Optional[np.ndarray]
+
+
+class _Held(NamedTuple):
+    """Which resamples a measure is computed on: ``values`` already computed (None: none), ``draws`` (the first
+    ``draws`` resamples only; None: all) and ``estimate`` (the measure on the full set: with ``draws`` and leave-outs,
+    the first :data:`EXACT_DRAWS` are computed and the rest up to ``draws`` anchored on them, :func:`anchorable`;
+    ``values`` may then hold those first draws only)."""
+    values: Optional[np.ndarray] = None
+    draws: Optional[int] = None
+    estimate: Optional[float] = None
+
+
+def _resampled(measure, stats, counts, eng: Engine, verbose: bool, leave_out: Optional[_LeaveOuts] = None,
+               held: _Held = _Held()):
+    """The measure per bootstrap sample (row of ``counts``, on the resamples ``held`` says) and, with ``leave_out``,
+    per left-out unit query (or group of them), with the text saying which. The t reference's degrees of freedom
+    follow from the leave-outs themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). Returns
+    (values, leave-outs, their text, whether the draws are anchored, what an interval on these leave-outs adds to its
+    name)."""
+    values, draws, estimate = held
     res = resampling(measure)
-    first = draws if estimate is None or jackknife is None else min(EXACT_DRAWS, draws)
+    first = draws if estimate is None or leave_out is None else min(EXACT_DRAWS, draws)
     if values is None:
         with pt.tqdm(total=len(counts[:first]), desc=f'bootstrap {measure}', unit='sample', leave=False,
                      disable=not verbose or len(counts[:first]) < 200) as pbar:
             values = res.samples(measure, stats, counts[:first], eng, pbar)
-    if jackknife is None:
+    if leave_out is None:
         return values, None, '', False, ''
     n_units = int(np.sum(stats.units))
-    plan = res.jackknife_plan(jackknife, n_units, seed, clusters)
+    plan = res.jackknife_plan(leave_out.jackknife, n_units, leave_out.seed, leave_out.clusters)
     groups, n_groups = plan.assign(stats.units)
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
@@ -298,11 +313,12 @@ def anchorable(units, n_groups: int, jackknife, estimate) -> bool:
             and bool(np.isfinite(jackknife).all()) and estimate is not None and bool(np.isfinite(estimate)))
 
 
-def _leaves_out_alone(measure, stats, jackknife, seed: int, clusters: Optional[np.ndarray]) -> bool:
+def _leaves_out_alone(measure, stats, leave_out: _LeaveOuts) -> bool:
     """Whether ``measure``'s leave-outs leave every judged query out alone (the run-independent half of
     :func:`anchorable`: the units and the jackknife's plan depend on the qrels and the measure, not on the run)."""
     units = np.asarray(stats.units, dtype=bool)
-    _, n_groups = resampling(measure).jackknife_plan(jackknife, int(units.sum()), seed, clusters).assign(units)
+    _, n_groups = resampling(measure).jackknife_plan(leave_out.jackknife, int(units.sum()), leave_out.seed,
+                                                     leave_out.clusters).assign(units)
     return bool(units.all()) and n_groups == len(units)
 
 
@@ -528,6 +544,7 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
     groups_text = '' if clusters is None else f'cluster bootstrap over G={n_clusters} query groups'
     # compact counts (uint8): every consumer converts a chunk of samples to float64 (exact) where it computes
     counts = resample_counts(len(queries), n_samples, seed, clusters)
+    leave_out = _LeaveOuts(jackknife, seed, clusters)
     rows, samples, jackknives, anchored = [], {}, {}, []
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
@@ -545,7 +562,7 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
             # not drawn: the first EXACT_DRAWS where the leave-outs can anchor the rest (a run whose leave-outs turn
             # out undefined computes its rest in _resampled), else all TAU_DRAWS here, shared by every run
             draws = counts[:None if drawn(m, interval or res.interval, resample) else
-                           EXACT_DRAWS if _leaves_out_alone(m, makers[next(iter(runs))](), jackknife, seed, clusters)
+                           EXACT_DRAWS if _leaves_out_alone(m, makers[next(iter(runs))](), leave_out)
                            else TAU_DRAWS]
             with pt.tqdm(total=len(draws) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
                          disable=not verbose or len(draws) < 200) as pbar:
@@ -562,9 +579,10 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
             needs = intervals.interval_method(method).needs_jackknife
             every = drawn(m, method, resample)
             values, jack, jack_text, anchor, jack_note = _resampled(
-                m, stats, counts, eng, verbose, jackknife if needs or res.paired_test == 't' else None, seed, clusters,
-                shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
-                None if every else float(full[column_label(m)]))
+                m, stats, counts, eng, verbose,
+                leave_out if (needs or res.paired_test == 't') and jackknife is not None else None,
+                _Held(shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
+                     None if every else float(full[column_label(m)])))
             samples[name][column_label(m)] = values
             if anchor:
                 anchored.append((name, column_label(m)))

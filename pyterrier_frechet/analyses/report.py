@@ -1,16 +1,20 @@
 """``report``: every analysis for one qrels file and a set of runs, as a markdown report with its tables
-(markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it)."""
+(markdown in the report, CSV beside it) and figures (PNG in the report, PDF beside it). The report is computed as a
+list of :class:`~pyterrier_frechet.analyses.render.Section` objects, one function per section, then rendered by
+:class:`~pyterrier_frechet.analyses.render.Report`."""
 import logging
 import time
 import warnings
 from pathlib import Path
-from typing import Dict, Optional, Sequence
+from typing import Dict, List, NamedTuple, Optional, Sequence
 
 import pandas as pd
 import pyterrier as pt
 
-from .outputs import OutputFolder, markdown_text, report_paths, to_csv, to_markdown
-from ..evaluation.evaluate import check_labels_distinct, evaluate, graded_threshold_note, with_options
+from .outputs import OutputFolder, markdown_text, report_paths
+from .render import Bullets, Figure, Report, Section, Table, Text
+from ..evaluation.evaluate import (NO_VECTOR_COLUMNS, check_labels_distinct, evaluate, graded_threshold_note,
+                                   with_options)
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
 from ..vectors.sources import using_encoder
 from . import plots
@@ -47,11 +51,6 @@ class _Sections:
             logger.info('report: %s took %.1f s', self._name, self.times[self._name])
             self.progress.update()
             self._name = None
-
-
-def _table(df: pd.DataFrame, out: Path, name: str) -> str:
-    to_csv(df, out / f'{name}.csv')
-    return to_markdown(df, floatfmt='.4g')
 
 
 def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
@@ -103,7 +102,7 @@ def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, o
     folder = out if isinstance(out, OutputFolder) else OutputFolder(out, 'report folder', report_paths)
     with folder.staging() as work:
         with using_encoder(encoder):
-            _write(work, runs, qrels, measures, options, per_query, seeds, qrels_name, verbose)
+            _write(work, _Job(runs, qrels, measures, options, per_query, seeds, qrels_name, verbose, work / 'figures'))
         folder.commit(work, replace=True)
     return folder.path / 'report.md'
 
@@ -157,151 +156,201 @@ def _interval_notes(summary: pd.DataFrame) -> str:
                     f'for {interval_method(method).estimand}.' for text, method in named)
 
 
-def _write(out: Path, runs, qrels, measures, options: ResamplingOptions, per_query, seeds, qrels_name, verbose) -> None:
+class _Job(NamedTuple):
+    """What every section of one report reads: the inputs, the checked options, the figures folder."""
+    runs: Dict[str, pd.DataFrame]
+    qrels: pd.DataFrame
+    measures: list
+    options: ResamplingOptions
+    per_query: Sequence[int]
+    seeds: Sequence[int]
+    qrels_name: str
+    verbose: bool
+    figures: Path
+
+
+def _write(out: Path, job: _Job) -> None:
     # results, bootstrap, paper table, writing; comparisons; discriminative power, sparsified judgments
-    sections = 4 + (len(runs) >= 2) + 2 * (len(runs) >= 3)
-    with pt.tqdm(total=sections, desc='report', unit='section', disable=not verbose) as progress:
+    sections = 4 + (len(job.runs) >= 2) + 2 * (len(job.runs) >= 3)
+    with pt.tqdm(total=sections, desc='report', unit='section', disable=not job.verbose) as progress:
         clock = _Sections(progress)
-        _sections(out, runs, qrels, measures, options, per_query, seeds, qrels_name, verbose, clock)
+        Report(tuple(_sections(job, clock))).write(out)
         clock.stop()
 
 
-def _sections(out: Path, runs, qrels, measures, options: ResamplingOptions, per_query, seeds, qrels_name, verbose,
-              clock: _Sections) -> None:
-    samples, seed, ci, baseline, test, population = (options.n_samples, options.seed, options.ci, options.baseline,
-                                                     options.test, options.population)
+def _sections(job: _Job, clock: _Sections) -> List[Section]:
+    """Every section of the report, computed in turn (figures drawn as they go); the last one says how long each
+    took."""
+    runs, options = job.runs, job.options
     clock.start('results')
-    (out / 'figures').mkdir()
-    labels = [column_label(m) for m in measures]
-    set_labels = [column_label(m) for m in measures if is_set_measure(m)]
-    others = [column_label(m) for m in measures if not is_set_measure(m)]
-    lower = [column_label(m) for m in measures if not higher_is_better(m)]
-    lines = ['# FD evaluation report', '', f'Qrels: {markdown_text(qrels_name)}; {len(runs)} runs; metrics: '
-             + ', '.join(f'`{m}`' for m in labels) + '.' + (f' Lower is better for {", ".join(lower)}.' if lower else ''), '']
-
-    graded = graded_threshold_note(qrels, measures)
-    if graded:
-        lines += [markdown_text(graded[0].upper() + graded[1:]) + '.', '']
-    table = evaluate(runs, qrels, measures, verbose=verbose)
-    lines += ['## Results', '', _table(table, out, 'results'), '']
-    if {'no_vector_relevant', 'no_vector_retrieved'} <= set(table.columns) and table[['no_vector_relevant', 'no_vector_retrieved']].to_numpy().any():
-        lines += [f'Documents without a vector were left out (`missing=drop`): {int(table["no_vector_relevant"].max())} '
-                  f'relevant and {int(table["no_vector_retrieved"].sum())} retrieved over all runs (columns '
-                  '`no_vector_relevant`, `no_vector_retrieved`, per run); every section uses the same selection.', '']
-
+    job.figures.mkdir()
+    table = evaluate(runs, job.qrels, job.measures, verbose=job.verbose)
+    sections = [_title(job), _results(table)]
     if len(table) >= 3:
-        corr = correlations(table, labels)
-        lines += ['## Correlations across systems', '',
-                  'Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
-                  'coefficient means agreement. τ_AP: the ranking by the other metric against the reference ranking '
-                  '`tau_ap_reference` (the classical per-query measure), top-weighted by the ranking under test.', '']
-        lines += [f'- {note}' for note in agreement_notes(table, measures)]
-        lines += ['', _table(corr, out, 'correlations'), '']
-        for fd in set_labels:
-            for ref in others[:1]:
-                name = f'scatter_{plots.slug(fd)}_vs_{plots.slug(ref)}'
-                plots.scatter(table, ref, fd, out / 'figures' / name)
-                lines += [f'![{fd} vs {ref}](figures/{name}.png)', '']
-
-    boot_measures = bootstrappable(measures)
+        sections.append(_correlations(job, table))
+    boot_measures = bootstrappable(job.measures)
     clock.start('bootstrap')
-    boot = bootstrap(runs, qrels, boot_measures, n_samples=samples, seed=seed, ci=ci, verbose=verbose,
-                     population=population, query_groups=options.query_groups, resample=resample_for(test))
-    summary = boot.summary
-    how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
-                'the comparisons asked)' if test == 'bootstrap' else ')') if options.chosen else '')
-    lines += ['## Bootstrap over queries', '', f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {seed}), '
-              f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
-              + _interval_notes(summary) + _undrawn_note(boot) + ' E[FD̂ₙ] is not the population FD, which FD over a finite query set '
-              'overestimates many times over and which no interval we measured covers at d = 384 (pt_docs '
-              '"Calibration"). ' + _dependence_note(boot) + ''.join(f' {note}.' for note in boot.caveats)
-              + (f' {not_resampled_note(measures)}.' if not_resampled_note(measures) else '')
-              + ('' if population is None else
-                 f' **Finite population** (`population={population}`): the {len(boot.queries)} queries are taken as a '
-                 f'draw without replacement from {population} queries that are themselves the population of interest, '
-                 'so every interval is for query sets drawn from those queries and its variance is multiplied by '
-                 f'1 − n/N = {1 - len(boot.queries) / population:.3g} (the jackknife and normal tests too); this is '
-                 'wrong when the queries stand for a larger query population.'), '',
-              _table(printed_summary(summary), out, 'bootstrap'), '']
-    taus = tau_intervals(boot, boot_measures, ci)
-    if len(taus):
-        lines += [f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference ranking, as in the correlations above) across the runs with '
-                  f'{ci:.0%} percentile intervals over the first {int(taus["draws"].min())} bootstrap draws, for τ between '
-                  f'the runs\' expected values at {len(boot.queries)} queries (lower-is-better measures negated; '
-                  'calibration: pt_docs "Calibration"):', '']
-        lines += [f'- τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
-                  f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]' for row in taus.itertuples()]
-        lines += ['']
-        to_csv(taus, out / 'tau_intervals.csv')
-    for measure in summary['measure'].unique():
-        name = f'bootstrap_{plots.slug(measure)}'
-        plots.bootstrap_intervals(summary, measure, out / 'figures' / name)
-        lines += [f'![bootstrap {measure}](figures/{name}.png)', '']
-
+    boot = bootstrap(runs, job.qrels, boot_measures, n_samples=options.n_samples, seed=options.seed, ci=options.ci,
+                     verbose=job.verbose, population=options.population, query_groups=options.query_groups,
+                     resample=resample_for(options.test))
+    taus = tau_intervals(boot, boot_measures, options.ci)
+    sections.append(_bootstrap(job, boot, taus))
     if len(runs) >= 3:
         clock.start('discriminative power')
-        power = discriminative_power(boot, [column_label(m) for m in boot_measures], test=test)
-        to_csv(power.asl, out / 'asl.csv')
-        plots.asl_curves(power.asl, out / 'figures' / 'asl')
-        lines += ['## Discriminative power', '', f'The share of the {len(runs) * (len(runs) - 1) // 2} pairs of runs '
-                  f'each measure separates at α = 0.05 with {TEST_TEXT[test]}, uncorrected (Sakai 2006\'s count of '
-                  'separated pairs, on the paired tests below), and the achieved-significance-level curves '
-                  '(`asl.csv`; column `test`).', '', _table(power.summary, out, 'discriminative_power'),
-                  '', '![ASL curves](figures/asl.png)', '']
-
+        sections.append(_discrimination(job, boot, boot_measures))
+    pairs = None
     if len(runs) >= 2:
         clock.start('paired comparisons')
-        pairs = compare_with(runs, qrels, boot_measures, options, verbose, boot)
-        to_csv(pairs, out / 'comparisons.csv')
-        counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
-                  .agg(comparisons='size', significant='sum').reset_index())
-        what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
-        # each measure's own test (compare_systems' default): its resampling's, or the normal one where that needs no leave-outs
-        own_test = {column_label(m): resampling(m).paired_test if resampling(m).paired_test in LEAVE_OUT_TESTS else 'normal'
-                    for m in boot_measures}
-        own = {kind: ', '.join(c for c, t in own_test.items() if t == kind) for kind in ('jackknife', 't', 'normal')}
-        parts = [text for kind, text in (
-            ('jackknife', f'the jackknife t-test of the difference for {own["jackknife"]} (`p_jackknife`)'),
-            ('t', f'the paired t-test for {own["t"]} (`p_t`: `scipy.stats.ttest_rel` on the per-query values)'),
-            ('normal', f'the normal approximation of the resampled differences for {own["normal"]} (`p_normal`)'))
-            if own[kind]]
-        read = {'jackknife': f'p from each measure\'s own test (column `test`): {"; ".join(parts)} — none quantised by the '
-                             'number of samples; level and power: `calibrate --level`',
-                'normal': 'p from the normal approximation of the resampled differences (`p_normal`: not quantised by '
-                          'the number of samples; level and power: `calibrate --level`)',
-                'bootstrap': 'p from the count of resampled differences beyond 0 (`p_bootstrap`)'}[test]
-        lines += ['## Paired comparisons', '', f'Paired differences for {what}, on the query draws of the samples above; '
-                  f"{read}; Holm's correction over each measure's comparisons, α = {options.alpha} (`comparisons.csv` has every "
-                  'row).', '',
-                  _table(counts, out, 'comparisons_summary'), '']
-        if baseline:
-            lines += [to_markdown(pairs, floatfmt='.4f'), '']
-
+        pairs = compare_with(runs, job.qrels, boot_measures, options, job.verbose, boot)
+        sections.append(_comparisons(options, pairs, boot_measures))
     # the paper table: values, intervals, Holm-corrected marks and τ from the results above (no new statistics)
     clock.start('paper table')
-    paper = PaperTable.from_results(boot, measures, comparisons=pairs if len(runs) >= 2 else None,
-                                    tau=taus if len(taus) else None, baseline=baseline, alpha=options.alpha, ci=ci, seed=seed,
-                                    point=table)
-    (out / 'table.md').write_text(paper.to_markdown(), encoding='utf-8')
-    (out / 'table.tex').write_text(paper.to_latex(), encoding='utf-8')
-    to_csv(paper.to_dataframe(), out / 'table.csv')
-    lines += ['## The paper table', '', 'Every section above in one table for a paper: `table.md`, `table.tex` '
-              '(booktabs, with the short caption) and `table.csv` (long form, with the counts of documents left out '
-              'per cell).', '', paper.to_markdown(), '', '**Notes** (the long caption): '
-              + markdown_text(paper.caption(long=True)), '', markdown_text(WHICH_FD), '']
-
+    sections.append(_paper_table(job, boot, pairs, taus if len(taus) else None, table))
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels
         clock.start('sparsified judgments')
-        sparse = summarise(sparsify(runs, qrels, boot_measures, per_query=per_query, seeds=seeds, verbose=verbose,
-                                    full=table))
-        plots.sparsification(sparse, out / 'figures' / 'sparsification')
-        lines += ['## Sparsified judgments', '', f'Kendall τ between each metric with the full qrels and with at most n '
-                  f'relevant documents per query (highest grade first, random within a grade; seeds {list(seeds)}).', '',
-                  _table(sparse, out, 'sparsification'), '', '![sparsification](figures/sparsification.png)', '']
+        sections.append(_sparsified(job, boot_measures, table))
     clock.start('writing')
-    took = dict(clock.times)
-    lines += ['## Time per section', '', 'Wall time of each section of this report (seconds; writing it out not '
-              'included).', '', to_markdown(pd.DataFrame({'section': list(took), 'seconds': [round(t, 1) for t in took.values()]}),
-                                            floatfmt='.1f'), '']
-    (out / 'report.md').write_text('\n'.join(lines))
+    return sections + [_times(dict(clock.times))]
+
+
+def _title(job: _Job) -> Section:
+    labels = [column_label(m) for m in job.measures]
+    lower = [column_label(m) for m in job.measures if not higher_is_better(m)]
+    blocks = [Text(f'Qrels: {markdown_text(job.qrels_name)}; {len(job.runs)} runs; metrics: '
+                   + ', '.join(f'`{m}`' for m in labels) + '.' + (f' Lower is better for {", ".join(lower)}.' if lower else ''))]
+    graded = graded_threshold_note(job.qrels, job.measures)
+    if graded:
+        blocks.append(Text(markdown_text(graded[0].upper() + graded[1:]) + '.'))
+    return Section('FD evaluation report', tuple(blocks), level=1)
+
+
+def _results(table: pd.DataFrame) -> Section:
+    blocks = [Table(table, 'results')]
+    if set(NO_VECTOR_COLUMNS) <= set(table.columns) and table[list(NO_VECTOR_COLUMNS)].to_numpy().any():
+        blocks.append(Text(f'Documents without a vector were left out (`missing=drop`): '
+                           f'{int(table["no_vector_relevant"].max())} relevant and {int(table["no_vector_retrieved"].sum())} '
+                           'retrieved over all runs (columns `no_vector_relevant`, `no_vector_retrieved`, per run); every '
+                           'section uses the same selection.'))
+    return Section('Results', tuple(blocks))
+
+
+def _correlations(job: _Job, table: pd.DataFrame) -> Section:
+    labels = [column_label(m) for m in job.measures]
+    set_labels = [column_label(m) for m in job.measures if is_set_measure(m)]
+    others = [column_label(m) for m in job.measures if not is_set_measure(m)]
+    corr = correlations(table, labels)
+    blocks = [Text('Kendall τ-b, Spearman and Pearson; lower-is-better metrics are negated first, so a positive '
+                   'coefficient means agreement. τ_AP: the ranking by the other metric against the reference ranking '
+                   '`tau_ap_reference` (the classical per-query measure), top-weighted by the ranking under test.'),
+              Bullets(tuple(agreement_notes(table, job.measures))),
+              Table(corr, 'correlations')]
+    for fd in set_labels:
+        for ref in others[:1]:
+            name = f'scatter_{plots.slug(fd)}_vs_{plots.slug(ref)}'
+            plots.scatter(table, ref, fd, job.figures / name)
+            blocks.append(Figure(f'{fd} vs {ref}', name))
+    return Section('Correlations across systems', tuple(blocks))
+
+
+def _bootstrap(job: _Job, boot, taus: pd.DataFrame) -> Section:
+    options, summary = job.options, boot.summary
+    samples, test, population, ci = options.n_samples, options.test, options.population, options.ci
+    how_many = (f' (the default for the {test} test' + (', the smallest count that resolves Holm\'s first step over '
+                'the comparisons asked)' if test == 'bootstrap' else ')') if options.chosen else '')
+    left_out = not_resampled_note(job.measures)
+    blocks = [Text(f'{samples} samples{how_many} over {len(boot.queries)} queries (seed {options.seed}), '
+                   f'{ci:.0%} intervals. `value` is each measure on the evaluated query set (FD as the paper defines it). '
+                   + _interval_notes(summary) + _undrawn_note(boot) + ' E[FD̂ₙ] is not the population FD, which FD over a '
+                   'finite query set overestimates many times over and which no interval we measured covers at d = 384 '
+                   '(pt_docs "Calibration"). ' + _dependence_note(boot) + ''.join(f' {note}.' for note in boot.caveats)
+                   + (f' {left_out}.' if left_out else '')
+                   + ('' if population is None else
+                      f' **Finite population** (`population={population}`): the {len(boot.queries)} queries are taken as '
+                      f'a draw without replacement from {population} queries that are themselves the population of '
+                      'interest, so every interval is for query sets drawn from those queries and its variance is '
+                      f'multiplied by 1 − n/N = {1 - len(boot.queries) / population:.3g} (the jackknife and normal tests '
+                      'too); this is wrong when the queries stand for a larger query population.')),
+              Table(printed_summary(summary), 'bootstrap')]
+    data = ()
+    if len(taus):
+        blocks += [Text(f'Kendall τ and τ_AP (top-weighted; the second measure, the classical one, is the reference '
+                        f'ranking, as in the correlations above) across the runs with {ci:.0%} percentile intervals over '
+                        f'the first {int(taus["draws"].min())} bootstrap draws, for τ between the runs\' expected values '
+                        f'at {len(boot.queries)} queries (lower-is-better measures negated; calibration: pt_docs '
+                        '"Calibration"):'),
+                   Bullets(tuple(f'τ({row.a}, {row.b}) = {row.kendall_tau:.3f} [{row.tau_low:.3f}, {row.tau_high:.3f}], '
+                                 f'τ_AP = {row.tau_ap:.3f} [{row.tau_ap_low:.3f}, {row.tau_ap_high:.3f}]'
+                                 for row in taus.itertuples()))]
+        data = (('tau_intervals', taus),)
+    for measure in summary['measure'].unique():
+        name = f'bootstrap_{plots.slug(measure)}'
+        plots.bootstrap_intervals(summary, measure, job.figures / name)
+        blocks.append(Figure(f'bootstrap {measure}', name))
+    return Section('Bootstrap over queries', tuple(blocks), data)
+
+
+def _discrimination(job: _Job, boot, boot_measures) -> Section:
+    test, n = job.options.test, len(job.runs)
+    power = discriminative_power(boot, [column_label(m) for m in boot_measures], test=test)
+    plots.asl_curves(power.asl, job.figures / 'asl')
+    return Section('Discriminative power', (
+        Text(f'The share of the {n * (n - 1) // 2} pairs of runs each measure separates at α = 0.05 with '
+             f'{TEST_TEXT[test]}, uncorrected (Sakai 2006\'s count of separated pairs, on the paired tests below), and '
+             'the achieved-significance-level curves (`asl.csv`; column `test`).'),
+        Table(power.summary, 'discriminative_power'), Figure('ASL curves', 'asl')), (('asl', power.asl),))
+
+
+def _comparisons(options: ResamplingOptions, pairs: pd.DataFrame, boot_measures) -> Section:
+    counts = (pairs.assign(significant=pairs['better'] != '').groupby('measure', sort=False)['significant']
+              .agg(comparisons='size', significant='sum').reset_index())
+    baseline = options.baseline
+    what = f'each run against {markdown_text(baseline)}' if baseline else 'every pair of runs'
+    # each measure's own test (compare_systems' default): its resampling's, or the normal one where that needs no leave-outs
+    own_test = {column_label(m): resampling(m).paired_test if resampling(m).paired_test in LEAVE_OUT_TESTS else 'normal'
+                for m in boot_measures}
+    own = {kind: ', '.join(c for c, t in own_test.items() if t == kind) for kind in ('jackknife', 't', 'normal')}
+    parts = [text for kind, text in (
+        ('jackknife', f'the jackknife t-test of the difference for {own["jackknife"]} (`p_jackknife`)'),
+        ('t', f'the paired t-test for {own["t"]} (`p_t`: `scipy.stats.ttest_rel` on the per-query values)'),
+        ('normal', f'the normal approximation of the resampled differences for {own["normal"]} (`p_normal`)'))
+        if own[kind]]
+    read = {'jackknife': f'p from each measure\'s own test (column `test`): {"; ".join(parts)} — none quantised by the '
+                         'number of samples; level and power: `calibrate --level`',
+            'normal': 'p from the normal approximation of the resampled differences (`p_normal`: not quantised by '
+                      'the number of samples; level and power: `calibrate --level`)',
+            'bootstrap': 'p from the count of resampled differences beyond 0 (`p_bootstrap`)'}[options.test]
+    blocks = [Text(f'Paired differences for {what}, on the query draws of the samples above; {read}; Holm\'s correction '
+                   f'over each measure\'s comparisons, α = {options.alpha} (`comparisons.csv` has every row).'),
+              Table(counts, 'comparisons_summary')]
+    if baseline:
+        blocks.append(Table(pairs, floatfmt='.4f'))
+    return Section('Paired comparisons', tuple(blocks), (('comparisons', pairs),))
+
+
+def _paper_table(job: _Job, boot, pairs: Optional[pd.DataFrame], taus: Optional[pd.DataFrame],
+                 table: pd.DataFrame) -> Section:
+    options = job.options
+    paper = PaperTable.from_results(boot, job.measures, comparisons=pairs, tau=taus, baseline=options.baseline,
+                                    alpha=options.alpha, ci=options.ci, seed=options.seed, point=table)
+    return Section('The paper table', (
+        Text('Every section above in one table for a paper: `table.md`, `table.tex` (booktabs, with the short caption) '
+             'and `table.csv` (long form, with the counts of documents left out per cell).'),
+        paper, Text('**Notes** (the long caption): ' + markdown_text(paper.caption(long=True))),
+        Text(markdown_text(WHICH_FD))), documents=(('table', paper),))
+
+
+def _sparsified(job: _Job, boot_measures, table: pd.DataFrame) -> Section:
+    sparse = summarise(sparsify(job.runs, job.qrels, boot_measures, per_query=job.per_query, seeds=job.seeds,
+                                verbose=job.verbose, full=table))
+    plots.sparsification(sparse, job.figures / 'sparsification')
+    return Section('Sparsified judgments', (
+        Text(f'Kendall τ between each metric with the full qrels and with at most n relevant documents per query '
+             f'(highest grade first, random within a grade; seeds {list(job.seeds)}).'),
+        Table(sparse, 'sparsification'), Figure('sparsification', 'sparsification')))
+
+
+def _times(took: Dict[str, float]) -> Section:
+    return Section('Time per section', (
+        Text('Wall time of each section of this report (seconds; writing it out not included).'),
+        Table(pd.DataFrame({'section': list(took), 'seconds': [round(t, 1) for t in took.values()]}), floatfmt='.1f')))

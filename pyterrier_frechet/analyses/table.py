@@ -1,6 +1,8 @@
 """The paper table: per system and measure the value, its interval and what the interval is for, significance marks
 (against a baseline or between all pairs, Holm-corrected) and Kendall τ of each measure against the first classical
-measure with its interval — one object, rendered as a DataFrame, Markdown or LaTeX (booktabs).
+measure with its interval — one object, rendered as a DataFrame, CSV, Markdown or LaTeX (booktabs) through the
+renderer interface of :mod:`~pyterrier_frechet.analyses.render` (its rows of cell text built once, written by each
+format's ``Dialect.table``).
 
 :func:`paper_table` computes it in one call (one :func:`~pyterrier_frechet.bootstrap` serves the intervals, the
 paired comparisons and τ); :meth:`PaperTable.from_results` assembles it from results already computed
@@ -16,9 +18,7 @@ contains the value; a per-query measure's is the percentile bootstrap interval f
 outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, centred on a bias-corrected
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
-import dataclasses
 import logging
-import unicodedata
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -31,7 +31,8 @@ from ..measures.base import column_label, higher_is_better, is_set_measure, resa
 from ..core.intervals import interval_method
 from .bootstrap import bootstrappable
 from .correlation import TAU_ESTIMAND
-from .outputs import markdown_text
+from .outputs import markdown_text, to_csv
+from .render import LATEX, LATEX_NAME_CHARS, MARKDOWN, Dialect, latex_name, latex_text
 from .validity import caption_caveats, fd_like
 
 logger = logging.getLogger(__name__)
@@ -57,8 +58,6 @@ CORRECTION = 'holm'
 OUTSIDE = '†'
 # system letters: a-z without q (its Unicode superscript is missing from most fonts), then a2, b2, ...
 _LETTERS = 'abcdefghijklmnoprstuvwxyz'
-_SUPERSCRIPT = dict(zip(_LETTERS, 'ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ'))
-_SUPERSCRIPT.update(zip('0123456789', '⁰¹²³⁴⁵⁶⁷⁸⁹'))
 BETTER, WORSE = '▲', '▼'  # significantly better / worse than the baseline (LaTeX: amssymb's triangles)
 
 _TESTS = {
@@ -165,29 +164,7 @@ class PaperTable:
         systems = list(boot.samples) if boot.samples else list(dict.fromkeys(summary['name']))
         if baseline is not None and baseline not in systems:
             raise ValueError(f'baseline {baseline!r} is not one of the systems {systems[:10]}')
-        rows = []
-        by_key = summary.set_index(['name', 'measure'])
-        point_by_name = point.set_index('name') if point is not None else None
-        for name in systems:
-            for label in labels:
-                if (name, label) in by_key.index:
-                    r = by_key.loc[(name, label)]
-                    rows.append({'name': name, 'measure': label, 'value': float(r['value']), 'low': float(r['low']),
-                                 'high': float(r['high']), 'interval': str(r['interval']), 'method': str(r['method']),
-                                 'groups': r.get('groups'), 'estimand': str(r.get('estimand', ''))})
-                elif point_by_name is not None and label in point_by_name.columns:
-                    rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
-                                 'low': np.nan, 'high': np.nan, 'interval': 'none (not resampled)', 'method': 'none',
-                                 'groups': None, 'estimand': ''})
-                else:
-                    raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
-                                     'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
-        cells = pd.DataFrame(rows)
-        dropped = None
-        if point is not None and set(NO_VECTOR_COLUMNS) <= set(point.columns):
-            rel, ret = point['no_vector_relevant'], point['no_vector_retrieved']
-            if rel.to_numpy().any() or ret.to_numpy().any():
-                dropped = (int(rel.max()), int(ret.sum()))
+        cells = _cells(summary, point, systems, labels)
         if tau is not None and 'measure' in tau.columns and 'a' not in tau.columns:  # agreement_table's frame
             tau = tau.rename(columns={'measure': 'a', 'reference': 'b'}).dropna(subset=['kendall_tau'])
         if ci is None:
@@ -196,9 +173,6 @@ class PaperTable:
             comparisons = comparisons[comparisons['measure'].isin(labels)].reset_index(drop=True)
             if baseline is None and len(systems) > 2 and comparisons['a'].nunique() == 1:
                 baseline = comparisons['a'].iloc[0]  # compare_systems(baseline=...) puts the baseline first
-        table = cls._assemble(cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci,
-                              len(boot.queries) if boot.queries is not None else None,
-                              _samples_of(boot), seed, dropped, digits)
         caveats = tuple(getattr(boot, 'caveats', ())) if any(fd_like(m) for m in ms) else ()
         if coverage is None:
             coverage = no_vector_counts(point) if point is not None else None
@@ -206,44 +180,13 @@ class PaperTable:
             coverage = coverage[coverage['measure'].isin(labels) & coverage['name'].isin(systems)]
             if not (coverage[['missing_relevant', 'missing_retrieved']].to_numpy() > 0).any():
                 coverage = None
-        units = None
-        if boot.jackknife and boot.query_groups is None and boot.queries is not None:
-            first = next(iter(boot.jackknife.values()))
-            units = {label: len(first[label]) for label in labels
-                     if label in first and 0 < len(first[label]) < len(boot.queries)} or None
-        return dataclasses.replace(table, caveats=caveats, jackknife_queries=units,
-                                   coverage=None if coverage is None else coverage.reset_index(drop=True))
-
-    @classmethod
-    def _assemble(cls, cells, systems, labels, orient, comparisons, tau, baseline, alpha, ci, n_queries, n_samples,
-                  seed, dropped, digits) -> 'PaperTable':
-        cells = cells.copy()
-        tol = 1e-12 * np.maximum(1.0, np.abs(cells['value'].to_numpy(dtype=np.float64)))
-        with np.errstate(invalid='ignore'):
-            cells['inside'] = ((cells['low'] - tol <= cells['value']) & (cells['value'] <= cells['high'] + tol)).astype(bool)
-        better = {(n, m): [] for n, m in zip(cells['name'], cells['measure'])}
-        worse = {(n, m): [] for n, m in zip(cells['name'], cells['measure'])}
-        if comparisons is not None:
-            for row in comparisons.itertuples(index=False):
-                if not row.better:
-                    continue
-                loser = row.b if row.better == row.a else row.a
-                if (row.better, row.measure) in better:
-                    better[row.better, row.measure].append(loser)
-                    worse[loser, row.measure].append(row.better)
-        order = {s: i for i, s in enumerate(systems)}
-        cells['better_than'] = [sorted(better[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
-        cells['worse_than'] = [sorted(worse[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
-        best = []
-        for label, group in cells.groupby('measure', sort=False):
-            places = column_decimals(group[['value', 'low', 'high']].to_numpy().ravel(), digits)
-            shown = group['value'].map(lambda v: round(v, places) if np.isfinite(v) else np.nan)
-            target = shown.max() if orient[label] else shown.min()
-            best += list(group.index[(shown == target).to_numpy()]) if np.isfinite(target) else []
-        cells['best'] = cells.index.isin(best)
-        return cls(cells.reset_index(drop=True), tuple(systems), tuple(labels), dict(orient), comparisons,
-                   tau if tau is not None and len(tau) else None, baseline, alpha, ci, n_queries, n_samples, seed,
-                   CORRECTION, dropped, digits)
+        return cls(_marked_cells(cells, systems, orient, comparisons, digits), tuple(systems), tuple(labels),
+                   dict(orient), comparisons=comparisons, tau=tau if tau is not None and len(tau) else None,
+                   baseline=baseline, alpha=alpha, ci=ci,
+                   n_queries=len(boot.queries) if boot.queries is not None else None, n_samples=_samples_of(boot),
+                   seed=seed, dropped=_dropped(point), digits=digits, caveats=caveats,
+                   coverage=None if coverage is None else coverage.reset_index(drop=True),
+                   jackknife_queries=_jackknife_units(boot, labels))
 
     # --- what it says ---
 
@@ -254,7 +197,7 @@ class PaperTable:
             raise ValueError(f'no cell for system {name!r} and measure {measure!r}')
         return hit.iloc[0]
 
-    def _tau_rows(self) -> Dict[str, pd.Series]:
+    def _taus(self) -> Dict[str, pd.Series]:
         if self.tau is None or not self.shows_tau():
             return {}
         return {row['a']: row for _, row in self.tau.iterrows() if row['a'] in self.measures}
@@ -298,7 +241,7 @@ class PaperTable:
                  'low': float(r['tau_low']), 'high': float(r['tau_high']), 'interval': 'percentile',
                  'estimand': TAU_ESTIMAND,
                  'inside': bool(r['tau_low'] <= r['kendall_tau'] <= r['tau_high'])}
-                for a, r in self._tau_rows().items()]
+                for a, r in self._taus().items()]
         if taus:
             out = pd.concat([out, pd.DataFrame(taus)], ignore_index=True)
         cols = ['row', 'name', 'measure', 'value', 'low', 'high', 'interval', 'estimand', 'inside', 'best',
@@ -310,12 +253,6 @@ class PaperTable:
         ends; the best marks compare values rounded so)."""
         col = self.cells[self.cells['measure'] == measure]
         return column_decimals(col[['value', 'low', 'high']].to_numpy().ravel(), self.digits)
-
-    def _fmt(self, v: float, latex: bool = False, places: Optional[int] = None) -> str:
-        if not np.isfinite(v):
-            return '--' if latex else '–'
-        text = f'{v:.{self.digits if places is None else places}f}'
-        return ('$-$' + text[1:]) if latex and text.startswith('-') else text
 
     def _marks(self, r) -> Tuple[str, str]:
         """(significance, outside) marks of one cell, as plain text: letters of the systems it beats (all pairs)
@@ -493,51 +430,63 @@ class PaperTable:
 
     # --- renderers ---
 
-    def _cell_tail(self, name: str, measure: str, latex: bool) -> str:
-        """What follows a cell for documents its sets left out: ``(−n)``, ``‡`` past :data:`DROPPED_SHARE`."""
-        n, over = self.left_out(name, measure)
-        if not n and not over:
-            return ''
-        if latex:
-            dag = '\\ddag{}' if over else ''
-            return f' {{\\scriptsize ($-${n}{dag})}}'
-        return f' (−{n}{DROPPED if over else ""})'
+    def _head(self, d: Dialect) -> Tuple[List[str], str]:
+        """The header cells and the column alignment: ``#`` (with letters), the system, each measure with its arrow."""
+        letters = self._uses_letters()
+        # the LaTeX heading capitalised, as booktabs tables are set
+        head = ([d.text('#')] if letters else []) + [d.text('System' if d is LATEX else 'system')] + [
+            d.text(f'{m} {"↑" if self.higher_is_better[m] else "↓"}') for m in self.measures]
+        return head, ('c' if letters else '') + 'l' + 'r' * len(self.measures)
+
+    def _rows(self, d: Dialect, intervals: bool) -> List[List[str]]:
+        """One row of cell text per system, in ``d``'s format: the value (bold: the best of its column; † outside its
+        interval), ``[low, high]``, the significance marks, the documents left out."""
+        letters = self._uses_letters()
+        cells = self.cells.set_index(['name', 'measure'])
+        decimals = {m: self.decimals(m) for m in self.measures}
+        rows = []
+        for i, name in enumerate(self.systems):
+            row = ([letter(i)] if letters else []) + [d.name(self._system_label(name))]
+            for m in self.measures:
+                r, places = cells.loc[(name, m)], decimals[m]
+                value = d.number(r['value'], places)
+                value = d.bold(value) if r['best'] else value
+                sig, outside = self._marks(r)
+                text = value + (d.outside() if outside else '')
+                if intervals:
+                    text += d.bracket(f'{d.number(r["low"], places)}, {d.number(r["high"], places)}'
+                                      if np.isfinite(r['low']) else d.missing)
+                if sig:
+                    text += d.marks(sig, letters)
+                n, over = self.left_out(name, m)
+                row.append(text + (d.left_out(n, over) if n or over else ''))
+            rows.append(row)
+        return rows
+
+    def _tau_rows(self, d: Dialect) -> List[List[str]]:
+        """The τ row (none without τ): τ with its interval under each measure, '—' where τ was computed and is not
+        shown."""
+        if self.tau is None or self.reference() is None:
+            return []
+        taus = self._taus()
+        row = ([''] if self._uses_letters() else []) + [d.text('Kendall τ with ') + d.text(self.reference())]
+        for m in self.measures:
+            r = taus.get(m)
+            row.append(d.number(r['kendall_tau'], self.digits)
+                       + d.bracket(f'{d.number(r["tau_low"], self.digits)}, {d.number(r["tau_high"], self.digits)}')
+                       if r is not None else d.text('—') if not self.shows_tau() and m in set(self.tau['a']) else '')
+        return [row]
+
+    def _table_lines(self, d: Dialect, intervals: bool) -> List[str]:
+        head, align = self._head(d)
+        return d.table(head, align, self._rows(d, intervals), self._tau_rows(d))
 
     def to_markdown(self, intervals: bool = True, long_caption: bool = False) -> str:
         """A Markdown table (system names and measure names escaped; bold: the best of each column; ``[low, high]``
         the interval; significance marks as superscripts; ``(−n)`` documents left out for want of a vector) and the
         caption below it (short; ``long_caption=True``: :meth:`caption` with ``long=True``)."""
-        letters = self._uses_letters()
-        head = (['#'] if letters else []) + ['system'] + [
-            f'{m} {"↑" if self.higher_is_better[m] else "↓"}' for m in self.measures]
-        lines = ['| ' + ' | '.join(markdown_text(h) for h in head) + ' |',
-                 '|' + '|'.join([':--'] * (len(head) - len(self.measures)) + ['--:'] * len(self.measures)) + '|']
-        cells = self.cells.set_index(['name', 'measure'])
-        decimals = {m: self.decimals(m) for m in self.measures}
-        for i, name in enumerate(self.systems):
-            row = ([letter(i)] if letters else []) + [markdown_text(self._system_label(name))]
-            for m in self.measures:
-                r, places = cells.loc[(name, m)], decimals[m]
-                value = self._fmt(r['value'], places=places)
-                value = f'**{value}**' if r['best'] else value
-                sig, outside = self._marks(r)
-                text = value + outside
-                if intervals:
-                    text += (f' [{self._fmt(r["low"], places=places)}, {self._fmt(r["high"], places=places)}]'
-                             if np.isfinite(r['low']) else ' [–]')
-                if sig:
-                    text += ' ' + (sig if not letters else ''.join(_SUPERSCRIPT.get(ch, ch) for ch in sig))
-                row.append(text + self._cell_tail(name, m, latex=False))
-            lines.append('| ' + ' | '.join(row) + ' |')
-        if self.tau is not None and self.reference() is not None:
-            taus = self._tau_rows()
-            row = ([''] if letters else []) + [markdown_text(f'Kendall τ with {self.reference()}')]
-            for m in self.measures:
-                r = taus.get(m)
-                row.append(f'{self._fmt(r["kendall_tau"])} [{self._fmt(r["tau_low"])}, {self._fmt(r["tau_high"])}]'
-                           if r is not None else '—' if not self.shows_tau() and m in set(self.tau['a']) else '')
-            lines.append('| ' + ' | '.join(row) + ' |')
-        return '\n'.join(lines) + '\n\n' + markdown_text(self.caption(long=long_caption)) + '\n'
+        return ('\n'.join(self._table_lines(MARKDOWN, intervals)) + '\n\n'
+                + markdown_text(self.caption(long=long_caption)) + '\n')
 
     def to_latex(self, intervals: bool = True, label: str = 'tab:results', environment: str = 'table',
                  width: Optional[str] = '\\linewidth', long_caption: bool = False) -> str:
@@ -547,49 +496,20 @@ class PaperTable:
         tabular is scaled to it (``\\resizebox``; None: its natural width; ``environment='table*'`` spans both columns
         of a two-column paper). Needs ``\\usepackage{booktabs}``, ``graphicx`` (for ``width``) and ``amssymb`` (for
         the baseline marks ▲/▼) in the preamble."""
-        letters = self._uses_letters()
-        spec = ('c' if letters else '') + 'l' + 'r' * len(self.measures)
-        arrows = {True: '$\\uparrow$', False: '$\\downarrow$'}
-        head = (['\\#'] if letters else []) + ['System'] + [
-            f'{latex_text(m)} {arrows[self.higher_is_better[m]]}' for m in self.measures]
         packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if self.baseline and self.comparisons is not None else [])
         shortened = (f' Names over {LATEX_NAME_CHARS} characters are shortened (table.csv has them whole).'
                      if any(len(self._system_label(n)) > LATEX_NAME_CHARS for n in self.systems) else '')
         lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
                  f'\\caption{{{self.caption(latex=True, long=long_caption)}{shortened}}}', f'\\label{{{latex_text(label)}}}']
         lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
-        lines += [f'\\begin{{tabular}}{{{spec}}}', '\\toprule', ' & '.join(head) + ' \\\\', '\\midrule']
-        cells = self.cells.set_index(['name', 'measure'])
-        decimals = {m: self.decimals(m) for m in self.measures}
-        for i, name in enumerate(self.systems):
-            row = ([letter(i)] if letters else []) + [latex_name(self._system_label(name))]
-            for m in self.measures:
-                r, places = cells.loc[(name, m)], decimals[m]
-                value = self._fmt(r['value'], latex=True, places=places)
-                value = f'\\textbf{{{value}}}' if r['best'] else value
-                sig, outside = self._marks(r)
-                text = value + ('\\textsuperscript{\\dag}' if outside else '')
-                if intervals:
-                    text += (f' {{\\scriptsize [{self._fmt(r["low"], True, places)}, '
-                             f'{self._fmt(r["high"], True, places)}]}}'
-                             if np.isfinite(r['low']) else ' {\\scriptsize [--]}')
-                if sig:
-                    text += ('$^{\\mathrm{' + sig + '}}$' if letters else
-                             '$^{\\blacktriangle}$' if sig == BETTER else '$^{\\blacktriangledown}$')
-                row.append(text + self._cell_tail(name, m, latex=True))
-            lines.append(' & '.join(row) + ' \\\\')
-        if self.tau is not None and self.reference() is not None:
-            taus = self._tau_rows()
-            lines.append('\\midrule')
-            row = ([''] if letters else []) + [f'Kendall $\\tau$ with {latex_text(self.reference())}']
-            for m in self.measures:
-                r = taus.get(m)
-                row.append(f'{self._fmt(r["kendall_tau"], True)} {{\\scriptsize [{self._fmt(r["tau_low"], True)}, '
-                           f'{self._fmt(r["tau_high"], True)}]}}' if r is not None else
-                           '---' if not self.shows_tau() and m in set(self.tau['a']) else '')
-            lines.append(' & '.join(row) + ' \\\\')
-        lines += ['\\bottomrule', '\\end{tabular}'] + (['}'] if width else []) + [f'\\end{{{environment}}}']
+        lines += self._table_lines(LATEX, intervals)
+        lines += (['}'] if width else []) + [f'\\end{{{environment}}}']
         return '\n'.join(lines) + '\n'
+
+    def to_csv(self, path=None) -> Optional[str]:
+        """:meth:`to_dataframe` as CSV (:func:`~pyterrier_frechet.analyses.outputs.to_csv`: safe to open in a
+        spreadsheet); the text when ``path`` is None."""
+        return to_csv(self.to_dataframe(), path)
 
     def __str__(self) -> str:
         return self.to_markdown()
@@ -599,55 +519,77 @@ def _samples_of(boot) -> Optional[int]:
     return boot.n_samples or None
 
 
-# --- LaTeX text ---
-
-_LATEX_SPECIAL = {'\\': r'\textbackslash{}', '&': r'\&', '%': r'\%', '$': r'\$', '#': r'\#', '_': r'\_',
-                  '{': r'\{', '}': r'\}', '~': r'\textasciitilde{}', '^': r'\textasciicircum{}'}
-# Unicode the package's own sentences use, as pdflatex reads it (after the special characters are escaped)
-_LATEX_UNICODE = [
-    ('E[FD̂ₙ]', r'$\mathrm{E}[\widehat{\mathrm{FD}}_n]$'), ('E[θ̂ₙ]', r'$\mathrm{E}[\hat\theta_n]$'),
-    ('t·s/√n', r'$t \cdot s/\sqrt{n}$'), ('√', r'$\surd$'), ('·', r'$\cdot$'),
-    ('τ', r'$\tau$'), ('α', r'$\alpha$'), ('θ', r'$\theta$'), ('Σ', r'$\Sigma$'), ('≤', r'$\le$'), ('≥', r'$\ge$'),
-    ('±', r'$\pm$'), ('×', r'$\times$'), ('−', '--'), ('—', '---'), ('–', '--'), ('…', r'\ldots{}'),
-    ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('‡', r'\ddag{}'), ('→', r'$\to$'),
-    ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'),
-]
-
-
-def latex_text(value) -> str:
-    """Text as LaTeX source that pdflatex typesets whatever ``value`` holds: ``\\ & % $ # _ { } ~ ^`` escaped, the
-    Unicode the package's sentences use (τ, α, E[FD̂ₙ], dashes, …) as LaTeX commands; control and format characters
-    (line breaks, BEL, ESC, bidirectional overrides, zero-width marks, U+2028/2029) as one space — a blank line would
-    end the caption's paragraph —; Latin letters (U+00A0–U+017F) left for the engine (UTF-8); any other character as
-    ``[U+XXXX]``, which every engine prints."""
-    text = ''.join(_LATEX_SPECIAL.get(ch, ch) for ch in str(value))
-    for uni, tex in _LATEX_UNICODE:
-        text = text.replace(uni, tex)
-    return ''.join(_latex_char(ch) for ch in text)
+def _cells(summary: pd.DataFrame, point: Optional[pd.DataFrame], systems, labels) -> pd.DataFrame:
+    """One row per (system, measure): from the bootstrap's ``summary``, or from ``point`` (no interval) for a measure
+    it did not resample."""
+    rows = []
+    by_key = summary.set_index(['name', 'measure'])
+    point_by_name = point.set_index('name') if point is not None else None
+    for name in systems:
+        for label in labels:
+            if (name, label) in by_key.index:
+                r = by_key.loc[(name, label)]
+                rows.append({'name': name, 'measure': label, 'value': float(r['value']), 'low': float(r['low']),
+                             'high': float(r['high']), 'interval': str(r['interval']), 'method': str(r['method']),
+                             'groups': r.get('groups'), 'estimand': str(r.get('estimand', ''))})
+            elif point_by_name is not None and label in point_by_name.columns:
+                rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
+                             'low': np.nan, 'high': np.nan, 'interval': 'none (not resampled)', 'method': 'none',
+                             'groups': None, 'estimand': ''})
+            else:
+                raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
+                                 'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
+    return pd.DataFrame(rows)
 
 
-def _latex_char(ch: str) -> str:
-    code = ord(ch)
-    if 0x20 <= code < 0x7F:
-        return ch
-    if unicodedata.category(ch)[0] in 'CZ':  # controls, format, separators (U+00A0 too: a space)
-        return ' '
-    if 0xA0 < code <= 0x17F:
-        return ch
-    return f'[U+{code:04X}]'
+def _dropped(point: Optional[pd.DataFrame]) -> Optional[Tuple[int, int]]:
+    """(relevant, retrieved) documents ``point`` (the evaluate table) left out for want of a vector; None: none."""
+    if point is not None and set(NO_VECTOR_COLUMNS) <= set(point.columns):
+        rel, ret = point['no_vector_relevant'], point['no_vector_retrieved']
+        if rel.to_numpy().any() or ret.to_numpy().any():
+            return int(rel.max()), int(ret.sum())
+    return None
 
 
-#: System names longer than this are shortened in the LaTeX table (``table.csv`` keeps them whole).
-LATEX_NAME_CHARS = 60
+def _jackknife_units(boot, labels) -> Optional[Dict[str, int]]:
+    """Column label → the queries its jackknife left out one at a time, where fewer than the bootstrap's queries."""
+    if not (boot.jackknife and boot.query_groups is None and boot.queries is not None):
+        return None
+    first = next(iter(boot.jackknife.values()))
+    return {label: len(first[label]) for label in labels
+            if label in first and 0 < len(first[label]) < len(boot.queries)} or None
 
 
-def latex_name(name: str) -> str:
-    """A system name as a LaTeX cell: :func:`latex_text`, first shortened to :data:`LATEX_NAME_CHARS` characters
-    (``…`` at the end) so that no name can push the table off the page; ``{}`` before a leading ``[``, which LaTeX
-    would read as the optional argument of the ``\\\\`` or ``\\midrule`` before it."""
-    name = str(name)
-    text = latex_text(name if len(name) <= LATEX_NAME_CHARS else name[:LATEX_NAME_CHARS - 1] + '…')
-    return '{}' + text if text.lstrip().startswith('[') else text
+def _marked_cells(cells: pd.DataFrame, systems, orient: Mapping[str, bool], comparisons: Optional[pd.DataFrame],
+                  digits: int) -> pd.DataFrame:
+    """``cells`` with what the renderers mark: ``inside`` (low ≤ value ≤ high), ``better_than`` / ``worse_than``
+    (the systems this one beats / loses to, in ``systems`` order, from the Holm-corrected ``better`` calls of
+    ``comparisons``), ``best`` (the best value of its column as printed, in the measure's direction)."""
+    cells = cells.copy()
+    tol = 1e-12 * np.maximum(1.0, np.abs(cells['value'].to_numpy(dtype=np.float64)))
+    with np.errstate(invalid='ignore'):
+        cells['inside'] = ((cells['low'] - tol <= cells['value']) & (cells['value'] <= cells['high'] + tol)).astype(bool)
+    better = {(n, m): [] for n, m in zip(cells['name'], cells['measure'])}
+    worse = {(n, m): [] for n, m in zip(cells['name'], cells['measure'])}
+    if comparisons is not None:
+        for row in comparisons.itertuples(index=False):
+            if not row.better:
+                continue
+            loser = row.b if row.better == row.a else row.a
+            if (row.better, row.measure) in better:
+                better[row.better, row.measure].append(loser)
+                worse[loser, row.measure].append(row.better)
+    order = {s: i for i, s in enumerate(systems)}
+    cells['better_than'] = [sorted(better[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
+    cells['worse_than'] = [sorted(worse[k], key=order.get) for k in zip(cells['name'], cells['measure'])]
+    best = []
+    for label, group in cells.groupby('measure', sort=False):
+        places = column_decimals(group[['value', 'low', 'high']].to_numpy().ravel(), digits)
+        shown = group['value'].map(lambda v: round(v, places) if np.isfinite(v) else np.nan)
+        target = shown.max() if orient[label] else shown.min()
+        best += list(group.index[(shown == target).to_numpy()]) if np.isfinite(target) else []
+    cells['best'] = cells.index.isin(best)
+    return cells.reset_index(drop=True)
 
 
 # --- one call ---
