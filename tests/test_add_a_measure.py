@@ -55,6 +55,17 @@ class MeanShiftResampling(Resampling):
     def samples(self, measure, stats, weights, engine, pbar=None):
         return weighted_mean_shifts(stats.rel, stats.ret, weights)
 
+    def swapped(self, measure, stats_a, stats_b, swaps, engine):
+        """The mean shift with the retrieved documents of the swapped queries taken from the other run."""
+        full = np.ones_like(swaps)
+        rel_mean = (full @ stats_a.rel.s) / (full @ stats_a.rel.n)[:, None]
+
+        def shift(from_a, from_b):
+            ret_mean = ((from_a @ stats_a.ret.s + from_b @ stats_b.ret.s)
+                        / (from_a @ stats_a.ret.n + from_b @ stats_b.ret.n)[:, None])
+            return np.einsum('ij,ij->i', rel_mean - ret_mean, rel_mean - ret_mean)
+        return shift(1.0 - swaps, swaps) - shift(swaps, 1.0 - swaps)
+
 
 @pytest.fixture
 def toys():
@@ -184,6 +195,37 @@ def test_a_new_measure_with_its_own_resampling_works_everywhere(toys, toy, files
     assert main(['bootstrap', *data, '--metrics', 'KID@3', '--samples', '20']) == 2
     err = capsys.readouterr().err
     assert "no fast path for ['KID@3']" in err and 'MeanShiftToy' in err and 'RelScoredToy' in err
+
+
+def test_a_new_resampling_gets_its_own_values_on_every_paired_route(toys, toy):  # noqa: F811
+    """pf.paired_test (bootstrap, jackknife interval, randomisation) and compare's randomisation test reach a measure
+    only through its resampling: the toy's value, its bootstrap and its randomisation statistic (its own swapped(),
+    checked here against the mean shift of documents gathered by hand for every permutation), never FD's kernels."""
+    shift, _ = toys
+    vectors, qrels, run = toy
+    other = run.assign(score=-run.score)  # the same documents, reversed: another top 3
+    with pf.default_encoder(DictEncoder(vectors)):
+        res = pf.paired_test(run, other, qrels, shift @ 3, n_samples=40, n_permutations=60, seed=2)
+    value_a, value_b = _expected_mean_shift(vectors, qrels, run), _expected_mean_shift(vectors, qrels, other)
+    assert (res.fd_a, res.fd_b) == (pytest.approx(value_a, rel=1e-12), pytest.approx(value_b, rel=1e-12))
+    # the randomisation statistic by hand: for each permutation, each query's top 3 from the run it was swapped to
+    queries = sorted(qrels.qid.unique())
+    swaps = np.random.default_rng(3).integers(0, 2, size=(60, len(queries)))  # the test's draw: seed + 1
+    relevant = qrels[qrels.label >= 1]
+    rel_mean = np.mean([vectors[d] for d in relevant.docno], axis=0)
+
+    def top(r):
+        return r[r.qid.isin(relevant.qid)].sort_values(['qid', 'score'], ascending=[True, False]).groupby('qid').head(3)
+    tops = {name: top(r) for name, r in (('a', run), ('b', other))}
+
+    def mean_shift_of(choice):
+        docs = [d for q, pick in zip(queries, choice) for d in tops[pick][tops[pick].qid == q].docno]
+        return float(np.sum((rel_mean - np.mean([vectors[d] for d in docs], axis=0)) ** 2))
+    perm = np.array([mean_shift_of(['b' if x else 'a' for x in s]) - mean_shift_of(['a' if x else 'b' for x in s])
+                     for s in swaps])
+    diff = value_a - value_b
+    assert res.p_randomisation == pytest.approx((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / 61)
+    assert res.ci_low <= diff <= res.ci_high
 
 
 def _help(command: str) -> str:

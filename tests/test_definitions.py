@@ -28,7 +28,7 @@ def test_measures_declare_their_capabilities():
     assert resampling(pf.DO @ 10) is resampling(pf.HSA @ 10) is HISTOGRAM
     assert all(resampling(m) is None for m in (pf.KID @ 10, pf.FDInf @ 10, pf.KNNPrecision @ 10, pf.KNNRecall @ 10))
     assert resampling(ir_measures.nDCG @ 10) is PER_QUERY and not is_set_measure(ir_measures.nDCG @ 10)
-    assert [(r.interval, r.paired_test, r.randomisation) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM, PER_QUERY)] == \
+    assert [(r.interval, r.paired_test, r.randomised()) for r in (GAUSSIAN, CONDITIONAL, HISTOGRAM, PER_QUERY)] == \
         [('jackknife_log', 'jackknife', True), ('jackknife_log', 'jackknife', False), ('percentile', 'normal', False),
          ('t', 't', False)]
     assert (HISTOGRAM.estimand, PER_QUERY.estimand) == ('population value', 'population mean')  # DO is not a mean

@@ -32,23 +32,24 @@ import pyterrier as pt
 
 from ..core.intervals import (check_fpc, check_tail_samples, finite_population_correction, interval, jackknife_df,
                               jackknife_se)
-from ..core.weighted import QueryStats, cluster_note, jackknife_plan, leave_out_fds, per_query_weighted
+from ..core.weighted import cluster_note, per_query_weighted
 from ..evaluation.evaluate import parse_measures
 from ..evaluation.frames import prepare_qrels, prepare_run, to_ir_measures
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import select_vector_sets
-from ..evaluation.vector_statistics import pair_query_stats, query_stats
+from ..evaluation.vector_statistics import VectorStatistics, pair_query_stats, query_stats
 from ..measures.base import column_label, higher_is_better, registered_measures, resampling
-from ..measures.resampling import LEAVE_OUT_TESTS
+from ..measures.resampling import LEAVE_OUT_TESTS, numpy_engine
 from ..vectors.sources import using_encoder
-from .bootstrap import bootstrap, check_bootstrappable, population_text, resample_counts, weighted_fds
+from .bootstrap import bootstrap, check_bootstrappable, population_text, resample_counts
 from .options import DEFAULT_TEST, FEW_SAMPLES, ResamplingOptions, query_clusters
 
 
 def randomised(measure) -> bool:
-    """Whether the randomisation test (and :func:`paired_test`) applies: the measure's resampling says so."""
+    """Whether the randomisation test (and :func:`paired_test`) applies: the measure's resampling defines its
+    statistic on swapped queries (:meth:`~..measures.resampling.Resampling.swapped`)."""
     res = resampling(measure)
-    return res is not None and res.randomisation
+    return res is not None and res.randomised()
 
 
 def randomised_names() -> list:
@@ -68,16 +69,16 @@ class PairedResult(NamedTuple):
 
 
 class _PairStats(NamedTuple):
-    rel: QueryStats
-    ret_a: QueryStats
-    ret_b: QueryStats
-    shift: np.ndarray
+    """Two runs' statistics of one measure over the same queries, with one relevant side and shift."""
+    a: VectorStatistics
+    b: VectorStatistics
     queries: list
 
 
 def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, measure) -> _PairStats:
     """Both runs' retrieved sets and the relevant set of ``measure``, selected as ``evaluate`` selects them
-    (:func:`~..evaluation.vector_sets.select_vector_sets`: the same documents, vectors and ``missing=`` policy)."""
+    (:func:`~..evaluation.vector_sets.select_vector_sets`: the same documents, vectors and ``missing=`` policy), as
+    the statistics its resampling re-weights."""
     if not randomised(measure):
         raise ValueError(f'{measure}: the paired FD tests re-weight the Gaussians of both runs; they are offered for '
                          f'{", ".join(randomised_names())} (with one balancing draw; FD without jackknife=True)')
@@ -89,16 +90,15 @@ def _pair_stats(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     ret_b = query_stats(sets[1].retrieved, len(queries), shift)
     if measure.query_weighted():
         rel, ret_a, ret_b = (per_query_weighted(x) for x in (rel, ret_a, ret_b))
-    return _PairStats(rel, ret_a, ret_b, shift, queries)
+    units = rel.n > 0
+    return _PairStats(VectorStatistics(rel, ret_a, shift, units), VectorStatistics(rel, ret_b, shift, units), queries)
 
 
-def _randomisation_p(ps: _PairStats, diff: float, n_permutations: int, seed: int) -> float:
-    """Two-sided randomisation p-value of the observed FD_A − FD_B: swap the systems' retrieved sets per query."""
+def _randomisation_p(measure, ps: _PairStats, diff: float, n_permutations: int, seed: int) -> float:
+    """Two-sided randomisation p-value of the observed difference: the measure's resampling's statistic with the
+    systems' queries swapped at random (:meth:`~..measures.resampling.Resampling.swapped`)."""
     swap = np.random.default_rng(seed + 1).integers(0, 2, size=(n_permutations, len(ps.queries))).astype(np.float64)
-    keep = 1.0 - swap
-    full = np.ones_like(swap)
-    parts = [ps.ret_a, ps.ret_b]
-    perm = (weighted_fds(ps.rel, full, parts, [keep, swap], ps.shift) - weighted_fds(ps.rel, full, parts, [swap, keep], ps.shift))
+    perm = resampling(measure).swapped(measure, ps.a, ps.b, swap, numpy_engine())
     perm = perm[np.isfinite(perm)]
     return float((1 + np.sum(np.abs(perm) >= abs(diff) - 1e-12 * abs(diff))) / (1 + len(perm)))
 
@@ -182,30 +182,27 @@ def paired_test(run_a: pd.DataFrame, run_b: pd.DataFrame, qrels: pd.DataFrame, m
     randomisation test still swaps per query (valid under its null for any dependence between queries).
     """
     ps = _pair_stats(run_a, run_b, qrels, measure)
-    rel, ret_a, ret_b, shift, queries = ps
+    queries, res, engine = ps.queries, resampling(measure), numpy_engine()
     fpc = finite_population_correction(len(queries), population)
     clusters = None if query_groups is None else query_clusters(query_groups, queries)
     ones = np.ones((1, len(queries)))
-    zeros = np.zeros((1, len(queries)))
-    fd_a = float(weighted_fds(rel, ones, [ret_a, ret_b], [ones, zeros], shift)[0])
-    fd_b = float(weighted_fds(rel, ones, [ret_a, ret_b], [zeros, ones], shift)[0])
+    fd_a, fd_b = (float(res.samples(measure, st, ones, engine)[0]) for st in (ps.a, ps.b))
     diff = fd_a - fd_b
 
     counts = resample_counts(len(queries), n_samples, seed, clusters).astype(np.float64)
-    boot = (weighted_fds(rel, counts, [ret_a, ret_b], [counts, np.zeros_like(counts)], shift)
-            - weighted_fds(rel, counts, [ret_a, ret_b], [np.zeros_like(counts), counts], shift))
+    boot = res.samples(measure, ps.a, counts, engine) - res.samples(measure, ps.b, counts, engine)
     boot = boot[np.isfinite(boot)]
     # the CI: the jackknife interval of ΔFD over the queries with relevant documents (measured coverage, pt_docs
-    # Calibration), leave-outs by downdating with compare's plan (each query alone up to 500, 200 groups above)
-    units = rel.n > 0
-    plan = jackknife_plan('auto', int(units.sum()), seed, clusters)
-    groups, n_groups = plan.assign(units)
-    jack = (leave_out_fds(rel, ret_a, units, groups, n_groups, shift)
-            - leave_out_fds(rel, ret_b, units, groups, n_groups, shift))
+    # Calibration), leave-outs by the resampling's downdating with compare's plan (each query alone up to 500, 200
+    # groups above)
+    units = ps.a.units
+    groups, n_groups = res.jackknife_plan('auto', int(units.sum()), seed, clusters).assign(units)
+    jack = (res.leave_out(measure, ps.a, groups, n_groups, engine)
+            - res.leave_out(measure, ps.b, groups, n_groups, engine))
     # t on m − 1 degrees of freedom over the m finite leave-outs (jackknife_df, the interval's default): the same
     # count as the standard error's, also when a leave-out is undefined
     low, high = interval('jackknife', diff, boot, ci, jackknife=jack, fpc=fpc)
-    p_rand = _randomisation_p(ps, diff, n_permutations, seed)
+    p_rand = _randomisation_p(measure, ps, diff, n_permutations, seed)
     return PairedResult(fd_a, fd_b, diff, float(low), float(high), bootstrap_p(boot), p_rand, len(queries))
 
 
@@ -409,7 +406,7 @@ def compare_with(runs, qrels, measures, options: ResamplingOptions, verbose: boo
         tests = ['p_holm']
         if n_permutations > 0 and randomised(m):
             frame['p_randomisation'] = [
-                _randomisation_p(_pair_stats(runs[a], runs[b], qrels, m), d, n_permutations, seed)
+                _randomisation_p(m, _pair_stats(runs[a], runs[b], qrels, m), d, n_permutations, seed)
                 for a, b, d in pt.tqdm(list(zip(frame['a'], frame['b'], frame['diff'])), desc=f'randomisation {col}',
                                        unit='pair', disable=not verbose)]
             frame['p_randomisation_holm'] = holm(frame['p_randomisation'])

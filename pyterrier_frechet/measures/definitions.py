@@ -29,7 +29,6 @@ class Gaussian(Resampling):
     estimand = 'E[FD̂ₙ] at this number of queries'
     paired_test = 'jackknife'
     grouped_jackknife = True
-    randomisation = True
 
     shares_samples = True  # the relevant side of each sample, factored once for every run
 
@@ -69,6 +68,15 @@ class Gaussian(Resampling):
                              pbar=pbar, relevant=relevant)
 
 
+    def swapped(self, measure, stats_a, stats_b, swaps, engine):
+        """Each run's retrieved sets per query, the relevant side shared: FD of (A's parts where kept, B's where
+        swapped) minus FD of the opposite, re-weighting both runs' per-query statistics."""
+        keep = 1.0 - swaps
+        full = np.ones_like(swaps)
+        parts = [stats_a.ret, stats_b.ret]
+        return (engine.weighted_fds(stats_a.rel, full, parts, [keep, swaps], stats_a.shift)
+                - engine.weighted_fds(stats_a.rel, full, parts, [swaps, keep], stats_a.shift))
+
     def influence(self, measure, stats):
         """∂FD/∂w_q in closed form (:func:`~pyterrier_frechet.core.influence.fd_influence`): one r × r
         eigen-decomposition per run instead of one eigenvalue solve per query left out."""
@@ -83,11 +91,11 @@ class Conditional(Gaussian):
     """CFD: the same per-query statistics, as within-query scatter and per-query means
     (:func:`~pyterrier_frechet.core.conditional.conditional_fds`, :func:`~pyterrier_frechet.core.conditional.conditional_leave_out`)."""
     name = 'conditional'
-    randomisation = False
     backends = ('numpy',)
     shares_samples = False  # its samples are conditional_fds', one run at a time
     samples_of_runs = Resampling.samples_of_runs
     influence = Resampling.influence  # no closed form here: its rows take the exact leave-outs
+    swapped = Resampling.swapped  # no randomisation test
 
     def samples(self, measure, stats, weights, engine, pbar=None):
         from ..core.conditional import conditional_fds

@@ -15,8 +15,9 @@ follows from such weights, exactly, without gathering a vector or rebuilding a f
   measured coverage, pt_docs "Calibration") and what that interval is for;
 - :attr:`Resampling.paired_test` — the p-value ``compare`` and ``report`` read for a pair of systems by default
   (FD's jackknife t-test, a per-query mean's paired t-test);
-- :attr:`Resampling.grouped_jackknife` (:meth:`Resampling.jackknife_plan`), :attr:`Resampling.randomisation`,
-  :attr:`Resampling.backends`.
+- :meth:`Resampling.swapped` — the difference of two systems with the queries of each permutation swapped between
+  them (the randomisation test's statistic; a resampling without it has no randomisation test);
+- :attr:`Resampling.grouped_jackknife` (:meth:`Resampling.jackknife_plan`), :attr:`Resampling.backends`.
 
 A resampling of :data:`VECTOR_STATS` also gives the measure its per-query rows under ir_measures and
 ``pt.Experiment`` (centred jackknife pseudo-values from :meth:`Resampling.leave_out`:
@@ -87,8 +88,6 @@ class Resampling:
     paired_test: str = 'normal'
     #: Leave-outs: the unit queries in seeded groups when there are many (``jackknife='auto'``), or always one by one.
     grouped_jackknife: bool = False
-    #: Whether ``compare --permutations`` runs the randomisation test (the two runs' retrieved sets swapped per query).
-    randomisation: bool = False
     #: The bootstrap backends it runs on (one that never calls ``engine`` runs on any).
     backends: Sequence[str] = ('numpy', 'torch')
 
@@ -115,6 +114,17 @@ class Resampling:
         member = groups >= 0
         weights[groups[member], np.flatnonzero(member)] = 0.0
         return self.samples(measure, stats, weights, engine, pbar)
+
+    def swapped(self, measure, stats_a, stats_b, swaps: np.ndarray, engine) -> Optional[np.ndarray]:
+        """value(A) − value(B) with the queries of each row of ``swaps`` (permutations × queries of the universe, 1:
+        swapped) taken from the other system: the randomisation test's statistic, under its null that the two
+        systems are exchangeable per query. ``stats_a``, ``stats_b``: the two systems' statistics over the same
+        queries (one relevant side). Default None: no randomisation test for this resampling."""
+        return None
+
+    def randomised(self) -> bool:
+        """Whether it has a randomisation test (:meth:`swapped` is defined)."""
+        return type(self).swapped is not Resampling.swapped
 
     def influence(self, measure, stats) -> Optional[np.ndarray]:
         """The first-order change of the value when each unit query's weight rises (∂value/∂w_q at the units'
