@@ -4,7 +4,7 @@ Each leave-one-query-out FD comes from the totals of both sets minus the left-ou
 cross-product (:func:`~.weighted.leave_out_fds`): O(Q · d²) for the statistics and one FD (an O(d³)
 eigendecomposition) per query, where gathering every other query's vectors again cost O(Q · N · d²).
 """
-from typing import Dict, List
+from typing import Callable, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
@@ -12,33 +12,56 @@ from .frechet import frechet_distance
 from .weighted import QueryStats, leave_out_fds
 
 
-def leave_one_out_fds(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
-                      queries: List[str]) -> np.ndarray:
-    """FD without each query of ``queries`` (its relevant and retrieved documents left out), by downdating the
-    totals; NaN where a side keeps fewer than 2 vectors. Documents of queries outside ``queries`` stay in every
-    leave-out (they are never left out)."""
+class QuerySides(NamedTuple):
+    """Both sides' per-query statistics over ``queries`` and one slot more (the documents of other queries, never left
+    out), as a resampling's ``leave_out`` reads them (``rel``, ``ret``, ``shift``, ``units``)."""
+    rel: QueryStats
+    ret: QueryStats
+    shift: np.ndarray
+    units: np.ndarray
+
+
+def query_sides(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
+                queries: List[str]) -> QuerySides:
+    """:class:`QuerySides` of two sets of vectors with their query ids, over ``queries`` (each a unit) plus one slot
+    that is no unit for the documents of queries outside them."""
     relevant = np.asarray(relevant, dtype=np.float64)
     retrieved = np.asarray(retrieved, dtype=np.float64)
     n = len(queries)
     index = {q: i for i, q in enumerate(queries)}
-    # queries outside ``queries`` share one extra slot that is never left out
     rel_idx = np.array([index.get(q, n) for q in np.asarray(rel_qids).tolist()], dtype=np.int64)
     ret_idx = np.array([index.get(q, n) for q in np.asarray(ret_qids).tolist()], dtype=np.int64)
     shift = relevant.mean(axis=0)
-    rel = QueryStats(rel_idx, relevant, n + 1, shift)
-    ret = QueryStats(ret_idx, retrieved, n + 1, shift)
-    groups = np.append(np.arange(n), -1)
-    return leave_out_fds(rel, ret, np.ones(n + 1, dtype=bool), groups, n, shift)
+    units = np.append(np.ones(n, dtype=bool), False)
+    return QuerySides(QueryStats(rel_idx, relevant, n + 1, shift), QueryStats(ret_idx, retrieved, n + 1, shift), shift,
+                      units)
+
+
+def _downdated(sides: QuerySides, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    return leave_out_fds(sides.rel, sides.ret, sides.units, groups, n_groups, sides.shift)
+
+
+def leave_one_out_fds(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
+                      queries: List[str], leave_out: Optional[Callable] = None) -> np.ndarray:
+    """FD without each query of ``queries`` (its relevant and retrieved documents left out), by downdating the
+    totals; NaN where a side keeps fewer than 2 vectors. Documents of queries outside ``queries`` stay in every
+    leave-out (they are never left out). ``leave_out``: (sides, groups, n_groups) → values, the measure's resampling's
+    leave-outs (default: :func:`~.weighted.leave_out_fds`, the routine FD's resampling calls)."""
+    sides = query_sides(relevant, rel_qids, retrieved, ret_qids, queries)
+    n = len(queries)
+    return (leave_out or _downdated)(sides, np.append(np.arange(n), -1), n)
 
 
 def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieved: np.ndarray, ret_qids: np.ndarray,
-                            queries: List[str]) -> Dict[str, float]:
+                            queries: List[str], leave_out: Optional[Callable] = None) -> Dict[str, float]:
     """Per-query jackknife pseudo-values of FD: n·FD − (n−1)·FD₋q, FD₋q leaving out query q's relevant and retrieved
     documents. The units are the queries of ``queries`` that contribute a document to either set (n of them); a
     query with none is no unit and gets no value — counting it would scale the bias correction by the wrong n,
     so adding judged queries without relevant documents would move the estimate. Their mean is the
     jackknife bias-corrected FD, and a paired t-test on two systems' pseudo-values is Tukey's jackknife test of the
     FD difference (the units are the same for every system when ``queries`` are those with relevant documents).
+
+    ``leave_out``: the measure's resampling's leave-outs (:func:`leave_one_out_fds`).
 
     Raises:
         ValueError: fewer than 2 units (the jackknife needs two), or leaving a unit out leaves a side with fewer
@@ -51,7 +74,7 @@ def jackknife_pseudo_values(relevant: np.ndarray, rel_qids: np.ndarray, retrieve
         raise ValueError(f'the jackknife needs at least 2 queries with documents, got {n} ({queries}); '
                          'use FD without jackknife=True')
     full = frechet_distance(relevant, retrieved)
-    loo = leave_one_out_fds(relevant, rel_qids, retrieved, ret_qids, queries)
+    loo = leave_one_out_fds(relevant, rel_qids, retrieved, ret_qids, queries, leave_out)
     undefined = [q for q, v in zip(queries, loo) if not np.isfinite(v)]
     if undefined:
         counts = {side: {q: int(np.sum(np.asarray(ids) == q)) for q in undefined[:3]}

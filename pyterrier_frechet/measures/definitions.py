@@ -216,7 +216,10 @@ class _FD(VectorMeasure):
 
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
         from ..core.jackknife import jackknife_pseudo_values
-        return jackknife_pseudo_values(relevant, rel_qids, retrieved, ret_qids, queries)
+        from .resampling import numpy_engine
+        # the leave-outs of FD's resampling, as the bootstrap, compare and the default rows take them
+        return jackknife_pseudo_values(relevant, rel_qids, retrieved, ret_qids, queries,
+                                       lambda sides, groups, n: GAUSSIAN.leave_out(self, sides, groups, n, numpy_engine()))
 
 
 FD = register_measure(_FD())
