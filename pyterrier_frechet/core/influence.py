@@ -40,6 +40,7 @@ class Side(NamedTuple):
     d_denom: np.ndarray
     spread: np.ndarray
     cov: np.ndarray
+    rows: Optional[np.ndarray] = None  # F with FᵀF = cov, where the covariance was formed from them
 
 
 class RelevantFactor(NamedTuple):
@@ -57,11 +58,12 @@ def _side(stats: QueryStats, w: np.ndarray, cov: Optional[np.ndarray] = None) ->
     if float(w @ stats.n) < 2 or v1 <= 0 or v1 - v2 / v1 <= 0:
         return None
     mean = (w * stats.doc_weight) @ stats.s / v1
+    rows = None
     if cov is None:
         rows = weighted_rows(stats, w, mean)
         cov = rows.T @ rows
     spread = stats.doc_weight * stats.projected_sums(mean)
-    return Side(mean, v1, v1 - v2 / v1, a_q - (b_q * v1 - v2 * a_q) / v1 ** 2, spread, cov)
+    return Side(mean, v1, v1 - v2 / v1, a_q - (b_q * v1 - v2 * a_q) / v1 ** 2, spread, cov, rows)
 
 
 def relevant_factor(rel: QueryStats, units: np.ndarray, shift: np.ndarray) -> Optional[RelevantFactor]:
@@ -113,7 +115,7 @@ def fd_influence(rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.
         return None
     r = f1.shape[1]
     with lapack_threads():
-        c = weighted_rows(ret, w, ret_side.mean_shifted) @ f1  # F₂F with F₂ᵀF₂ = Σ₂: CᵀC = FᵀΣ₂F
+        c = ret_side.rows @ f1  # F₂F with F₂ᵀF₂ = Σ₂: CᵀC = FᵀΣ₂F
         if len(c) - 1 < r:  # the retrieved side has lower rank than the factor: the SVD of the thin C
             _, s, vt = np.linalg.svd(c, full_matrices=False)
             keep = s > s[0] * np.sqrt(NULL_RTOL) if len(s) and s[0] > 0 else np.zeros(len(s), dtype=bool)
