@@ -76,6 +76,8 @@ class World:
     max_queries: Optional[int]
     #: systems from best to worst population nDCG@k, as designed; systems in one equal pair are adjacent
     metric_order: List[str]
+    #: False for the study worlds without population quantities (the harness then scores E[FD̂ₙ] truths only)
+    has_population = True
 
     def draw(self, n_queries: int, rng: np.random.Generator) -> QuerySample:
         raise NotImplementedError

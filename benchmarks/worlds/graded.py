@@ -17,6 +17,8 @@ World "aniso": anisotropic normalised embeddings (common mean direction + power-
 """
 import numpy as np
 
+from .core import QuerySample, World
+
 SYSTEMS = ["A", "B", "C", "D"]
 
 
@@ -25,7 +27,35 @@ def _unit(X):
     return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
-class GradedWorld:
+class _Queries(World):
+    """The common interface over ``sample_query``: n queries from one generator (as unseen_world2's run.py draws a
+    set), as a QuerySample whose relevant side is label >= 2 (FD(rel=2), as the study measured) and whose
+    retrieved labels are the grades >= 2 (0 below: nDCG on the relevant side's qrels, like the DL19 world)."""
+    k, systems, metric_order, equal_pairs, max_queries, has_population = 10, SYSTEMS, SYSTEMS, [("A", "B")], None, False
+
+    def draw(self, n_queries, rng):
+        self._check_n(n_queries)
+        qs = [self.sample_query(rng, i) for i in range(int(n_queries))]
+        qids = [f"q{i}" for i in range(len(qs))]
+        rel = [np.where(q["labels"] >= 2)[0] for q in qs]
+        retrieved, labels, docnos = {}, {}, {}
+        for s in SYSTEMS:
+            docs = [q["runs"][s][0] for q in qs]
+            retrieved[s] = (np.vstack([q["V"][i] for q, i in zip(qs, docs)]),
+                            np.concatenate([[qid] * len(i) for qid, i in zip(qids, docs)]),
+                            np.concatenate([np.arange(1, len(i) + 1) for i in docs]))
+            lab = np.concatenate([q["labels"][i] for q, i in zip(qs, docs)])
+            labels[s] = np.where(lab >= 2, lab, 0).astype(np.int64)
+            docnos[s] = np.concatenate([np.array(q["ids"])[i] for q, i in zip(qs, docs)])
+        return QuerySample(qids=qids, relevant=np.vstack([q["V"][i] for q, i in zip(qs, rel)]),
+                           relevant_qid=np.concatenate([[qid] * len(i) for qid, i in zip(qids, rel)]),
+                           relevant_label=np.concatenate([q["labels"][i] for q, i in zip(qs, rel)]).astype(np.int64),
+                           retrieved=retrieved, retrieved_relevant=labels,
+                           relevant_docno=np.concatenate([np.array(q["ids"])[i] for q, i in zip(qs, rel)]),
+                           retrieved_docno=docnos)
+
+
+class GradedWorld(_Queries):
     name = "graded"
     # per system: (weight relevant, weight partial, weight non-relevant) for a slot
     SYS = {"A": (0.55, 0.20, 0.25), "B": (0.55, 0.20, 0.25),
@@ -98,7 +128,7 @@ class GradedWorld:
         return dict(ids=ids, V=V, labels=labels, runs=runs)
 
 
-class AnisoWorld:
+class AnisoWorld(_Queries):
     name = "aniso"
     SYS = {"A": (0.60, 0.15), "B": (0.60, 0.15), "C": (0.50, 0.10), "D": (0.38, 0.06)}
 
