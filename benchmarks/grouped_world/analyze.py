@@ -5,7 +5,7 @@
 import glob, os, re
 import numpy as np
 import pandas as pd
-from world import SYSTEMS, LEVEL_PAIR
+from benchmarks.worlds.grouped import SYSTEMS, LEVEL_PAIR
 
 R = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results')
 

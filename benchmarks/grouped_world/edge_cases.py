@@ -2,7 +2,7 @@
 import warnings
 import numpy as np
 import pyterrier_frechet as pf
-from world import DictEncoder, Space, draw_query_set, frames
+from benchmarks.worlds.grouped import DictEncoder, Space, draw_query_set, frames
 
 warnings.simplefilter('ignore')
 

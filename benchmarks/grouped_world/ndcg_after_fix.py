@@ -7,7 +7,7 @@
 import sys, warnings
 import numpy as np, pandas as pd
 import pyterrier_frechet as pf
-from world import Space, SYSTEMS, draw_query_set, frames
+from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, frames
 
 d, G, T = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 truth = pd.read_csv(f'results/truth_d{d}_G{G}.csv')[[f'ndcg_{s}' for s in SYSTEMS]].mean()

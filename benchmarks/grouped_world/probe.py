@@ -1,7 +1,7 @@
 import numpy as np, time, warnings, sys
 import pyterrier as pt
 import pyterrier_frechet as pf
-from world import *
+from benchmarks.worlds.grouped import *
 class DictEncoder(pt.Transformer):
     def __init__(self, vectors): self.vectors = vectors
     def transform(self, inp):

@@ -7,7 +7,7 @@ every trial (partial runs count) and results/warnings_d{d}_G{G}.csv.
 import argparse, csv, os, time, warnings, logging
 import numpy as np
 import pyterrier_frechet as pf
-from world import DictEncoder, Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
+from benchmarks.worlds.grouped import DictEncoder, Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
 
 
 class ListHandler(logging.Handler):

@@ -7,7 +7,7 @@ import time, warnings
 import numpy as np
 import pandas as pd
 import pyterrier_frechet as pf
-from world import DictEncoder
+from benchmarks.worlds.grouped import DictEncoder
 
 warnings.simplefilter('ignore')
 

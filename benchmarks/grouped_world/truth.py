@@ -5,7 +5,7 @@ sets drawn exactly as the trials draw theirs (G topics). One row per reference s
 """
 import argparse, csv, os, time
 import numpy as np
-from world import Space, SYSTEMS, draw_query_set, fd_all, ndcg_all
+from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, fd_all, ndcg_all
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--d', type=int, required=True)

@@ -24,8 +24,7 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from world import World, QuerySet, fd_many, tau_ap, K, NAMES  # noqa: E402
+from benchmarks.worlds.tau import World, QuerySet, fd_many, tau_ap, K, NAMES  # noqa: E402
 
 N_Q = 43
 RES = os.path.join(HERE, "results")

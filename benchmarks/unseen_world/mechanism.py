@@ -15,8 +15,7 @@ relevant-set sizes are kept) and prints, for FD@10's default interval:
 """
 import glob, re, sys
 import numpy as np, pandas as pd, scipy.stats as st
-sys.path.insert(0, 'benchmarks/unseen_world')
-from worlds import World, draw_set
+from benchmarks.worlds.lognormal import World, draw_set
 
 R = 'benchmarks/unseen_world/results/'
 Z = float(st.norm.ppf(0.975))

@@ -9,11 +9,10 @@ depend on d, so d = 16 keeps the draws cheap.
     python benchmarks/unseen_world/ndcg_level.py WORLD N TRIALS SAMPLES   # -> results/ndcg_level_WORLD_nN_bSAMPLES.csv
 """
 import sys, warnings, numpy as np, pandas as pd, scipy.stats
-sys.path.insert(0, 'benchmarks/unseen_world')
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from ir_measures import nDCG
-from worlds import World, ndcg10
+from benchmarks.worlds.lognormal import World, ndcg10
 kind, n, T, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 w = World(kind, 16); r = np.random.default_rng(7 + n)
 rows = []

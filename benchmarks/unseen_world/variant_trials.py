@@ -21,11 +21,10 @@ the query sets trials.py drew (same rng, same order).
 """
 import os, sys, tempfile, warnings
 import numpy as np, pandas as pd
-sys.path.insert(0, 'benchmarks/unseen_world')
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
-from worlds import World, draw_set, write_set, SYSTEMS
+from benchmarks.worlds.lognormal import World, draw_set, write_set, SYSTEMS
 
 
 def fd_weighted(rel_sets, ret_sets, by_query):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from t_reference import N, p_on_t, widen_about
+from benchmarks.unseen_world2.t_reference import N, p_on_t, widen_about
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RES = os.path.join(HERE, 'results')

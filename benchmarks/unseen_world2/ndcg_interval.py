@@ -22,9 +22,8 @@ import numpy as np
 import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from worlds import SYSTEMS, WORLDS  # noqa: E402
-from own import ndcg10  # noqa: E402
+from benchmarks.worlds.graded import SYSTEMS, WORLDS  # noqa: E402
+from benchmarks.unseen_world2.own import ndcg10  # noqa: E402
 
 from pyterrier_frechet.analyses.bootstrap import draw_counts  # noqa: E402
 from pyterrier_frechet.core.intervals import interval  # noqa: E402

@@ -21,8 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def worker(world, d, trials, deadline):
-    sys.path.insert(0, HERE)
-    import run
+    from benchmarks.unseen_world2 import run
     slowest = 0.0
     for t in trials:
         if time.time() + 1.3 * slowest > deadline:
@@ -44,7 +43,7 @@ def main(outdir, deadline_s, specs):
             folder = os.path.join(outdir, f"w_{world}_{d}_{w}")
             os.makedirs(folder, exist_ok=True)
             trials = list(range(first + w, first + 100000, workers))
-            code = (f"import sys; sys.path.insert(0, {HERE!r}); import parallel; "
+            code = ("from benchmarks.unseen_world2 import parallel; "
                     f"parallel.worker({world!r}, {d}, {trials[:500]!r}, {deadline!r})")
             log = open(os.path.join(folder, "log.txt"), "w")
             procs.append(subprocess.Popen([sys.executable, "-c", code], env=dict(env, UW2_RES=folder),

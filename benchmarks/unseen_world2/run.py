@@ -6,9 +6,8 @@
 import sys, os, time, tempfile, shutil
 import numpy as np, pandas as pd
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from worlds import WORLDS, SYSTEMS
-from own import own_values, to_package
+from benchmarks.worlds.graded import WORLDS, SYSTEMS
+from benchmarks.unseen_world2.own import own_values, to_package
 
 N = 43
 WID = {"graded": 1, "aniso": 2}
