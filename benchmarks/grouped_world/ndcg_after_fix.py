@@ -10,7 +10,7 @@ import pyterrier_frechet as pf
 from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, frames
 
 d, G, T = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-truth = pd.read_csv(f'results/truth_d{d}_G{G}.csv')[[f'ndcg_{s}' for s in SYSTEMS]].mean()
+truth = pd.read_csv(f'benchmarks/grouped_world/results/truth_d{d}_G{G}.csv')[[f'ndcg_{s}' for s in SYSTEMS]].mean()
 space = Space(d)
 rows = []
 for trial in range(T):
