@@ -5,8 +5,7 @@
 import glob, os, re
 import numpy as np
 import pandas as pd
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.grouped import SYSTEMS, LEVEL_PAIR
 
 R = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results')

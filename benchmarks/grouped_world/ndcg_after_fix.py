@@ -7,8 +7,7 @@
 import sys, warnings
 import numpy as np, pandas as pd
 import pyterrier_frechet as pf
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, frames
 
 d, G, T = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

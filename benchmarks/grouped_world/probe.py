@@ -1,7 +1,6 @@
 import numpy as np, time, warnings, sys
 import pyterrier_frechet as pf
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.grouped import DictEncoder, Space, draw_query_set, fd_all, frames, ndcg_all
 d, G = int(sys.argv[1]), int(sys.argv[2])
 sp = Space(d); qs = draw_query_set(sp, G, np.random.default_rng(7))

@@ -7,8 +7,7 @@ every trial (partial runs count) and results/warnings_d{d}_G{G}.csv.
 import argparse, csv, os, time, warnings, logging
 import numpy as np
 import pyterrier_frechet as pf
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.grouped import DictEncoder, Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
 
 

@@ -5,8 +5,7 @@ sets drawn exactly as the trials draw theirs (G topics). One row per reference s
 """
 import argparse, csv, os, time
 import numpy as np
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, fd_all, ndcg_all
 
 ap = argparse.ArgumentParser()

@@ -15,8 +15,7 @@ relevant-set sizes are kept) and prints, for FD@10's default interval:
 """
 import glob, re, sys
 import numpy as np, pandas as pd, scipy.stats as st
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.lognormal import World, draw_set
 
 R = 'benchmarks/unseen_world/results/'

@@ -12,8 +12,7 @@ import sys, warnings, numpy as np, pandas as pd, scipy.stats
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from ir_measures import nDCG
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.lognormal import World, ndcg10
 kind, n, T, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 w = World(kind, 16); r = np.random.default_rng(7 + n)

@@ -4,8 +4,7 @@ warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
 from ir_measures import nDCG
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.lognormal import World, draw_set, own_measures, write_set, SYSTEMS
 kind, d, n, T = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 # optional START (added later): trials 0..START-1 are drawn but not evaluated, their rows kept from the existing CSVs

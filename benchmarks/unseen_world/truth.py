@@ -1,6 +1,5 @@
 import sys, numpy as np, pandas as pd
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.lognormal import World, draw_set, own_measures, SYSTEMS
 kind, d, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 w = World(kind, d); r = np.random.default_rng(999)

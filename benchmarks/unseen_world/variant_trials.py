@@ -24,8 +24,7 @@ import numpy as np, pandas as pd
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.lognormal import World, draw_set, write_set, SYSTEMS
 
 

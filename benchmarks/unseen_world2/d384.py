@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.unseen_world2.t_reference import N, p_on_t, widen_about
 
 HERE = os.path.dirname(os.path.abspath(__file__))

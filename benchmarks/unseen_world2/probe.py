@@ -1,7 +1,6 @@
 import sys, time, tempfile, os
 import numpy as np, pandas as pd
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.graded import WORLDS
 from benchmarks.unseen_world2.own import own_values, to_package
 import pyterrier_frechet as pf

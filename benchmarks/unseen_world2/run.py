@@ -6,8 +6,7 @@
 import sys, os, time, tempfile, shutil
 import numpy as np, pandas as pd
 HERE = os.path.dirname(os.path.abspath(__file__))
-import pathlib, sys
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repository root, when run as a file
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
 from benchmarks.worlds.graded import WORLDS, SYSTEMS
 from benchmarks.unseen_world2.own import own_values, to_package
 

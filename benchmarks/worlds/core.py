@@ -52,6 +52,22 @@ class QuerySample:
         return qrels.reset_index(drop=True), runs, vectors
 
 
+def from_queries(qids, relevant, relevant_label, relevant_docno, retrieved, retrieved_label, retrieved_docno,
+                 retrieved_score=None) -> QuerySample:
+    """A QuerySample from per-query lists (one entry per qid): the relevant rows (R_q x d), their labels and docnos,
+    and per system the retrieved rows in rank order (k_q x d), their labels (0: not relevant), docnos and scores."""
+    def qid_of(parts):
+        return np.repeat(np.array(qids, dtype=str), [len(p) for p in parts])
+    cat = np.concatenate
+    return QuerySample(
+        qids=list(qids), relevant=np.vstack(relevant), relevant_qid=qid_of(relevant),
+        relevant_label=cat(relevant_label).astype(np.int64), relevant_docno=cat(relevant_docno).astype(str),
+        retrieved={s: (np.vstack(v), qid_of(v), cat([np.arange(1, len(x) + 1) for x in v])) for s, v in retrieved.items()},
+        retrieved_relevant={s: cat(v).astype(np.int64) for s, v in retrieved_label.items()},
+        retrieved_docno={s: cat(v).astype(str) for s, v in retrieved_docno.items()},
+        retrieved_score=None if retrieved_score is None else {s: cat(v) for s, v in retrieved_score.items()})
+
+
 @dataclass
 class Population:
     """Exact (or documented Monte Carlo) population quantities of a world; see README.md."""

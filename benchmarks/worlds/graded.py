@@ -17,7 +17,7 @@ World "aniso": anisotropic normalised embeddings (common mean direction + power-
 """
 import numpy as np
 
-from .core import QuerySample, World
+from .core import World, from_queries
 
 SYSTEMS = ["A", "B", "C", "D"]
 
@@ -36,23 +36,13 @@ class _Queries(World):
     def draw(self, n_queries, rng):
         self._check_n(n_queries)
         qs = [self.sample_query(rng, i) for i in range(int(n_queries))]
-        qids = [f"q{i}" for i in range(len(qs))]
         rel = [np.where(q["labels"] >= 2)[0] for q in qs]
-        retrieved, labels, docnos = {}, {}, {}
-        for s in SYSTEMS:
-            docs = [q["runs"][s][0] for q in qs]
-            retrieved[s] = (np.vstack([q["V"][i] for q, i in zip(qs, docs)]),
-                            np.concatenate([[qid] * len(i) for qid, i in zip(qids, docs)]),
-                            np.concatenate([np.arange(1, len(i) + 1) for i in docs]))
-            lab = np.concatenate([q["labels"][i] for q, i in zip(qs, docs)])
-            labels[s] = np.where(lab >= 2, lab, 0).astype(np.int64)
-            docnos[s] = np.concatenate([np.array(q["ids"])[i] for q, i in zip(qs, docs)])
-        return QuerySample(qids=qids, relevant=np.vstack([q["V"][i] for q, i in zip(qs, rel)]),
-                           relevant_qid=np.concatenate([[qid] * len(i) for qid, i in zip(qids, rel)]),
-                           relevant_label=np.concatenate([q["labels"][i] for q, i in zip(qs, rel)]).astype(np.int64),
-                           retrieved=retrieved, retrieved_relevant=labels,
-                           relevant_docno=np.concatenate([np.array(q["ids"])[i] for q, i in zip(qs, rel)]),
-                           retrieved_docno=docnos)
+        docs = {s: [q["runs"][s][0] for q in qs] for s in SYSTEMS}
+        label = {s: [np.where(q["labels"][i] >= 2, q["labels"][i], 0) for q, i in zip(qs, docs[s])] for s in SYSTEMS}
+        return from_queries([f"q{i}" for i in range(len(qs))], [q["V"][i] for q, i in zip(qs, rel)],
+                            [q["labels"][i] for q, i in zip(qs, rel)], [np.array(q["ids"])[i] for q, i in zip(qs, rel)],
+                            {s: [q["V"][i] for q, i in zip(qs, docs[s])] for s in SYSTEMS}, label,
+                            {s: [np.array(q["ids"])[i] for q, i in zip(qs, docs[s])] for s in SYSTEMS})
 
 
 class GradedWorld(_Queries):

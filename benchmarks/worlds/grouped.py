@@ -21,7 +21,7 @@ Generative story (unit-norm vectors, as a sentence encoder such as MiniLM gives;
 """
 import numpy as np
 
-from .core import QuerySample, World
+from .core import World, from_queries
 
 SYSTEMS = {  # name: (alpha: precision logit, w: drift to the distractor sense, b: ranking boost of relevant docs)
     'A': (1.2, 0.25, 1.5),
@@ -127,31 +127,13 @@ class GroupedWorld(World):
             g += 1
         qs = qs[:n_queries]
         qids = [f"t{q['group'][1:]}_q{q['qid'].split('q')[-1]}" for q in qs]
-        rel_qid = np.concatenate([[qid] * len(q['rel']) for qid, q in zip(qids, qs)])
-        rel_docno = np.concatenate([[f'{qid}_r{i}' for i in range(len(q['rel']))] for qid, q in zip(qids, qs)])
-        retrieved, labels, docnos, scores = {}, {}, {}, {}
-        for s in SYSTEMS:
-            retrieved[s] = (np.vstack([q['ret'][s] for q in qs]), np.repeat(np.array(qids), K),
-                            np.tile(np.arange(1, K + 1), len(qs)))
-            idx = np.concatenate([q['ret_idx'][s] for q in qs])
-            labels[s] = (idx >= 0).astype(np.int64)
-            docnos[s] = np.array([f'{qid}_r{i}' if i >= 0 else f'{qid}_{s}_n{r}'
-                                  for qid, q in zip(qids, qs) for r, i in enumerate(q['ret_idx'][s])])
-            scores[s] = np.concatenate([q['scores'][s] for q in qs])
-        return QuerySample(qids=qids, relevant=np.vstack([q['rel'] for q in qs]), relevant_qid=rel_qid,
-                           relevant_label=np.ones(len(rel_qid), np.int64), retrieved=retrieved,
-                           retrieved_relevant=labels, relevant_docno=rel_docno, retrieved_docno=docnos,
-                           retrieved_score=scores)
-
-
-def fd_numpy(rel, ret):
-    """FD between Gaussians (mean, unbiased covariance) of two (n x d) arrays, plain numpy."""
-    mu1, mu2 = rel.mean(0), ret.mean(0)
-    S1, S2 = np.cov(rel, rowvar=False), np.cov(ret, rowvar=False)
-    ev, V = np.linalg.eigh(S1)
-    r = (V * np.sqrt(np.clip(ev, 0, None))) @ V.T
-    lam = np.linalg.eigvalsh(r @ S2 @ r)
-    return float(np.sum((mu1 - mu2) ** 2) + np.trace(S1) + np.trace(S2) - 2 * np.sum(np.sqrt(np.clip(lam, 0, None))))
+        return from_queries(
+            qids, [q['rel'] for q in qs], [np.ones(len(q['rel'])) for q in qs],
+            [[f'{qid}_r{i}' for i in range(len(q['rel']))] for qid, q in zip(qids, qs)],
+            {s: [q['ret'][s] for q in qs] for s in SYSTEMS}, {s: [q['ret_idx'][s] >= 0 for q in qs] for s in SYSTEMS},
+            {s: [[f'{qid}_r{i}' if i >= 0 else f'{qid}_{s}_n{r}' for r, i in enumerate(q['ret_idx'][s])]
+                 for qid, q in zip(qids, qs)] for s in SYSTEMS},
+            {s: [q['scores'][s] for q in qs] for s in SYSTEMS})
 
 
 def fd_all(queries, systems=SYSTEMS):

@@ -3,7 +3,7 @@
 internals used)."""
 import numpy as np
 
-from .core import QuerySample, World as _World
+from .core import World as _World, from_queries
 
 SYSTEMS = {'A': 0.6, 'B': 0.6, 'C': 0.45, 'D': 0.3}   # A and B identical in law
 
@@ -86,18 +86,12 @@ class LognormalWorld(_World):
 def as_sample(qs):
     """A drawn query set (list of ``World.query`` results) as a QuerySample; labels are 1 (relevant) or 0."""
     qids = [f'q{qi}' for qi in range(len(qs))]
-    rel_qid = np.concatenate([[q] * len(rel) for q, (rel, _) in zip(qids, qs)])
-    rel_docno = np.concatenate([[f'{q}r{j}' for j in range(len(rel))] for q, (rel, _) in zip(qids, qs)])
-    retrieved, labels, docnos = {}, {}, {}
-    for s in SYSTEMS:
-        retrieved[s] = (np.vstack([out[s][0] for _, out in qs]), np.repeat(np.array(qids), 10),
-                        np.tile(np.arange(1, 11), len(qs)))
-        labels[s] = np.concatenate([out[s][1] for _, out in qs]).astype(np.int64)
-        docnos[s] = np.array([f'{q}r{i}' if lab else f'{q}{s}n{r}' for q, (_, out) in zip(qids, qs)
-                              for r, (lab, i) in enumerate(zip(out[s][1], out[s][2]))])
-    return QuerySample(qids=qids, relevant=np.vstack([rel for rel, _ in qs]), relevant_qid=rel_qid,
-                       relevant_label=np.ones(len(rel_qid), np.int64), retrieved=retrieved, retrieved_relevant=labels,
-                       relevant_docno=rel_docno, retrieved_docno=docnos)
+    return from_queries(
+        qids, [rel for rel, _ in qs], [np.ones(len(rel)) for rel, _ in qs],
+        [[f'{q}r{j}' for j in range(len(rel))] for q, (rel, _) in zip(qids, qs)],
+        {s: [out[s][0] for _, out in qs] for s in SYSTEMS}, {s: [out[s][1] for _, out in qs] for s in SYSTEMS},
+        {s: [[f'{q}r{i}' if lab else f'{q}{s}n{r}' for r, (lab, i) in enumerate(zip(out[s][1], out[s][2]))]
+             for q, (_, out) in zip(qids, qs)] for s in SYSTEMS})
 
 
 #: the study scripts' name for the world

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import QuerySample, World as _World
+from .core import World as _World, from_queries
 
 D = 384
 K = 10
@@ -137,19 +137,13 @@ class TauWorld(_World):
     def draw(self, n_queries, rng):
         self._check_n(n_queries)
         qs = QuerySet(self.world, self.STREAM, rng.integers(2 ** 62, size=int(n_queries)))
-        qids = [f"q{qi}" for qi in qs.qidx]
-        docno = lambda qi, js: np.array([f"s{self.STREAM}q{qi}d{j}" for j in js])  # noqa: E731
-        rel_qid = np.concatenate([[qid] * q["R"] for qid, q in zip(qids, qs.queries)])
-        retrieved, labels, docnos = {}, {}, {}
-        for si, s in enumerate(NAMES):
-            retrieved[s] = (qs.ret_vectors(si), np.repeat(np.array(qids), K), np.tile(np.arange(1, K + 1), len(qids)))
-            labels[s] = np.concatenate([q["labels"][q["retrieved"][si]] for q in qs.queries]).astype(np.int64)
-            docnos[s] = np.concatenate([docno(qi, q["retrieved"][si]) for qi, q in zip(qs.qidx, qs.queries)])
-        return QuerySample(qids=qids, relevant=qs.rel_vectors(), relevant_qid=rel_qid,
-                           relevant_label=np.concatenate([q["labels"][:q["R"]] for q in qs.queries]).astype(np.int64),
-                           retrieved=retrieved, retrieved_relevant=labels, retrieved_docno=docnos,
-                           relevant_docno=np.concatenate([docno(qi, range(q["R"])) for qi, q in
-                                                          zip(qs.qidx, qs.queries)]))
+        docno = lambda qi, js: [f"s{self.STREAM}q{qi}d{j}" for j in js]  # noqa: E731
+        return from_queries(
+            [f"q{qi}" for qi in qs.qidx], np.split(qs.rel_vectors(), np.cumsum([q["R"] for q in qs.queries])[:-1]),
+            [q["labels"][:q["R"]] for q in qs.queries], [docno(qi, range(q["R"])) for qi, q in zip(qs.qidx, qs.queries)],
+            {s: np.split(qs.ret_vectors(si), len(qs.queries)) for si, s in enumerate(NAMES)},
+            {s: [q["labels"][q["retrieved"][si]] for q in qs.queries] for si, s in enumerate(NAMES)},
+            {s: [docno(qi, q["retrieved"][si]) for qi, q in zip(qs.qidx, qs.queries)] for si, s in enumerate(NAMES)})
 
 
 def ndcg10(labels: np.ndarray, retrieved_row: np.ndarray) -> float:
