@@ -49,6 +49,7 @@ def test_lognormal_is_unseen_world(kind):
         a = old.draw_set(old.World(kind, 8), np.random.default_rng(seed), 5)
         b = lognormal.draw_set(lognormal.World(kind, 8), np.random.default_rng(seed), 5)
         assert_same(a, b)
+        assert old.own_measures(a) == lognormal.own_measures(b)     # the study's own FD and nDCG, bit for bit
         sample = lognormal.World(kind, 8).draw(5, np.random.default_rng(seed))
         np.testing.assert_array_equal(sample.relevant, np.vstack([q[0] for q in a]))
         for s in old.SYSTEMS:
@@ -76,6 +77,7 @@ def test_grouped_is_grouped_world(interaction):
         a = old.draw_query_set(old.Space(8), 3, np.random.default_rng(seed), interaction=interaction)
         b = grouped.draw_query_set(grouped.Space(8), 3, np.random.default_rng(seed), interaction=interaction)
         assert_same(a, b)
+        assert old.fd_all(a) == grouped.fd_all(b) and old.ndcg_all(a) == grouped.ndcg_all(b)
         n = len(a) - 1      # the last topic cut
         sample = grouped.GroupedWorld(8, interaction=interaction).draw(n, np.random.default_rng(seed))
         np.testing.assert_array_equal(sample.relevant, np.vstack([q['rel'] for q in a[:n]]))
@@ -88,8 +90,10 @@ def test_tau_is_unseen_tau():
     a_world, b_world = old.World(), tau.World()
     for stream, qi in ((1, 0), (2, 43), (3, 7)):
         assert_same(a_world.query(stream, qi), b_world.query(stream, qi))
-    qs = old.QuerySet(a_world, 2, range(2))
-    np.testing.assert_array_equal(qs.rel_vectors(), tau.QuerySet(b_world, 2, range(2)).rel_vectors())
+    qs, new = old.QuerySet(a_world, 2, range(2)), tau.QuerySet(b_world, 2, range(2))
+    np.testing.assert_array_equal(qs.rel_vectors(), new.rel_vectors())
+    np.testing.assert_array_equal(old.fd_many(qs.rel_vectors(), [qs.ret_vectors(0)]),
+                                  tau.fd_many(new.rel_vectors(), [new.ret_vectors(0)]))
     sample = tau.TauWorld().draw(2, np.random.default_rng(0))
     idx = np.random.default_rng(0).integers(2 ** 62, size=2)
     np.testing.assert_array_equal(sample.relevant, old.QuerySet(a_world, 4, idx).rel_vectors())

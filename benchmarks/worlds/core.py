@@ -1,4 +1,4 @@
-"""Containers shared by all worlds: a drawn query set, its population quantities, nDCG@k, pooled moments."""
+"""Containers shared by all worlds: a drawn query set, its population quantities, nDCG@k, pooled moments, own FD."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -139,6 +139,16 @@ def per_query_ndcg(sample: QuerySample, system: str, k: int) -> Dict[str, float]
     col = np.arange(len(qi)) - np.searchsorted(qi, qi)
     rel[qi, col] = sample.relevant_label[order]
     return dict(zip(sample.qids, ndcg_matrix(ret, rel, k)))
+
+
+def own_fd(X, Y):
+    """FD between the Gaussians (mean, unbiased covariance) of two (n x d) arrays, plain numpy (the studies' own)."""
+    m1, m2 = X.mean(0), Y.mean(0)
+    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
+    w, V = np.linalg.eigh(S1)
+    sq = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+    ev = np.linalg.eigvalsh(sq @ S2 @ sq)
+    return float(((m1 - m2) ** 2).sum() + np.trace(S1) + np.trace(S2) - 2 * np.sqrt(np.clip(ev, 0, None)).sum())
 
 
 def pooled_moments(x: np.ndarray, weights: Optional[np.ndarray] = None):

@@ -21,7 +21,7 @@ Generative story (unit-norm vectors, as a sentence encoder such as MiniLM gives;
 """
 import numpy as np
 
-from .core import World, from_queries
+from .core import World, from_queries, own_fd
 
 SYSTEMS = {  # name: (alpha: precision logit, w: drift to the distractor sense, b: ranking boost of relevant docs)
     'A': (1.2, 0.25, 1.5),
@@ -138,19 +138,7 @@ class GroupedWorld(World):
 
 def fd_all(queries, systems=SYSTEMS):
     rel = np.vstack([q['rel'] for q in queries])
-    mu1 = rel.mean(0)
-    S1 = np.cov(rel, rowvar=False)
-    ev, V = np.linalg.eigh(S1)
-    r = (V * np.sqrt(np.clip(ev, 0, None))) @ V.T
-    out = {}
-    for s in systems:
-        ret = np.vstack([q['ret'][s] for q in queries])
-        mu2 = ret.mean(0)
-        S2 = np.cov(ret, rowvar=False)
-        lam = np.linalg.eigvalsh(r @ S2 @ r)
-        out[s] = float(np.sum((mu1 - mu2) ** 2) + np.trace(S1) + np.trace(S2)
-                       - 2 * np.sum(np.sqrt(np.clip(lam, 0, None))))
-    return out
+    return {s: own_fd(rel, np.vstack([q['ret'][s] for q in queries])) for s in systems}
 
 
 def ndcg10(q, s):

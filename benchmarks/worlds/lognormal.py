@@ -3,7 +3,7 @@
 internals used)."""
 import numpy as np
 
-from .core import World as _World, from_queries
+from .core import World as _World, from_queries, own_fd as fd
 
 SYSTEMS = {'A': 0.6, 'B': 0.6, 'C': 0.45, 'D': 0.3}   # A and B identical in law
 
@@ -96,15 +96,6 @@ def as_sample(qs):
 
 #: the study scripts' name for the world
 World = LognormalWorld
-
-
-def fd(X, Y):
-    m1, m2 = X.mean(0), Y.mean(0)
-    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
-    w, V = np.linalg.eigh(S1)
-    sq = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
-    ev = np.linalg.eigvalsh(sq @ S2 @ sq)
-    return float(((m1 - m2) ** 2).sum() + np.trace(S1) + np.trace(S2) - 2 * np.sqrt(np.clip(ev, 0, None)).sum())
 
 
 def ndcg10(labels, R):
