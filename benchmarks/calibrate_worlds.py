@@ -2,7 +2,8 @@
 
 The worlds come from :mod:`benchmarks.worlds` (built separately, without the package's statistics in view): independent
 queries, queries that share topics, heavy-tailed / clustered embeddings, and Cranfield with real MiniLM vectors and
-real runs as a finite population. For each (world, d, n queries) this script
+real runs as a finite population; and the one-off checks' worlds (``STUDY_WORLDS``: no population quantities, so only
+their E[FD̂ₙ] / E[mean nDCG] rows are scored). For each (world, d, n queries) this script
 
 1. draws ``--reference`` independent query sets of n queries and takes the mean FD̂ of each system: the estimand
    **E[FD̂ₙ]**, the expected FD over query sets of this size drawn from this population (and E[ΔFD̂ₙ] for pairs);
