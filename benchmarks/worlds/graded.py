@@ -30,7 +30,8 @@ def _unit(X):
 class _Queries(World):
     """The common interface over ``sample_query``: n queries from one generator (as unseen_world2's run.py draws a
     set), as a QuerySample whose relevant side is label >= 2 (FD(rel=2), as the study measured) and whose
-    retrieved labels are the grades >= 2 (0 below: nDCG on the relevant side's qrels, like the DL19 world)."""
+    retrieved labels are the grades >= 2 (0 below: nDCG on the relevant side's qrels, like the DL19 world). A query with
+    no label >= 2 document (7 % in "graded") keeps its retrieved rows, which the package's FD(rel=2) leaves out."""
     k, systems, metric_order, equal_pairs, max_queries, has_population = 10, SYSTEMS, SYSTEMS, [("A", "B")], None, False
 
     def draw(self, n_queries, rng):
