@@ -2,7 +2,8 @@
 
 The worlds come from :mod:`benchmarks.worlds` (built separately, without the package's statistics in view): independent
 queries, queries that share topics, heavy-tailed / clustered embeddings, and Cranfield with real MiniLM vectors and
-real runs as a finite population. For each (world, d, n queries) this script
+real runs as a finite population; and the one-off checks' worlds (``STUDY_WORLDS``: no population quantities, so only
+their E[FD̂ₙ] / E[mean nDCG] rows are scored). For each (world, d, n queries) this script
 
 1. draws ``--reference`` independent query sets of n queries and takes the mean FD̂ of each system: the estimand
    **E[FD̂ₙ]**, the expected FD over query sets of this size drawn from this population (and E[ΔFD̂ₙ] for pairs);
@@ -258,16 +259,18 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         e_fd, recorded_delta, tau_n, sd_fd, tau_ap_n = truths
         e_delta = {(a, b): float(recorded_delta[f'{a}-{b}']) for a, b, _ in pairs}
     # population values from the world's pooled moments (closed form, Monte Carlo, or exact over a finite population)
-    pop_fd = population_values(world, statistic) if statistic == 'fd' else {}
-    pop_ndcg = dict(world.population().per_query_metric_mean)
+    # (a study world has none: its population rows are left out, as a truth that is not finite is)
+    has_population = getattr(world, 'has_population', True)
+    pop_fd = population_values(world, statistic) if statistic == 'fd' and has_population else {}
+    pop_ndcg = dict(world.population().per_query_metric_mean) if has_population else dict.fromkeys(systems, np.nan)
     tau_pop = (kendall_tau_b(-np.array([pop_fd[s] for s in systems]), np.array([pop_ndcg[s] for s in systems]))
                if pop_fd else np.nan)
     # τ's estimand with the nDCG side exact: E[mean nDCG@kₙ] is the population mean (exact over a finite population,
     # Monte Carlo with its SE in the synthetic worlds) — not the mean over the reference sets, whose Monte Carlo error
     # moved the 19-run world's τ truth from 0.380 to 0.392 (stop 45)
     pop_ndcg_vector = np.array([pop_ndcg[s] for s in systems])
-    tau_exact_ndcg = kendall_tau_b(-e_fd[systems].to_numpy(), pop_ndcg_vector)
-    tau_ap_exact_ndcg = tau_ap(-e_fd[systems].to_numpy(), pop_ndcg_vector)
+    tau_exact_ndcg = kendall_tau_b(-e_fd[systems].to_numpy(), pop_ndcg_vector) if has_population else np.nan
+    tau_ap_exact_ndcg = tau_ap(-e_fd[systems].to_numpy(), pop_ndcg_vector) if has_population else np.nan
     rng = np.random.default_rng([seed, n, 12])
     balance = np.random.default_rng([seed, n, 14])   # the trials' own draws of balanced qrels (fd-per-query5)
     # a finite population (the real-data worlds): the same intervals and test with the finite-population correction
@@ -462,6 +465,8 @@ def main(argv=None):
                              "linearised resamples anchored on them (method 'anchored K')")
     parser.add_argument('--statistic', default='fd', choices=STATISTICS)
     parser.add_argument('--seed', type=int, default=0)
+    parser.add_argument('--world-seed', type=int, default=None,
+                        help="the world's seed (default: --seed for the calibration worlds, a study world's own)")
     parser.add_argument('--systems', nargs='+', default=None,
                         help="a subset of the world's systems (fewer FDs per trial; keep an equal-in-law pair for the "
                              'level of the tests)')
@@ -478,7 +483,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     from benchmarks.worlds import make_world
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(message)s')
-    world = make_world(args.world, d=args.dim, seed=args.seed)
+    from benchmarks.worlds import STUDY_WORLDS
+    world_seed = args.world_seed if args.world_seed is not None or args.world in STUDY_WORLDS else args.seed
+    world = make_world(args.world, d=args.dim, seed=world_seed)
     if args.systems:
         unknown = [s for s in args.systems if s not in world.systems]
         if unknown:

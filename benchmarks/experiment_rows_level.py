@@ -2,7 +2,7 @@
 pseudo-values from leave-one-query-out FDs, ``FD@10``) against the influence rows (the same from each query's
 first-order influence, the infinitesimal jackknife, ``FD(rows='influence')@10``), on the same query sets.
 
-Worlds: ``graded`` and ``aniso`` of ``benchmarks/unseen_world2/worlds.py`` (built by a helper for an independent check of
+Worlds: ``graded`` and ``aniso`` of ``benchmarks/worlds/graded.py`` (built by a helper for an independent check of
 the intervals, before the influence rows existed; four systems, A and B the same law: the level, C and D worse: the
 power), at d = 384 with 43 queries; and ``dl19``: the 43 real DL19 queries, their real relevant sets (label >= 2) and
 MiniLM vectors as a finite population (``--n`` of them drawn per trial without replacement), with systems that draw 10
@@ -21,7 +21,6 @@ import sys, time, argparse
 import numpy as np, scipy.stats
 from pathlib import Path
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / 'unseen_world2'))
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 SHARED = HERE.parents[1] / 'shared'
 
@@ -115,7 +114,7 @@ def trial(Y, yq, systems, units, pairs):
 
 # ---- worlds
 def synthetic(world_name, d, n, rng):
-    from worlds import GradedWorld, AnisoWorld, SYSTEMS
+    from benchmarks.worlds.graded import GradedWorld, AnisoWorld, SYSTEMS
     W = {'graded': GradedWorld, 'aniso': AnisoWorld}[world_name](d, world_seed=0)
     qs = [W.sample_query(rng, i) for i in range(n)]
     Y, yq = [], []

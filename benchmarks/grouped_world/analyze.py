@@ -1,11 +1,12 @@
 """Tables from results/: coverage, level, power, widths with binomial SEs. Prints markdown.
 
-    python analyze.py > results/summary.md
+    python -m benchmarks.grouped_world.analyze > benchmarks/grouped_world/results/summary.md
 """
 import glob, os, re
 import numpy as np
 import pandas as pd
-from world import SYSTEMS, LEVEL_PAIR
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import SYSTEMS, LEVEL_PAIR
 
 R = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results')
 

@@ -2,7 +2,8 @@
 import warnings
 import numpy as np
 import pyterrier_frechet as pf
-from world import DictEncoder, Space, draw_query_set, frames
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import DictEncoder, Space, draw_query_set, frames
 
 warnings.simplefilter('ignore')
 

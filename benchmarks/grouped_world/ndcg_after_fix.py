@@ -2,15 +2,16 @@
 (from results/truth_d128_G*.csv) by pf.bootstrap(..., ['nDCG@10'], query_groups=...) on the trials' query sets
 (the same seeds as run_trials.py), with and without the groups. nDCG needs no vectors, so this is fast.
 
-    python ndcg_after_fix.py 128 14 100 > results/ndcg_after_fix_d128_G14.txt
+    python -m benchmarks.grouped_world.ndcg_after_fix 128 14 100 > benchmarks/grouped_world/results/ndcg_after_fix_d128_G14.txt
 """
 import sys, warnings
 import numpy as np, pandas as pd
 import pyterrier_frechet as pf
-from world import Space, SYSTEMS, draw_query_set, frames
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, frames
 
 d, G, T = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-truth = pd.read_csv(f'results/truth_d{d}_G{G}.csv')[[f'ndcg_{s}' for s in SYSTEMS]].mean()
+truth = pd.read_csv(pathlib.Path(__file__).parent / 'results' / f'truth_d{d}_G{G}.csv')[[f'ndcg_{s}' for s in SYSTEMS]].mean()
 space = Space(d)
 rows = []
 for trial in range(T):

@@ -1,12 +1,7 @@
 import numpy as np, time, warnings, sys
-import pyterrier as pt
 import pyterrier_frechet as pf
-from world import *
-class DictEncoder(pt.Transformer):
-    def __init__(self, vectors): self.vectors = vectors
-    def transform(self, inp):
-        known = inp[inp['docno'].isin(self.vectors.keys())]
-        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import DictEncoder, Space, draw_query_set, fd_all, frames, ndcg_all
 d, G = int(sys.argv[1]), int(sys.argv[2])
 sp = Space(d); qs = draw_query_set(sp, G, np.random.default_rng(7))
 qrels, runs, vecs, groups = frames(qs)

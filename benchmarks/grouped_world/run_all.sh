@@ -1,7 +1,7 @@
 #!/bin/bash
 # The whole check, one core, sequentially; each step time-boxed (partial trial CSVs count).
-# Run from benchmarks/grouped_world:  nohup bash run_all.sh > results/run_all.log 2>&1 &
-# World 'interact' (system x topic interaction), after that:  nohup bash run_all.sh interact > results/run_interact.log 2>&1 &
+# Run from the repository root:  nohup bash benchmarks/grouped_world/run_all.sh > benchmarks/grouped_world/results/run_all.log 2>&1 &
+# World 'interact' (system x topic interaction), after that: the same with the argument interact (results/run_interact.log)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 PY=${PY:-/work/main/.venv/bin/python}
 WORLD=${1:-shared}
@@ -9,8 +9,8 @@ WORLD=${1:-shared}
 # step D G REFERENCE_SETS TRIAL_SECONDS: the truth over reference sets, then 100 time-boxed trials
 step() {
     date
-    timeout 300 $PY truth.py --world "$WORLD" --d "$1" --G "$2" --sets "$3"
-    timeout "$4" $PY run_trials.py --world "$WORLD" --d "$1" --G "$2" --trials 100
+    timeout 300 $PY -m benchmarks.grouped_world.truth --world "$WORLD" --d "$1" --G "$2" --sets "$3"
+    timeout "$4" $PY -m benchmarks.grouped_world.run_trials --world "$WORLD" --d "$1" --G "$2" --trials 100
 }
 
 if [ "$WORLD" = interact ]; then

@@ -2,12 +2,13 @@
 with query_groups = the true topics and without. Appends to results/trials_d{d}_G{G}_{systems,pairs}.csv after
 every trial (partial runs count) and results/warnings_d{d}_G{G}.csv.
 
-    python run_trials.py --d 128 --G 14 --trials 100
+    python -m benchmarks.grouped_world.run_trials --d 128 --G 14 --trials 100
 """
 import argparse, csv, os, time, warnings, logging
 import numpy as np
 import pyterrier_frechet as pf
-from world import DictEncoder, Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import DictEncoder, Space, SYSTEMS, draw_query_set, frames, fd_all, ndcg_all
 
 
 class ListHandler(logging.Handler):

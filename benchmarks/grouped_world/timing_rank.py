@@ -1,13 +1,14 @@
 """Timing: pf.bootstrap of FD@10 at d = 384, one system, 40 queries x 10 retrieved (400 > d), with R relevant
 documents per query: 40 R below or above d = 384 (a singular or a full-rank relevant covariance).
 
-    python timing_rank.py
+    python -m benchmarks.grouped_world.timing_rank
 """
 import time, warnings
 import numpy as np
 import pandas as pd
 import pyterrier_frechet as pf
-from world import DictEncoder
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import DictEncoder
 
 warnings.simplefilter('ignore')
 

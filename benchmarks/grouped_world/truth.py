@@ -1,11 +1,12 @@
 """Truth by Monte Carlo: FD (own numpy code) and mean nDCG@10 of every system on many independent reference query
 sets drawn exactly as the trials draw theirs (G topics). One row per reference set.
 
-    python truth.py --d 128 --G 14 --sets 500
+    python -m benchmarks.grouped_world.truth --d 128 --G 14 --sets 500
 """
 import argparse, csv, os, time
 import numpy as np
-from world import Space, SYSTEMS, draw_query_set, fd_all, ndcg_all
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.grouped import Space, SYSTEMS, draw_query_set, fd_all, ndcg_all
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--d', type=int, required=True)

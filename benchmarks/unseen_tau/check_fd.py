@@ -3,9 +3,9 @@ ir_measures', on one query set of stream 3 (used nowhere else). Also times one s
 and checks which tau_AP convention matches the package's point estimate."""
 import os, sys, tempfile, time, warnings
 import numpy as np
-HERE = os.path.dirname(os.path.abspath(__file__)); sys.path.insert(0, HERE)
-from world import World, QuerySet, fd_many, tau_ap, NAMES
-from run import to_package, N_Q
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.tau import World, QuerySet, fd_many, tau_ap, NAMES
+from benchmarks.unseen_tau.run import to_package, N_Q
 from scipy.stats import kendalltau
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD

@@ -24,8 +24,8 @@ import pandas as pd
 from scipy.stats import kendalltau
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from world import World, QuerySet, fd_many, tau_ap, K, NAMES  # noqa: E402
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.tau import World, QuerySet, fd_many, tau_ap, K, NAMES  # noqa: E402
 
 N_Q = 43
 RES = os.path.join(HERE, "results")

@@ -41,8 +41,8 @@ print("trials with warnings:", int((w != "").sum()))
 for x in sorted(set(w[w != ""])): print("  ", x[:400])
 
 # the sampling distribution of the point estimates at n = 43, from the truth sets (own code, no package)
-sys.path.insert(0, HERE)
-from world import NAMES, tau_ap
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.tau import NAMES, tau_ap
 ts = pd.read_csv(os.path.join(HERE, "results", f"truth_sets_{tags[0]}.csv"))
 nd = ts.pivot(index="set", columns="system", values="ndcg10")[NAMES].to_numpy()
 fd = ts.pivot(index="set", columns="system", values="fd10")[NAMES].to_numpy()

@@ -11,12 +11,12 @@ relevant-set sizes are kept) and prints, for FD@10's default interval:
   statistics pf.interval_caveat prints), and the coverage of the sets whose Kish share is ≥ 0.6 (as even as
   Cranfield's 0.64: those sets under-cover, which is why no caveat band says the interval held).
 
-    python benchmarks/unseen_world/mechanism.py
+    python -m benchmarks.unseen_world.mechanism
 """
 import glob, re, sys
 import numpy as np, pandas as pd, scipy.stats as st
-sys.path.insert(0, 'benchmarks/unseen_world')
-from worlds import World, draw_set
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.lognormal import World, draw_set
 
 R = 'benchmarks/unseen_world/results/'
 Z = float(st.norm.ppf(0.975))

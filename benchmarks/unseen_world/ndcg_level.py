@@ -6,14 +6,14 @@ of the resampled differences (``p_normal``, the default before), the count test 
 ``ttest_rel`` and ``wilcoxon`` on this script's own per-query nDCG@10 (``worlds.ndcg10``). nDCG@10's law does not
 depend on d, so d = 16 keeps the draws cheap.
 
-    python benchmarks/unseen_world/ndcg_level.py WORLD N TRIALS SAMPLES   # -> results/ndcg_level_WORLD_nN_bSAMPLES.csv
+    python -m benchmarks.unseen_world.ndcg_level WORLD N TRIALS SAMPLES   # -> benchmarks/unseen_world/results/ndcg_level_WORLD_nN_bSAMPLES.csv
 """
 import sys, warnings, numpy as np, pandas as pd, scipy.stats
-sys.path.insert(0, 'benchmarks/unseen_world')
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from ir_measures import nDCG
-from worlds import World, ndcg10
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.lognormal import World, ndcg10
 kind, n, T, B = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 w = World(kind, 16); r = np.random.default_rng(7 + n)
 rows = []

@@ -12,8 +12,8 @@ IFS=';' read -ra cfgs <<< "$configs"
 for cfg in "${cfgs[@]}"; do
   set -- $cfg
   for w in $worlds; do
-    $PY benchmarks/unseen_world/truth.py "$w" "$1" "$2" 200
-    $PY benchmarks/unseen_world/trials.py "$w" "$1" "$2" "$3" > /dev/null
+    $PY -m benchmarks.unseen_world.truth "$w" "$1" "$2" 200
+    $PY -m benchmarks.unseen_world.trials "$w" "$1" "$2" "$3" > /dev/null
     echo "done $w $1 $2 $(date -u +%T)"
   done
 done

@@ -7,7 +7,7 @@ markdown row per setting: coverage of each interval of its own truth (pooled ove
 trial), ΔFD coverage over the 6 pairs, the equal pair's rejection rate (level) and the mean rejection rate over the
 3 unequal pairs C–D, A–D, A–C (power), each at α = 0.05 unadjusted.
 
-    python benchmarks/unseen_world/side_by_side.py
+    python -m benchmarks.unseen_world.side_by_side
 """
 import glob
 import re

@@ -1,11 +1,11 @@
 """Fresh query sets evaluated with the package's public defaults (bootstrap + compare_systems)."""
 import sys, os, tempfile, warnings, numpy as np, pandas as pd
-sys.path.insert(0, 'benchmarks/unseen_world')
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
 from ir_measures import nDCG
-from worlds import World, draw_set, own_measures, write_set, SYSTEMS
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.lognormal import World, draw_set, own_measures, write_set, SYSTEMS
 kind, d, n, T = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 # optional START (added later): trials 0..START-1 are drawn but not evaluated, their rows kept from the existing CSVs
 start = int(sys.argv[5]) if len(sys.argv) > 5 else 0

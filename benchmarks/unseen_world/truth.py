@@ -1,6 +1,6 @@
 import sys, numpy as np, pandas as pd
-sys.path.insert(0, 'benchmarks/unseen_world')
-from worlds import World, draw_set, own_measures, SYSTEMS
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.lognormal import World, draw_set, own_measures, SYSTEMS
 kind, d, n, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 w = World(kind, d); r = np.random.default_rng(999)
 rows = []

@@ -15,17 +15,17 @@ mean; ``numpy.cov(aweights=)``) — not the package's. Trials: the package throu
 defaults only (n_samples=20: the default FD interval is the jackknife's, the resamples do not enter it), on exactly
 the query sets trials.py drew (same rng, same order).
 
-    python benchmarks/unseen_world/variant_trials.py VARIANT WORLD D N TRIALS [pairs]
+    python -m benchmarks.unseen_world.variant_trials VARIANT WORLD D N TRIALS [pairs]
     # -> results/variant_{VARIANT}_{WORLD}_d{D}_n{N}.csv (and ..._pairs.csv: compare_systems' default test and
     #    ΔFD interval on every pair, against the difference of the truths)
 """
 import os, sys, tempfile, warnings
 import numpy as np, pandas as pd
-sys.path.insert(0, 'benchmarks/unseen_world')
 warnings.filterwarnings('ignore')
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
-from worlds import World, draw_set, write_set, SYSTEMS
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.lognormal import World, draw_set, write_set, SYSTEMS
 
 
 def fd_weighted(rel_sets, ret_sets, by_query):

@@ -7,7 +7,7 @@ earlier ones). The earlier intervals are re-read on t(n − 1) exactly as `t_ref
 × t/z; ΔFD half-width × t/z; p re-read on t(42)); their nDCG@10 intervals (percentile, 200 resamples) are left out,
 since the default is now the t interval, which `ndcg_interval.py` measured on 1000 sets per world.
 
-    python benchmarks/unseen_world2/d384.py
+    python -m benchmarks.unseen_world2.d384
 
 Truth = mean of the own values over the reference sets, as in every table here: 4000 sets for aniso
 (`truth_aniso_d384_r4000.csv.gz`; the 400 of `truth_aniso_d384.csv` put E[FD(per_query=5)] 0.8 % lower, 1.7 SE),
@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from t_reference import N, p_on_t, widen_about
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.unseen_world2.t_reference import N, p_on_t, widen_about
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RES = os.path.join(HERE, 'results')

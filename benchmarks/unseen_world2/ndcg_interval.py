@@ -11,7 +11,7 @@ Each trial draws 43 queries (the trials' own seeds, [world, d, 100000 + t]) and 
   :func:`pyterrier_frechet.analyses.bootstrap.draw_counts` with ``seed=t`` (as ``pf.bootstrap(seed=t)`` draws them);
 - ``t``: the mean ± t_{42}·SE_J from the leave-one-query-out means (`PER_QUERY.leave_out`, as ``pf.bootstrap``).
 
-    python benchmarks/unseen_world2/ndcg_interval.py graded 128 1000     # ~2 min per world on 2 cores
+    python -m benchmarks.unseen_world2.ndcg_interval graded 128 1000     # ~2 min per world on 2 cores
 """
 import os
 import sys
@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from worlds import SYSTEMS, WORLDS  # noqa: E402
-from own import ndcg10  # noqa: E402
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.graded import SYSTEMS, WORLDS  # noqa: E402
+from benchmarks.unseen_world2.own import ndcg10  # noqa: E402
 
 from pyterrier_frechet.analyses.bootstrap import draw_counts  # noqa: E402
 from pyterrier_frechet.core.intervals import interval  # noqa: E402

@@ -4,7 +4,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from worlds import SYSTEMS
+from benchmarks.worlds.graded import SYSTEMS
 
 
 def gauss(X):

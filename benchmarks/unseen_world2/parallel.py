@@ -1,6 +1,6 @@
 """Run more trials of `run.py` in parallel processes under a time box, then merge their CSVs.
 
-    python parallel.py OUTDIR DEADLINE_S WORLD:D:FIRST:WORKERS [WORLD:D:FIRST:WORKERS ...]
+    python -m benchmarks.unseen_world2.parallel OUTDIR DEADLINE_S WORLD:D:FIRST:WORKERS [WORLD:D:FIRST:WORKERS ...]
 
 Worker w of a spec runs trials FIRST + w, FIRST + w + WORKERS, FIRST + w + 2·WORKERS, ... (the seeds are
 `run.py`'s: trial t uses `default_rng([world_id, d, 100000 + t])`), each in its own results folder, and starts a
@@ -18,11 +18,12 @@ import time
 import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))   # the repository root: benchmarks.* importable when run as a file
+sys.path.insert(0, ROOT)
 
 
 def worker(world, d, trials, deadline):
-    sys.path.insert(0, HERE)
-    import run
+    from benchmarks.unseen_world2 import run
     slowest = 0.0
     for t in trials:
         if time.time() + 1.3 * slowest > deadline:
@@ -44,7 +45,7 @@ def main(outdir, deadline_s, specs):
             folder = os.path.join(outdir, f"w_{world}_{d}_{w}")
             os.makedirs(folder, exist_ok=True)
             trials = list(range(first + w, first + 100000, workers))
-            code = (f"import sys; sys.path.insert(0, {HERE!r}); import parallel; "
+            code = (f"import sys; sys.path.insert(0, {ROOT!r}); from benchmarks.unseen_world2 import parallel; "
                     f"parallel.worker({world!r}, {d}, {trials[:500]!r}, {deadline!r})")
             log = open(os.path.join(folder, "log.txt"), "w")
             procs.append(subprocess.Popen([sys.executable, "-c", code], env=dict(env, UW2_RES=folder),

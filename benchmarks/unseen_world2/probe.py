@@ -1,8 +1,8 @@
 import sys, time, tempfile, os
 import numpy as np, pandas as pd
-sys.path.insert(0, os.path.dirname(__file__))
-from worlds import WORLDS
-from own import own_values, to_package
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.graded import WORLDS
+from benchmarks.unseen_world2.own import own_values, to_package
 import pyterrier_frechet as pf
 from pyterrier_frechet import FD
 from ir_measures import nDCG

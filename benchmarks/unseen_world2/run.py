@@ -1,14 +1,14 @@
 """Driver.
-  python run.py truth  WORLD D R        -> results/truth_WORLD_dD.csv (R reference query sets, own code only)
-  python run.py trials WORLD D T0 T1    -> appends trials T0..T1-1 to results/trials_WORLD_dD.csv and
+  python -m benchmarks.unseen_world2.run truth  WORLD D R        -> benchmarks/unseen_world2/results/truth_WORLD_dD.csv (R reference query sets, own code only)
+  python -m benchmarks.unseen_world2.run trials WORLD D T0 T1    -> appends trials T0..T1-1 to results/trials_WORLD_dD.csv and
                                            results/pairs_WORLD_dD.csv (package output + own values)
 """
 import sys, os, time, tempfile, shutil
 import numpy as np, pandas as pd
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from worlds import WORLDS, SYSTEMS
-from own import own_values, to_package
+import pathlib, sys; sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))  # the repo root, run as a file
+from benchmarks.worlds.graded import WORLDS, SYSTEMS
+from benchmarks.unseen_world2.own import own_values, to_package
 
 N = 43
 WID = {"graded": 1, "aniso": 2}

@@ -4,6 +4,6 @@
 set -e
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1
 for t in $(seq 40 5 115); do
-  python run.py trials graded 128 $t $((t+5))
-  python run.py trials aniso 128 $t $((t+5))
+  python -m benchmarks.unseen_world2.run trials graded 128 $t $((t+5))
+  python -m benchmarks.unseen_world2.run trials aniso 128 $t $((t+5))
 done

@@ -9,7 +9,7 @@ prints the coverage of the truth under both references, for every 43-query setti
 - benchmarks/unseen_world (sphere, clustered, hub_lognorm, sphere-s0.9): FD@10 from trials_*_intervals.csv,
   FD(per_query=5)@10 from variant_per_query5_*.csv (their recorded truth column).
 
-    python benchmarks/unseen_world2/t_reference.py
+    python -m benchmarks.unseen_world2.t_reference
 
 It also re-reads the recorded ΔFD intervals (widened the same way, on the linear scale) and the default paired test's
 p-values (p_t = 2·T₄₂(−Φ⁻¹(1 − p/2))): ΔFD coverage of the truth, level on the equal-in-law pair A–B, mean power.

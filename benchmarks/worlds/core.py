@@ -1,4 +1,4 @@
-"""Containers shared by all worlds: a drawn query set, its population quantities, nDCG@k, pooled moments."""
+"""Containers shared by all worlds: a drawn query set, its population quantities, nDCG@k, pooled moments, own FD."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -52,6 +52,22 @@ class QuerySample:
         return qrels.reset_index(drop=True), runs, vectors
 
 
+def from_queries(qids, relevant, relevant_label, relevant_docno, retrieved, retrieved_label, retrieved_docno,
+                 retrieved_score=None) -> QuerySample:
+    """A QuerySample from per-query lists (one entry per qid): the relevant rows (R_q x d), their labels and docnos,
+    and per system the retrieved rows in rank order (k_q x d), their labels (0: not relevant), docnos and scores."""
+    def qid_of(parts):
+        return np.repeat(np.array(qids, dtype=str), [len(p) for p in parts])
+    cat = np.concatenate
+    return QuerySample(
+        qids=list(qids), relevant=np.vstack(relevant), relevant_qid=qid_of(relevant),
+        relevant_label=cat(relevant_label).astype(np.int64), relevant_docno=cat(relevant_docno).astype(str),
+        retrieved={s: (np.vstack(v), qid_of(v), cat([np.arange(1, len(x) + 1) for x in v])) for s, v in retrieved.items()},
+        retrieved_relevant={s: cat(v).astype(np.int64) for s, v in retrieved_label.items()},
+        retrieved_docno={s: cat(v).astype(str) for s, v in retrieved_docno.items()},
+        retrieved_score=None if retrieved_score is None else {s: cat(v) for s, v in retrieved_score.items()})
+
+
 @dataclass
 class Population:
     """Exact (or documented Monte Carlo) population quantities of a world; see README.md."""
@@ -76,6 +92,8 @@ class World:
     max_queries: Optional[int]
     #: systems from best to worst population nDCG@k, as designed; systems in one equal pair are adjacent
     metric_order: List[str]
+    #: False for the study worlds without population quantities (the harness then scores E[FD̂ₙ] truths only)
+    has_population = True
 
     def draw(self, n_queries: int, rng: np.random.Generator) -> QuerySample:
         raise NotImplementedError
@@ -121,6 +139,16 @@ def per_query_ndcg(sample: QuerySample, system: str, k: int) -> Dict[str, float]
     col = np.arange(len(qi)) - np.searchsorted(qi, qi)
     rel[qi, col] = sample.relevant_label[order]
     return dict(zip(sample.qids, ndcg_matrix(ret, rel, k)))
+
+
+def own_fd(X, Y):
+    """FD between the Gaussians (mean, unbiased covariance) of two (n x d) arrays, plain numpy (the studies' own)."""
+    m1, m2 = X.mean(0), Y.mean(0)
+    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
+    w, V = np.linalg.eigh(S1)
+    sq = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+    ev = np.linalg.eigvalsh(sq @ S2 @ sq)
+    return float(((m1 - m2) ** 2).sum() + np.trace(S1) + np.trace(S2) - 2 * np.sqrt(np.clip(ev, 0, None)).sum())
 
 
 def pooled_moments(x: np.ndarray, weights: Optional[np.ndarray] = None):

@@ -1,5 +1,9 @@
-"""Independent-query worlds built from scratch for the unseen-world check (no package internals used)."""
+"""Independent-query worlds with lognormal relevant-set sizes (the unseen-world check, benchmarks/unseen_world):
+``sphere``, ``clustered``, ``hub_lognorm``; four systems A = B (equal in law) > C > D; own FD and nDCG@10 (no package
+internals used)."""
 import numpy as np
+
+from .core import World as _World, from_queries, own_fd as fd
 
 SYSTEMS = {'A': 0.6, 'B': 0.6, 'C': 0.45, 'D': 0.3}   # A and B identical in law
 
@@ -8,12 +12,14 @@ def _unit(x):
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-class World:
+class LognormalWorld(_World):
     """``kind``: sphere, clustered or hub_lognorm; a suffix ``-s<σ>`` (added later, e.g. ``sphere-s0.9``) sets the sd
     of the log relevant-set size (default 1.1), to place a world between the lead's covered and uncovered ones."""
     def __init__(self, kind, d, seed=12345):
         kind, _, sigma = kind.partition('-s')
         self.kind, self.d, self.sigma = kind, d, float(sigma) if sigma else 1.1
+        self.name, self.k, self.systems, self.metric_order = f'lognormal-{kind}', 10, list(SYSTEMS), list(SYSTEMS)
+        self.equal_pairs, self.max_queries, self.has_population = [('A', 'B')], None, False
         r = np.random.default_rng(seed)
         self.mean_dir = _unit(r.normal(size=d))
         self.spec = (np.arange(1, d + 1) ** -0.8)          # power-law noise spectrum
@@ -71,13 +77,25 @@ class World:
         return rel, out
 
 
-def fd(X, Y):
-    m1, m2 = X.mean(0), Y.mean(0)
-    S1, S2 = np.cov(X, rowvar=False), np.cov(Y, rowvar=False)
-    w, V = np.linalg.eigh(S1)
-    sq = (V * np.sqrt(np.clip(w, 0, None))) @ V.T
-    ev = np.linalg.eigvalsh(sq @ S2 @ sq)
-    return float(((m1 - m2) ** 2).sum() + np.trace(S1) + np.trace(S2) - 2 * np.sqrt(np.clip(ev, 0, None)).sum())
+    def draw(self, n_queries, rng):
+        """The common interface: ``draw_set(self, rng, n)`` as a QuerySample (docnos as ``write_set`` names them)."""
+        self._check_n(n_queries)
+        return as_sample(draw_set(self, rng, int(n_queries)))
+
+
+def as_sample(qs):
+    """A drawn query set (list of ``World.query`` results) as a QuerySample; labels are 1 (relevant) or 0."""
+    qids = [f'q{qi}' for qi in range(len(qs))]
+    return from_queries(
+        qids, [rel for rel, _ in qs], [np.ones(len(rel)) for rel, _ in qs],
+        [[f'{q}r{j}' for j in range(len(rel))] for q, (rel, _) in zip(qids, qs)],
+        {s: [out[s][0] for _, out in qs] for s in SYSTEMS}, {s: [out[s][1] for _, out in qs] for s in SYSTEMS},
+        {s: [[f'{q}r{i}' if lab else f'{q}{s}n{r}' for r, (lab, i) in enumerate(zip(out[s][1], out[s][2]))]
+             for q, (_, out) in zip(qids, qs)] for s in SYSTEMS})
+
+
+#: the study scripts' name for the world
+World = LognormalWorld
 
 
 def ndcg10(labels, R):

@@ -17,6 +17,8 @@ World "aniso": anisotropic normalised embeddings (common mean direction + power-
 """
 import numpy as np
 
+from .core import World, from_queries
+
 SYSTEMS = ["A", "B", "C", "D"]
 
 
@@ -25,7 +27,26 @@ def _unit(X):
     return X / np.linalg.norm(X, axis=1, keepdims=True)
 
 
-class GradedWorld:
+class _Queries(World):
+    """The common interface over ``sample_query``: n queries from one generator (as unseen_world2's run.py draws a
+    set), as a QuerySample whose relevant side is label >= 2 (FD(rel=2), as the study measured) and whose
+    retrieved labels are the grades >= 2 (0 below: nDCG on the relevant side's qrels, like the DL19 world). A query with
+    no label >= 2 document (7 % in "graded") keeps its retrieved rows, which the package's FD(rel=2) leaves out."""
+    k, systems, metric_order, equal_pairs, max_queries, has_population = 10, SYSTEMS, SYSTEMS, [("A", "B")], None, False
+
+    def draw(self, n_queries, rng):
+        self._check_n(n_queries)
+        qs = [self.sample_query(rng, i) for i in range(int(n_queries))]
+        rel = [np.where(q["labels"] >= 2)[0] for q in qs]
+        docs = {s: [q["runs"][s][0] for q in qs] for s in SYSTEMS}
+        label = {s: [np.where(q["labels"][i] >= 2, q["labels"][i], 0) for q, i in zip(qs, docs[s])] for s in SYSTEMS}
+        return from_queries([f"q{i}" for i in range(len(qs))], [q["V"][i] for q, i in zip(qs, rel)],
+                            [q["labels"][i] for q, i in zip(qs, rel)], [np.array(q["ids"])[i] for q, i in zip(qs, rel)],
+                            {s: [q["V"][i] for q, i in zip(qs, docs[s])] for s in SYSTEMS}, label,
+                            {s: [np.array(q["ids"])[i] for q, i in zip(qs, docs[s])] for s in SYSTEMS})
+
+
+class GradedWorld(_Queries):
     name = "graded"
     # per system: (weight relevant, weight partial, weight non-relevant) for a slot
     SYS = {"A": (0.55, 0.20, 0.25), "B": (0.55, 0.20, 0.25),
@@ -98,7 +119,7 @@ class GradedWorld:
         return dict(ids=ids, V=V, labels=labels, runs=runs)
 
 
-class AnisoWorld:
+class AnisoWorld(_Queries):
     name = "aniso"
     SYS = {"A": (0.60, 0.15), "B": (0.60, 0.15), "C": (0.50, 0.10), "D": (0.38, 0.06)}
 

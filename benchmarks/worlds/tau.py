@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core import World as _World, from_queries
+
 D = 384
 K = 10
 N_NONREL = 150
@@ -120,6 +122,28 @@ class World:
         V /= np.linalg.norm(V, axis=1, keepdims=True)
         V = V.astype(np.float32)
         return dict(R=R, labels=labels, retrieved=retrieved, need=need, V=V)
+
+
+class TauWorld(_World):
+    """The common interface: ``draw(n, rng)`` is the QuerySet of n query indices drawn by ``rng`` from stream 4 (the
+    study's scripts use streams 1-3 and index queries by position); labels 1, 2 relevant, 0 not."""
+    name, d, k, systems, metric_order, equal_pairs, max_queries, has_population = (
+        'tau12', D, K, NAMES, NAMES, [], None, False)
+    STREAM = 4
+
+    def __init__(self, seed: int = WORLD_SEED):
+        self.world = World(seed)
+
+    def draw(self, n_queries, rng):
+        self._check_n(n_queries)
+        qs = QuerySet(self.world, self.STREAM, rng.integers(2 ** 62, size=int(n_queries)))
+        docno = lambda qi, js: [f"s{self.STREAM}q{qi}d{j}" for j in js]  # noqa: E731
+        return from_queries(
+            [f"q{qi}" for qi in qs.qidx], np.split(qs.rel_vectors(), np.cumsum([q["R"] for q in qs.queries])[:-1]),
+            [q["labels"][:q["R"]] for q in qs.queries], [docno(qi, range(q["R"])) for qi, q in zip(qs.qidx, qs.queries)],
+            {s: np.split(qs.ret_vectors(si), len(qs.queries)) for si, s in enumerate(NAMES)},
+            {s: [q["labels"][q["retrieved"][si]] for q in qs.queries] for si, s in enumerate(NAMES)},
+            {s: [docno(qi, q["retrieved"][si]) for qi, q in zip(qs.qidx, qs.queries)] for si, s in enumerate(NAMES)})
 
 
 def ndcg10(labels: np.ndarray, retrieved_row: np.ndarray) -> float:

@@ -20,7 +20,8 @@ Generative story (unit-norm vectors, as a sentence encoder such as MiniLM gives;
 * Systems A (best) > B > C = C2 (identical in law, independent draws) > D (worst).
 """
 import numpy as np
-import pyterrier as pt
+
+from .core import World, from_queries, own_fd
 
 SYSTEMS = {  # name: (alpha: precision logit, w: drift to the distractor sense, b: ranking boost of relevant docs)
     'A': (1.2, 0.25, 1.5),
@@ -69,66 +70,75 @@ def draw_query_set(space, G, rng, systems=SYSTEMS, interaction=False):
     G topics with their queries. Returns a list of query dicts:
     qid, group, rel (R_q x d), ret[s] (10 x d, rank order), ret_isrel[s] (bool 10), ret_idx[s] (index into rel or -1),
     scores[s] (10, descending)."""
+    return [q for g in range(G) for q in draw_topic(space, g, rng, systems, interaction)]
+
+
+def draw_topic(space, g, rng, systems=SYSTEMS, interaction=False):
+    """Topic ``g``'s queries (draw_query_set's loop body: G calls in turn consume ``rng`` as one call for G)."""
     queries = []
-    for g in range(G):
-        m = draw_group_size(rng)
-        c = space.unit(0.4 * space.m0 + space.noise(rng, 1)[0])
-        z = space.unit(0.5 * c + 0.4 * space.m0 + space.noise(rng, 1)[0])
-        h = rng.standard_normal()
-        lam = rng.gamma(2.0, 3.0)
-        if interaction:
-            delta = {s: 0.8 * rng.standard_normal() for s in systems}
-            zs = {s: space.unit(z + space.unit(0.4 * space.m0 + space.noise(rng, 1)[0])) for s in systems}
-        else:
-            delta = {s: 0.0 for s in systems}
-            zs = {s: z for s in systems}
-        for j in range(m):
-            u = space.unit(c + 0.5 * space.noise(rng, 1)[0])
-            R = int(np.clip(1 + rng.poisson(lam), 1, 20))
-            rel = space.unit(u + 0.8 * space.noise(rng, R))
-            e = rng.standard_normal()
-            q = dict(qid=f'g{g}q{j}', group=f'g{g}', rel=rel, ret={}, ret_idx={}, scores={})
-            for s, (alpha, w, b) in systems.items():
-                p = 1.0 / (1.0 + np.exp(-(alpha + delta[s] - h + 0.5 * e)))
-                k = min(int(rng.binomial(K, p)), R)
-                idx = rng.choice(R, size=k, replace=False)
-                nonrel = space.unit((1 - w) * u + w * zs[s] + 0.8 * space.noise(rng, K - k))
-                sc = np.concatenate([rng.normal(b, 1.0, k), rng.normal(0.0, 1.0, K - k)])
-                vecs = np.vstack([rel[idx], nonrel])
-                ridx = np.concatenate([idx, -np.ones(K - k, dtype=int)])
-                order = np.argsort(-sc)
-                q['ret'][s] = vecs[order]
-                q['ret_idx'][s] = ridx[order]
-                q['scores'][s] = sc[order]
-            queries.append(q)
+    m = draw_group_size(rng)
+    c = space.unit(0.4 * space.m0 + space.noise(rng, 1)[0])
+    z = space.unit(0.5 * c + 0.4 * space.m0 + space.noise(rng, 1)[0])
+    h = rng.standard_normal()
+    lam = rng.gamma(2.0, 3.0)
+    if interaction:
+        delta = {s: 0.8 * rng.standard_normal() for s in systems}
+        zs = {s: space.unit(z + space.unit(0.4 * space.m0 + space.noise(rng, 1)[0])) for s in systems}
+    else:
+        delta = {s: 0.0 for s in systems}
+        zs = {s: z for s in systems}
+    for j in range(m):
+        u = space.unit(c + 0.5 * space.noise(rng, 1)[0])
+        R = int(np.clip(1 + rng.poisson(lam), 1, 20))
+        rel = space.unit(u + 0.8 * space.noise(rng, R))
+        e = rng.standard_normal()
+        q = dict(qid=f'g{g}q{j}', group=f'g{g}', rel=rel, ret={}, ret_idx={}, scores={})
+        for s, (alpha, w, b) in systems.items():
+            p = 1.0 / (1.0 + np.exp(-(alpha + delta[s] - h + 0.5 * e)))
+            k = min(int(rng.binomial(K, p)), R)
+            idx = rng.choice(R, size=k, replace=False)
+            nonrel = space.unit((1 - w) * u + w * zs[s] + 0.8 * space.noise(rng, K - k))
+            sc = np.concatenate([rng.normal(b, 1.0, k), rng.normal(0.0, 1.0, K - k)])
+            vecs = np.vstack([rel[idx], nonrel])
+            ridx = np.concatenate([idx, -np.ones(K - k, dtype=int)])
+            order = np.argsort(-sc)
+            q['ret'][s] = vecs[order]
+            q['ret_idx'][s] = ridx[order]
+            q['scores'][s] = sc[order]
+        queries.append(q)
     return queries
 
 
-def fd_numpy(rel, ret):
-    """FD between Gaussians (mean, unbiased covariance) of two (n x d) arrays, plain numpy."""
-    mu1, mu2 = rel.mean(0), ret.mean(0)
-    S1, S2 = np.cov(rel, rowvar=False), np.cov(ret, rowvar=False)
-    ev, V = np.linalg.eigh(S1)
-    r = (V * np.sqrt(np.clip(ev, 0, None))) @ V.T
-    lam = np.linalg.eigvalsh(r @ S2 @ r)
-    return float(np.sum((mu1 - mu2) ** 2) + np.trace(S1) + np.trace(S2) - 2 * np.sum(np.sqrt(np.clip(lam, 0, None))))
+class GroupedWorld(World):
+    """The common interface: topics drawn in turn until ``n`` queries (the last topic cut), as a QuerySample whose
+    qids are ``t<topic>_q<i>`` (the harness's ``--query-groups topics`` reads the topic from them)."""
+    k, systems, metric_order, max_queries, has_population = K, list(SYSTEMS), list(SYSTEMS), None, False
+    equal_pairs = [LEVEL_PAIR]
+
+    def __init__(self, d, seed=12345, interaction=False):
+        self.space, self.d, self.interaction = Space(d, seed), d, interaction
+        self.name = 'grouped-interact' if interaction else 'grouped'
+
+    def draw(self, n_queries, rng):
+        self._check_n(n_queries)
+        qs, g = [], 0
+        while len(qs) < n_queries:
+            qs += draw_topic(self.space, g, rng, SYSTEMS, self.interaction)
+            g += 1
+        qs = qs[:n_queries]
+        qids = [f"t{q['group'][1:]}_q{q['qid'].split('q')[-1]}" for q in qs]
+        return from_queries(
+            qids, [q['rel'] for q in qs], [np.ones(len(q['rel'])) for q in qs],
+            [[f'{qid}_r{i}' for i in range(len(q['rel']))] for qid, q in zip(qids, qs)],
+            {s: [q['ret'][s] for q in qs] for s in SYSTEMS}, {s: [q['ret_idx'][s] >= 0 for q in qs] for s in SYSTEMS},
+            {s: [[f'{qid}_r{i}' if i >= 0 else f'{qid}_{s}_n{r}' for r, i in enumerate(q['ret_idx'][s])]
+                 for qid, q in zip(qids, qs)] for s in SYSTEMS},
+            {s: [q['scores'][s] for q in qs] for s in SYSTEMS})
 
 
 def fd_all(queries, systems=SYSTEMS):
     rel = np.vstack([q['rel'] for q in queries])
-    mu1 = rel.mean(0)
-    S1 = np.cov(rel, rowvar=False)
-    ev, V = np.linalg.eigh(S1)
-    r = (V * np.sqrt(np.clip(ev, 0, None))) @ V.T
-    out = {}
-    for s in systems:
-        ret = np.vstack([q['ret'][s] for q in queries])
-        mu2 = ret.mean(0)
-        S2 = np.cov(ret, rowvar=False)
-        lam = np.linalg.eigvalsh(r @ S2 @ r)
-        out[s] = float(np.sum((mu1 - mu2) ** 2) + np.trace(S1) + np.trace(S2)
-                       - 2 * np.sum(np.sqrt(np.clip(lam, 0, None))))
-    return out
+    return {s: own_fd(rel, np.vstack([q['ret'][s] for q in queries])) for s in systems}
 
 
 def ndcg10(q, s):
@@ -171,12 +181,12 @@ def frames(queries, systems=SYSTEMS):
 
 
 
-class DictEncoder(pt.Transformer):
-    """docno → doc_vec from a dict (docnos it does not know are left out of its output)."""
+def DictEncoder(vectors):
+    """docno → doc_vec from a dict (docnos it does not know are left out of its output): a pt.Transformer."""
+    import pyterrier as pt
 
-    def __init__(self, vectors):
-        self.vectors = vectors
-
-    def transform(self, inp):
-        known = inp[inp['docno'].isin(self.vectors.keys())]
-        return known.assign(doc_vec=[self.vectors[d] for d in known['docno']])
+    class _DictEncoder(pt.Transformer):
+        def transform(self, inp):
+            known = inp[inp['docno'].isin(vectors.keys())]
+            return known.assign(doc_vec=[vectors[d] for d in known['docno']])
+    return _DictEncoder()
