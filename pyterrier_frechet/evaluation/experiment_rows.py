@@ -19,6 +19,11 @@ resampling of vector statistics (FD with either weighting, CFD, any vector measu
   :data:`~..core.weighted.EXACT_MAX_UNITS` unit queries, above that :data:`~..core.weighted.DEFAULT_GROUPS` seeded
   groups (seed 0, as ``compare``'s default). Its level is measured by ``calibrate --level`` (test ``experiment``).
 
+A measure that asks for it (``FD(rows='influence')``: :meth:`~..measures.base.VectorMeasure.rows_by_influence`) gets
+the same kind of rows from each unit's first-order influence instead (:meth:`~..measures.resampling.Resampling.influence`,
+:func:`~..core.jackknife.influence_rows`): one eigen-decomposition per run, not one leave-out per query; a more
+conservative test than the jackknife's (its level and power: ``benchmarks/experiment_rows_level.py``).
+
 The rows are not per-query effectiveness scores: a query's row says how much the set value leans on that query.
 Measures without a leave-out path (FDInf, KID, k-NN, DO, HSA, AnswerFD, AnswerCFD) repeat their value on every row
 and warn that a paired test on them is meaningless (DO and HSA have one in ``compare``; the others have none).

@@ -125,7 +125,9 @@ class _FD(VectorMeasure):
     the mean of the rows *is* FD, and the paired t-test of two systems' rows is the jackknife t-test of their FD
     difference — ``compare``'s default test with a t reference (:mod:`pyterrier_frechet.evaluation.experiment_rows`;
     its level: ``calibrate --level``). The rows are not per-query effectiveness: a row says how much FD leans on that
-    query. The same holds for FD(weighting='query') and CFD. Where a leave-out is undefined (a side left with fewer
+    query. The same holds for FD(weighting='query') and CFD. ``rows='influence'`` builds them from each query's
+    first-order influence on FD instead (closed form, one eigen-decomposition per run; a more conservative test:
+    pt_docs "Calibration"). Where a leave-out is undefined (a side left with fewer
     than 2 vectors) the rows repeat FD with a warning that a paired test on them is meaningless.
     ``FD(jackknife=True)`` instead reports Tukey's pseudo-values p_q = n·FD − (n−1)·FD₋q, whose mean p̄ is the
     jackknife bias-corrected FD. Every one of the M qrels queries gets a row, whatever other measures share the
