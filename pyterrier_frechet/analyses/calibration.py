@@ -37,10 +37,10 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..core.conditional import conditional_fds, conditional_leave_out
+from ..core.conditional import conditional_fds
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
 from ..core.intervals import INTERVAL_METHODS, check_ci, check_tail_samples, interval, printed_estimate
-from ..core.weighted import QueryStats, jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
+from ..core.weighted import QueryStats, jackknife_groups, per_query_weighted, weighted_fds
 
 #: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
 STATISTICS = ('fd', 'fd-query', 'cfd')
@@ -111,15 +111,17 @@ def _fds(rel, ret, weights, shift, statistic: str = 'fd') -> np.ndarray:
 
 
 def _leave_outs(rel, ret, shift, statistic: str = 'fd') -> np.ndarray:
-    """The statistic with each query left out in turn, by the package's downdating path (what the bootstrap's
-    jackknife computes: O(Q·d²) plus one FD per query, not a Q × Q matrix of 0/1 weights)."""
+    """The statistic with each query left out in turn, by its resampling's leave-outs (what the bootstrap's jackknife,
+    ``compare`` and pt.Experiment's rows take: O(Q·d²) plus one FD per query, not a Q × Q matrix of 0/1 weights)."""
+    from ..evaluation.vector_statistics import VectorStatistics
+    from ..measures.definitions import CONDITIONAL, GAUSSIAN
+    from ..measures.resampling import numpy_engine
     units = np.ones(len(rel.n), dtype=bool)
     groups, n_groups = jackknife_groups(units)
-    if statistic == 'cfd':
-        return conditional_leave_out(rel, ret, units, groups, n_groups)
     if statistic == 'fd-query':
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    return leave_out_fds(rel, ret, units, groups, n_groups, shift)
+    res = CONDITIONAL if statistic == 'cfd' else GAUSSIAN
+    return res.leave_out(None, VectorStatistics(rel, ret, shift, units), groups, n_groups, numpy_engine())
 
 
 def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, statistic: str = 'fd') -> Dict[str, float]:
