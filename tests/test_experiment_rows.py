@@ -64,6 +64,19 @@ def _subspace_data(seed, n_queries=12, d=24, rank=20):
     return vectors, qrels, {n: pd.DataFrame(v, columns=['qid', 'docno', 'score']) for n, v in runs.items()}
 
 
+def _counted(monkeypatch, module, name) -> list:
+    """Patch ``module.name`` to record each call (a list that grows by one per call) and return that list."""
+    calls, original = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a: calls.append(1) or original(*a))
+    return calls
+
+
+def _per_query_experiment(runs, qrels, measures):
+    topics = qrels[['qid']].drop_duplicates().assign(query='x')
+    return pt.Experiment([pt.Transformer.from_df(r) for r in runs.values()], topics, qrels, eval_metrics=measures,
+                         names=list(runs), perquery=True)
+
+
 def test_the_relevant_leave_outs_are_made_once_and_the_rows_are_those_made_without_sharing(monkeypatch):
     """Issue 50: the relevant side's leave-outs depend on the qrels, rel, the encoder and the grouping, never on the
     run: one computation serves FD@1, FD@10 and FD(urr=True)@10 of every run in pt.Experiment, and the rows are
@@ -77,12 +90,8 @@ def test_the_relevant_leave_outs_are_made_once_and_the_rows_are_those_made_witho
     vectors, qrels, runs = _subspace_data(31)
     enc = DictEncoder(vectors)
     measures = [FD(encoder=enc) @ 1, FD(encoder=enc) @ 10, FD(encoder=enc, urr=True) @ 10]
-    calls = []
-    original = weighted.relevant_leave_outs
-    monkeypatch.setattr(weighted, 'relevant_leave_outs', lambda *a: calls.append(1) or original(*a))
-    topics = qrels[['qid']].drop_duplicates().assign(query='x')
-    table = pt.Experiment([pt.Transformer.from_df(r) for r in runs.values()], topics, qrels, eval_metrics=measures,
-                          names=list(runs), perquery=True)
+    calls = _counted(monkeypatch, weighted, 'relevant_leave_outs')
+    table = _per_query_experiment(runs, qrels, measures)
     assert len(calls) == 1
     qrels_ir = prepare_qrels(pt.model.to_ir_measures(qrels), 'qrels')
     judgments = Judgments(qrels_ir)
@@ -157,12 +166,8 @@ def test_influence_rows_are_the_first_order_leave_outs_and_share_the_relevant_fa
     enc = DictEncoder(vectors)
     measures = [FD(encoder=enc, rows='influence') @ 1, FD(encoder=enc, rows='influence') @ 10,
                 FD(encoder=enc, urr=True, rows='influence') @ 10]
-    calls = []
-    original = influence.relevant_factor
-    monkeypatch.setattr(influence, 'relevant_factor', lambda *a: calls.append(1) or original(*a))
-    topics = qrels[['qid']].drop_duplicates().assign(query='x')
-    table = pt.Experiment([pt.Transformer.from_df(r) for r in runs.values()], topics, qrels, eval_metrics=measures,
-                          names=list(runs), perquery=True)
+    calls = _counted(monkeypatch, influence, 'relevant_factor')
+    table = _per_query_experiment(runs, qrels, measures)
     assert len(calls) == 1
     judgments = Judgments(prepare_qrels(pt.model.to_ir_measures(qrels), 'qrels'))
     eps = 1e-5
@@ -183,8 +188,7 @@ def test_influence_rows_are_the_first_order_leave_outs_and_share_the_relevant_fa
             got = table[(table.name == name) & (table.measure == str(m))].set_index('qid')['value']
             np.testing.assert_allclose([got[q] for q in np.asarray(judgments.query_names)[where]], want, rtol=1e-6, atol=1e-8)
             assert got.mean() == pytest.approx(value, rel=1e-12)
-    exact = pt.Experiment([pt.Transformer.from_df(runs['a'])], topics, qrels, eval_metrics=[FD(encoder=enc) @ 10],
-                          perquery=True)['value'].to_numpy()
+    exact = _per_query_experiment({'a': runs['a']}, qrels, [FD(encoder=enc) @ 10])['value'].to_numpy()
     assert not np.allclose(exact, table[(table.name == 'a') & (table.measure == str(measures[1]))]['value'].to_numpy())
 
 
