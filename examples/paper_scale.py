@@ -5,6 +5,7 @@ the public API, with the time and the peak memory of each step.
     python examples/paper_scale.py --queries 500        # a quick look: 500 queries, 200 samples
     python examples/paper_scale.py --qrels my.qrels --dim 768 --out ./vectors
     python examples/paper_scale.py --report        # also `python -m pyterrier_frechet report` on defaults
+    python examples/paper_scale.py --experiment    # also pt.Experiment with FD@10 (exact and influence rows), baseline=0
 
 The qrels are the real ones (``../shared/data/msmarco-passage/qrels.msmarco-passage.dev-subset.txt`` beside the
 checkout by default, or ``--qrels``: any TREC qrels file). MS MARCO dev passages have no precomputed vectors here, so the runs and
@@ -123,6 +124,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument('--out', default=None, help='folder for the VectorStore files (default: a temporary one)')
     parser.add_argument('--report', action='store_true',
                         help='also run `python -m pyterrier_frechet report` on defaults over the same runs and vectors')
+    parser.add_argument('--experiment', action='store_true',
+                        help="also pt.Experiment with FD@10 beside RR@10, baseline=0: exact rows, then rows='influence'")
     args = parser.parse_args(argv)
     if not Path(args.qrels).exists():
         raise SystemExit(f'{args.qrels} does not exist: pass --qrels PATH (a TREC qrels file)')
@@ -154,7 +157,25 @@ def main(argv=None) -> pd.DataFrame:
           f'peak RSS of the whole script {peak_gib():.2f} GiB', flush=True)
     if args.report:
         report_on_defaults(qrels, runs, out)
+    if args.experiment:
+        experiment_rows(qrels, runs, store)
     return result.summary
+
+
+def experiment_rows(qrels: pd.DataFrame, runs: dict, store) -> None:
+    """pt.Experiment over the runs with RR@10 alone, then beside FD@10 (exact rows: above 500 queries, 200 seeded
+    groups left out) and beside FD(rows='influence')@10 (a row per query from its influence), baseline=0, timed."""
+    import pyterrier as pt
+    topics = pd.DataFrame({'qid': sorted(qrels['qid'].unique()), 'query': ''})
+    systems = [pt.Transformer.from_df(r) for r in runs.values()]
+    for label, measures in (('RR@10', [RR @ 10]), ('FD@10 + RR@10', [pf.FD @ 10, RR @ 10]),
+                            ("FD(rows='influence')@10 + RR@10", [pf.FD(rows='influence') @ 10, RR @ 10])):
+        t = time.perf_counter()
+        with pf.default_encoder(store):  # the store as the default encoder: the columns are FD@10, not FD(encoder=...)
+            table = pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=list(runs), baseline=0)
+        p_values = table.filter(like='p-value').iloc[1].round(6).to_dict()
+        print(f'pt.Experiment, {label}, baseline=0: {time.perf_counter() - t:.1f} s; p-values {p_values}; peak RSS of '
+              f'the whole script {peak_gib():.2f} GiB', flush=True)
 
 
 def report_on_defaults(qrels: pd.DataFrame, runs: dict, out: Path) -> None:

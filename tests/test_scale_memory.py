@@ -5,6 +5,8 @@ of samples at a time. Each is compared with a plain float64 numpy computation wr
 the one-call formula it replaces) — to 1e-12 relative — with the chunk sizes forced small so that the chunked code
 runs on a small case.
 """
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -223,9 +225,13 @@ def test_paper_scale_example_runs_small(tmp_path, capsys):
     (tmp_path / 'qrels.txt').write_text('\n'.join(lines) + '\n')
     out = tmp_path / 'store'
     summary = _paper_scale().main(['--qrels', str(tmp_path / 'qrels.txt'), '--samples', '40', '--dim', '8',
-                                   '--out', str(out)])
+                                   '--out', str(out), '--experiment'])
     printed = capsys.readouterr().out
     assert '60 queries' in printed and 'peak RSS' in printed and 'pf.bootstrap (40 samples' in printed
+    # pt.Experiment with the exact and the influence rows: a finite FD p-value each, the store as default encoder
+    for label in ('FD@10', "FD(rows='influence')@10"):
+        line = next(x for x in printed.splitlines() if x.startswith(f'pt.Experiment, {label} + RR@10'))
+        assert 0 <= float(re.search(r"@10 p-value['\"]: ([-+.e0-9]+)", line).group(1)) <= 1
     assert set(summary['name']) == {'strong', 'weak'} and len(summary) == 6
     # a stable label: the store is the call's encoder, so no path (the default --out is a new temporary folder)
     assert sorted(summary['measure'].unique()) == ['FD@10', 'RR@10', 'nDCG@10'] and 'VectorStore' not in printed
