@@ -136,10 +136,10 @@ def test_paired_test_t_reference_counts_only_defined_leave_outs(grouped, monkeyp
     """A leave-out that is undefined (NaN) drops out of the standard error and out of the t reference's degrees of
     freedom alike: the interval is t(m − 1) over the m finite leave-outs, as compare_systems' and bootstrap's are
     (one df, jackknife_df, for every interval and test)."""
-    import pyterrier_frechet.analyses.significance as significance
+    import pyterrier_frechet.core.weighted as weighted  # the kernel FD's resampling calls for its leave-outs
     vectors, qrels, runs, groups = grouped
     m = pf.FD(encoder=DictEncoder(vectors)) @ 5
-    real = significance.leave_out_fds
+    real = weighted.leave_out_fds
     seen = []
 
     def first_undefined(*args, **kwargs):
@@ -148,7 +148,7 @@ def test_paired_test_t_reference_counts_only_defined_leave_outs(grouped, monkeyp
         seen.append(values)
         return values
 
-    monkeypatch.setattr(significance, 'leave_out_fds', first_undefined)
+    monkeypatch.setattr(weighted, 'leave_out_fds', first_undefined)
     res = pf.paired_test(runs['a'], runs['b'], qrels, m, n_samples=50, n_permutations=0, query_groups=groups)
     queries = sorted(groups)
     names = sorted(set(groups.values()))
