@@ -114,14 +114,15 @@ def _leave_outs(rel, ret, shift, statistic: str = 'fd') -> np.ndarray:
     """The statistic with each query left out in turn, by its resampling's leave-outs (what the bootstrap's jackknife,
     ``compare`` and pt.Experiment's rows take: O(Q·d²) plus one FD per query, not a Q × Q matrix of 0/1 weights)."""
     from ..evaluation.vector_statistics import VectorStatistics
-    from ..measures.definitions import CONDITIONAL, GAUSSIAN
+    from ..measures.definitions import CFD, FD
     from ..measures.resampling import numpy_engine
     units = np.ones(len(rel.n), dtype=bool)
     groups, n_groups = jackknife_groups(units)
     if statistic == 'fd-query':
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    res = CONDITIONAL if statistic == 'cfd' else GAUSSIAN
-    return res.leave_out(None, VectorStatistics(rel, ret, shift, units), groups, n_groups, numpy_engine())
+    measure = CFD if statistic == 'cfd' else FD(weighting='query') if statistic == 'fd-query' else FD
+    return measure.resampling().leave_out(measure, VectorStatistics(rel, ret, shift, units), groups, n_groups,
+                                          numpy_engine())
 
 
 def expected_fd(world: World, n_queries: int, n_reference: int, seed: int, statistic: str = 'fd') -> Dict[str, float]:
