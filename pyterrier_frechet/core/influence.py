@@ -23,7 +23,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .threads import lapack_threads
-from .weighted import QueryStats, packed_gaussians, unpack, weighted_rows
+from .weighted import QueryStats, _diagonal_positions, _upper_pairs, packed_gaussians, unpack, weighted_rows
 
 #: Directions of FᵀΣ₂F with eigenvalue below this fraction of the largest are its null space (round-off of a
 #: retrieved side of lower rank than the relevant factor), not directions of the trace term.
@@ -90,9 +90,10 @@ def _quadratic_sums(stats: QueryStats, mean: np.ndarray, project: np.ndarray) ->
     run), else from the vectors (:meth:`~.weighted.QueryStats.projected_sums`)."""
     if stats.streamed:
         return stats.projected_sums(mean, project)
+    d = len(mean)
     b = project @ project.T
-    packed = b[np.triu_indices(len(mean))]
-    packed[stats._upper_off_diagonal()] *= 2.0  # each off-diagonal pair counted twice in ⟨B, C⟩
+    packed = 2.0 * b[_upper_pairs(d)]  # each off-diagonal pair counted twice in ⟨B, C⟩, the diagonal once
+    packed[_diagonal_positions(d)] *= 0.5
     bm = b @ mean
     return stats._p @ packed - 2.0 * (stats.s @ bm) + stats.n * float(mean @ bm)
 

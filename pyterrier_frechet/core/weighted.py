@@ -115,11 +115,6 @@ class QueryStats:
             yield slice(q, stop)
             q = stop
 
-    def _upper_off_diagonal(self) -> np.ndarray:
-        """Positions of the off-diagonal entries in the packed upper triangle."""
-        d = self._x.shape[1]
-        return self._upper % (d + 1) != 0
-
     def projected_sums(self, mean_shifted: np.ndarray, project: Optional[np.ndarray] = None) -> np.ndarray:
         """Per query q: Σ_{i∈q} ‖(x_i − c − μ̃)ᵀP‖², the squared deviations of its vectors from a mean (``mean_shifted``,
         in the shifted frame) projected by ``project`` (d × k; None: the identity, so the squared distances), a chunk
