@@ -73,8 +73,9 @@ def test_no_import_cycles_function_level_imports_included():
     graph = _graph()
     depth = _longest_path(graph)  # raises naming the cycle if there is one
     # the longest chain: __main__ -> cli -> demo -> plots -> cost -> correlation -> evaluate -> provider -> answers
-    # -> measures.base -> measures.resampling -> core.weighted -> core.frechet -> core.threads (14)
-    assert 3 <= depth <= 14
+    # -> measures.base -> measures.resampling -> core.weighted -> core.downdate -> core.frechet -> core.threads (15:
+    # core.downdate, the leave-outs' rank updates, sits between the re-weighted statistics and the FD kernels)
+    assert 3 <= depth <= 15
 
 
 #: What each layer may import from the package (besides itself), as the contributors' guide states it.

@@ -16,7 +16,8 @@ import pyterrier_frechet as pf
 from conftest import SHARED, DictEncoder, needs_shared, reference_fd_eigh
 from pyterrier_frechet.core.conditional import conditional_fds, conditional_frechet_distance, conditional_leave_out
 from pyterrier_frechet.core.jackknife import leave_one_out_fds
-from pyterrier_frechet.core.weighted import jackknife_groups, leave_out_fds, per_query_weighted, weighted_fds
+from pyterrier_frechet.core.weighted import (jackknife_groups, leave_out_fds, per_query_weighted, relevant_leave_outs,
+                                             weighted_fds)
 from test_weighted import _weights
 
 
@@ -258,6 +259,13 @@ def test_dl19_leave_one_out_equals_the_exact_paths():
         assert np.isfinite(old).all() and len(old) == units.sum() >= 43
         worst[str(m)] = float(np.max(np.abs(new - old) / np.abs(old)))
         assert worst[str(m)] <= 1e-11, m
+        if m.NAME != 'CFD':  # the route pt.Experiment's rows take: the relevant side shared, each run's congruence
+            for downdate in (True, False):  # downdated per leave-out (core/downdate.py), and the congruence route
+                shared = relevant_leave_outs(rel, units, groups, g, shift, downdate=downdate)
+                assert (shared.downdates is not None) == downdate
+                got = leave_out_fds(rel, ret, units, groups, g, shift, relevant=shared)
+                worst[f'{m} shared, downdate={downdate}'] = float(np.max(np.abs(got - old) / np.abs(old)))
+                assert worst[f'{m} shared, downdate={downdate}'] <= 1e-11, (m, downdate)
         # the bootstrap's jackknife values are these (exact leave-one-out at DL19's size)
         res = pf.bootstrap({'bm25': run}, qrels, [m], n_samples=20, verbose=False)
         np.testing.assert_allclose(res.jackknife['bm25'][column_label(m)], old, rtol=1e-11)
