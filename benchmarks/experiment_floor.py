@@ -12,9 +12,15 @@ Issue 50's paths, every figure measured in this one process on the TREC DL 2019 
    ``ir_measures.calc_aggregate`` (the value alone) over the 19 runs and three FD measures, against the floor: the
    bare symmetric eigenvalue solves those leave-outs need (``scipy.linalg.eigh(..., eigvals_only=True,
    driver='evd')`` of a 384 × 384 covariance of the same data, one per dense leave-out; FD@1's retrieved side has
-   42 vectors, so its leave-outs are 41 × 41 solves, timed as such).
+   42 vectors, so its leave-outs are 41 × 41 solves, timed as such);
+4. FD@10's rows over the 19 runs by the two exact routes, alternating in this process (each timing clears the
+   evaluation memo and warms it on one run): the congruence route (each leave-out's retrieved covariance downdated
+   and packed, one LAPACK ``sygst`` with the relevant leave-out's factor, one eigenvalue solve:
+   ``relevant_leave_outs(..., downdate=False)``) and the downdate route, the default (each run's LᵀΣ₂L once with the
+   factor over all queries, rank updates per leave-out, one eigenvalue solve: ``core/downdate.py``), against the
+   bare solves of its 817 leave-outs.
 
-    python benchmarks/experiment_floor.py [--shared ../shared] [--repeat 2]
+    python benchmarks/experiment_floor.py [--shared ../shared] [--repeat 2] [--only-routes]
 """
 import argparse
 import logging
@@ -49,6 +55,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--shared', default=str(Path(__file__).resolve().parents[2] / 'shared'))
     ap.add_argument('--repeat', type=int, default=2)
+    ap.add_argument('--only-routes', action='store_true', help='only 4., the two routes of the leave-outs')
     args = ap.parse_args()
     logging.disable(logging.WARNING)
     warnings.simplefilter('ignore')
@@ -69,6 +76,8 @@ def main():
                                      baseline=baseline)
 
     print(f'{len(runs)} DL19 runs; {len(topics)} topics; best of {args.repeat} warm calls\n')
+    if args.only_routes:
+        return routes(runs, qrels, store, args.repeat)
     n6 = best(experiment([nDCG @ 10], 6, 0), args.repeat)
     f6 = best(experiment([fd() @ 10, nDCG @ 10], 6, 0), args.repeat)
     i6 = best(experiment([fd(rows='influence') @ 10, nDCG @ 10], 6, 0), args.repeat)
@@ -103,6 +112,51 @@ def main():
           f'{rows:.2f} s − calc_aggregate {value:.2f} s = {rows - value:.2f} s; floor {floor:.2f} s '
           f'({solve_dense * 1e3:.2f} ms a 384 × 384 solve, {solve_small * 1e3:.2f} ms a {units - 2} × {units - 2} one): '
           f'{(rows - value) / floor:.2f}x the floor')
+    routes(runs, qrels, store, args.repeat)
+
+
+def routes(runs, qrels, store, repeat):
+    """4.: FD@10's rows by the congruence and the downdate route, alternating, against the floor."""
+    import pyterrier_frechet.core.weighted as weighted
+    measure = [pf.FD(rel=2, encoder=store, missing='drop') @ 10]
+    qrels_ir = pt.model.to_ir_measures(qrels)
+    runs_ir = [pt.model.to_ir_measures(r) for r in runs]
+    memo = ir_measures.providers.registry['pyterrier_frechet'].qrels_memo
+    made = weighted.relevant_leave_outs
+
+    def rows(downdate):
+        weighted.relevant_leave_outs = lambda *a, **k: made(*a, **k, downdate=downdate)
+        try:
+            memo.clear()
+            list(ir_measures.iter_calc(measure, qrels_ir, runs_ir[0]))  # the memo: qrels, relevant leave-outs
+            t0 = time.perf_counter()
+            for r in runs_ir:
+                list(ir_measures.iter_calc(measure, qrels_ir, r))
+            t1 = time.perf_counter()
+            for r in runs_ir:
+                ir_measures.calc_aggregate(measure, qrels_ir, r)
+            return (t1 - t0) - (time.perf_counter() - t1)
+        finally:
+            weighted.relevant_leave_outs = made
+    units = int(qrels.loc[qrels['label'] >= 2, 'qid'].nunique())
+    vecs = store.lookup(qrels.loc[qrels['label'] >= 2, 'docno'].astype(str).unique()[:2000])[0]
+    dense = np.cov(np.asarray(vecs, dtype=np.float64).T)
+
+    def floor():
+        with lapack_threads():
+            t0 = time.perf_counter()
+            for _ in range(len(runs) * units):
+                scipy.linalg.eigh(dense, eigvals_only=True, driver='evd', check_finite=False)
+            return time.perf_counter() - t0
+    got = {'floor': [], 'congruence': [], 'downdate': []}
+    for _ in range(repeat):
+        got['floor'].append(floor())
+        got['congruence'].append(rows(False))
+        got['downdate'].append(rows(True))
+    f, c, d = (min(got[k]) for k in ('floor', 'congruence', 'downdate'))
+    print(f'4. FD@10 rows over {len(runs)} runs ({len(runs) * units} leave-outs), alternating, best of {repeat}: '
+          f'congruence route {c:.2f} s ({c / f:.2f}x the floor), downdate route {d:.2f} s ({d / f:.2f}x); '
+          f'floor {f:.2f} s')
 
 
 if __name__ == '__main__':
