@@ -129,6 +129,7 @@ def test_large_groups_take_the_congruence_route():
 # found by this test: a relevant side of rank 2 in 8 dimensions whose units' total was formed from the vectors while
 # its leave-outs subtracted per-query products: round-off the pivoted Cholesky read as a third dimension, 3.4e-9 off
 @example(seed=0, d=8, n_queries=32, k=1, query_weighting=False, low_rank=True)
+@example(seed=985, d=8, n_queries=14, k=1, query_weighting=False, low_rank=True)  # pstrf's tolerance (test below)
 @given(seed=st.integers(0, 2 ** 16), d=st.integers(8, 32), n_queries=st.integers(12, 40), k=st.integers(1, 6),
        query_weighting=st.booleans(), low_rank=st.booleans())
 def test_property_the_downdate_route_equals_the_congruence_route(seed, d, n_queries, k, query_weighting, low_rank):
@@ -138,10 +139,24 @@ def test_property_the_downdate_route_equals_the_congruence_route(seed, d, n_quer
     new, old, _ = _both_routes(rs, ts, shift, units, groups, n_queries)
     np.testing.assert_array_equal(np.isnan(new), np.isnan(old))
     np.testing.assert_allclose(new, old, rtol=1e-9, atol=1e-12 * np.nanmax(np.abs(old)))
-    # not against _own_fd here: where the downdate route is not taken, the congruence route's factor of a rank-2
-    # relevant leave-out can take a third, round-off pivot (pstrf's tolerance is d·ε·max diag, the round-off of a
-    # downdated covariance ε·its second moments) and be 4e-9 off FD of the vectors (seed=985, d=8, n_queries=14, k=1,
-    # low_rank=True: 40-digit mpmath agrees with _own_fd to 1e-16) — a defect of that route, left open
+    own = [_own_fd(rel, rel_q, ret, ret_q, np.arange(n_queries) != g, query_weighting) for g in range(n_queries)]
+    np.testing.assert_allclose(new, own, rtol=1e-9, atol=1e-12 * np.max(np.abs(own)))
+
+
+def test_a_downdated_rank_deficient_covariance_keeps_its_rank():
+    """Found by the property test above: a relevant side of rank 2 in 8 dimensions, each leave-out's covariance the
+    totals less one query's products. pstrf's default tolerance (d·ε·max diagonal) took a round-off pivot of 2 of the
+    14 leave-outs as a third dimension, 4e-9 off FD of the vectors (40-digit mpmath agreed with _own_fd to 1e-16); the
+    tolerance is now d·ε times the second moments the covariance was formed from."""
+    n_queries = 14
+    rel, rel_q, ret, ret_q = _world(985, 8, n_queries, 1, rel_rank=2)
+    rs, ts, shift, units = _sides(rel, rel_q, ret, ret_q, n_queries, False)
+    groups = np.append(np.arange(n_queries), -1)
+    shared = relevant_leave_outs(rs, units, groups, n_queries, shift, downdate=False)
+    assert shared.ranks.tolist() == [2] * n_queries
+    got = leave_out_fds(rs, ts, units, groups, n_queries, shift, relevant=shared)
+    own = [_own_fd(rel, rel_q, ret, ret_q, np.arange(n_queries) != g) for g in range(n_queries)]
+    np.testing.assert_allclose(got, own, rtol=1e-12)
 
 
 def test_the_rank_updates_are_the_downdated_congruence():

@@ -218,14 +218,18 @@ def _sqrt_psd(cov: np.ndarray, scale: float = 0.0) -> np.ndarray:
 
 
 def _pivoted_cholesky(cov: np.ndarray, scale: float):
-    """LAPACK's pivoted Cholesky (``pstrf``, default tolerance d·ε·max diagonal) of a covariance: (L, perm) with L
+    """LAPACK's pivoted Cholesky (``pstrf``, tolerance d·ε·max(``scale``, max diagonal)) of a covariance: (L, perm) with L
     the d × r lower-trapezoidal factor of the permuted cov[perm][:, perm] = LLᵀ, r the numerical rank (r = d: cov is
     positive definite). None if cov is not positive semi-definite beyond round-off: the first r pivots exceed the
     tolerance, so LLᵀ reproduces cov everywhere but in the trailing (d − r)² block, which must then be the Schur
     complement's round-off (at most :data:`_PIVOTED_RESIDUAL` × d·ε·scale) — checked in O((d − r)²·r)."""
     from scipy.linalg import lapack
     d = cov.shape[0]
-    chol, piv, rank, info = lapack.dpstrf(cov, lower=1, tol=-1.0)
+    # pivots below d·ε times the second moments the covariance was formed from are its round-off: pstrf's default,
+    # d·ε·max diagonal, took one such pivot of a downdated rank-2 covariance as a third dimension (4e-9 off FD;
+    # tests/test_downdate.py::test_a_downdated_rank_deficient_covariance_keeps_its_rank)
+    tol = d * np.finfo(float).eps * max(scale, float(np.abs(np.diagonal(cov)).max()) if d else 0.0)
+    chol, piv, rank, info = lapack.dpstrf(cov, lower=1, tol=tol)
     if info < 0:  # pragma: no cover - pstrf only fails on bad arguments
         return None
     perm = piv - 1
