@@ -32,7 +32,8 @@ from .threads import lapack_threads
 
 #: A group is downdated where its two rank updates together have at most this fraction of the factor's rank columns.
 #: Each column costs about 4r² flops (``symm`` and ``syr2k``), so at r columns the updates cost about what the solve
-#: does; below, less than the congruence route (a ``sygst`` of 2 ms and packing: 4–6 ms a leave-out at d = 384 here).
+#: does; below, less than the congruence route (``sygst`` 2.7–2.9 ms, the packed downdate and gather ~1.5 ms a leave-out at
+#: d = 384 here, cProfile).
 #: On DL19 (rel=2) every query qualifies, the largest with 219 relevant passages: FD@10's rows over 6 runs took 2.37 s
 #: (cProfile) against 2.57 s at half the rank, where 4 queries took the congruence route, and 3.96 s before this
 #: route existed.
