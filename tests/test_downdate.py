@@ -2,8 +2,9 @@
 definition over the vectors left in (weighted mean, unbiased weighted covariance, the nuclear norm of the two sides'
 rows), and the congruence route it replaces (``relevant_leave_outs(..., downdate=False)``) — over full-rank and
 rank-deficient relevant sides, document and query weighting, single queries and groups of them, a query with no
-retrieved vectors, held and streamed cross-products. Every case asserts that the route was taken for some groups,
-so a case cannot pass by falling back everywhere."""
+retrieved vectors, held and streamed cross-products. The cases of the route assert that it was taken for some groups
+(none can pass by falling back everywhere); the cases of the fall-back assert that it was not taken; the property
+test compares the two routes wherever each applies, and both with FD of the vectors."""
 import numpy as np
 import pytest
 import scipy.linalg
