@@ -54,8 +54,7 @@ def group_rows(stats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> Group
     queries = np.flatnonzero((groups >= 0) & (u > 0) & (stats.n > 0))
     queries = queries[np.argsort(groups[queries], kind='stable')]
     lengths = stats.n[queries].astype(np.int64)
-    offsets = np.cumsum(lengths) - lengths
-    rows = np.repeat(stats._starts[queries] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+    rows = stats.rows_of(queries)
     per_group = np.bincount(groups[queries], weights=lengths, minlength=n_groups).astype(np.int64)
     return GroupRows(rows, np.concatenate([[0], np.cumsum(per_group)]), np.repeat(u[queries], lengths))
 
@@ -82,6 +81,13 @@ def side(totals, cross_trace: float) -> Optional[Side]:
         return None
     mean = total / v1
     return Side(v1 - v2 / v1, v1, v2, total, mean, float(cross_trace - v1 * mean @ mean), gv1, gv2, group_sums)
+
+
+def covariance(s: Side, cross: np.ndarray, gather: np.ndarray) -> np.ndarray:
+    """The side's covariance (Σ u P − V₁μ̃μ̃ᵀ)/α from the units' packed cross-product, read out by ``gather`` (a d × d
+    index into the packing: the full matrix, or in a factor's pivoted order)."""
+    i, j = np.triu_indices(len(s.mean))
+    return ((cross - s.v1 * s.mean[i] * s.mean[j]) / s.alpha)[gather]
 
 
 def deviations(stats, rows: GroupRows, g: int, s: Side, shift: np.ndarray) -> Optional[tuple]:
@@ -123,9 +129,7 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
     s = side(totals, float(cross[np.diagonal(packed_index)].sum()))
     if s is None:
         return None
-    i, j = np.triu_indices(d)
-    cov = (cross - s.v1 * s.mean[i] * s.mean[j]) / s.alpha
-    full = cov[packed_index]
+    full = covariance(s, cross, packed_index)
     scale = _scale(s.mean + shift, full)
     with lapack_threads():
         got = _pivoted_cholesky(full, scale)
@@ -154,13 +158,13 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
 
 
 def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift: np.ndarray, totals,
-                  cross: np.ndarray) -> np.ndarray:
+                  cross: np.ndarray, small: np.ndarray) -> np.ndarray:
     """FD with each group left out (NaN where not taken here: the caller's route) for one run's retrieved side ``ret``
     over the units of weight ``w`` (its totals and the units' packed cross-product ``cross``), against the relevant
     side's leave-outs ``shared`` (a :class:`~.weighted.SharedRelevant`: their means, traces and ranks) and
-    :func:`relevant_downdates`. Taken where the retrieved leave-out keeps at least the relevant leave-out's rank
-    plus one vectors (else the caller's route of fewer rows is cheaper) and the rank updates are small."""
-    d = len(shift)
+    :func:`relevant_downdates`. Taken for the groups whose rank updates are ``small`` (p₁ + p₂ ≤
+    :data:`MAX_UPDATE_FRACTION` · r, decided by the caller from the counts) where the retrieved leave-out keeps at
+    least the relevant leave-out's rank plus one vectors (else the caller's route of fewer rows is cheaper)."""
     groups, n_groups = shared.groups, shared.n_groups
     out = np.full(n_groups, np.nan)
     rank = relevant.rank
@@ -168,8 +172,7 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
     if s is None:
         return out
     keeps = totals[0][0][0] - totals[0][0][1]  # each leave-out's count of retrieved vectors
-    i, j = np.triu_indices(d)
-    cov_perm = ((cross - s.v1 * s.mean[i] * s.mean[j]) / s.alpha)[relevant.gather]
+    cov_perm = covariance(s, cross, relevant.gather)
     scale = relevant.scale * _scale(s.mean + shift, cov_perm)
     rows = group_rows(ret, w, groups, n_groups)
     with lapack_threads():
@@ -177,12 +180,8 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
         if info != 0:  # pragma: no cover - sygst only fails on bad arguments
             return out
         base = np.asfortranarray(inner[:rank, :rank])
-        for g in range(n_groups):
-            basis = relevant.bases[g]
-            if basis is None or shared.gaussians[g] is None or keeps[g] - 1 < shared.ranks[g]:
-                continue
-            size = rows.starts[g + 1] - rows.starts[g] + 1
-            if basis.shape[1] + size > MAX_UPDATE_FRACTION * rank:
+        for g in np.flatnonzero(small):
+            if shared.gaussians[g] is None or keeps[g] - 1 < shared.ranks[g]:
                 continue
             got = deviations(ret, rows, g, s, shift)
             if got is None:

@@ -196,6 +196,12 @@ class QueryStats:
             p[block] = cross
         return p
 
+    def rows_of(self, queries: np.ndarray) -> np.ndarray:
+        """Positions, in the sorted vectors, of every vector of these queries, query after query in the given order."""
+        lengths = self.n[queries].astype(np.int64)
+        offsets = np.cumsum(lengths) - lengths
+        return np.repeat(self._starts[queries] - offsets, lengths) + np.arange(int(lengths.sum()), dtype=np.int64)
+
     def total_cross(self, weights: np.ndarray) -> np.ndarray:
         """Σ_q weights[q] · P_q, packed: from the held cross-products where they are formed already, else by BLAS
         ``syrk`` over the rows of the queries of positive weight, each scaled by √weight, a chunk of rows at a time —
@@ -338,11 +344,9 @@ def weighted_rows(stats: QueryStats, weights: np.ndarray, mean_shifted: np.ndarr
     deviation from the weighted mean scaled by √(u / (V₁ − V₂/V₁)) — the covariance as a product of the vectors
     themselves, exact, at the cost of a few hundred rows where the d × d covariance is a d²/2 sum."""
     q = np.flatnonzero(weights > 0)
-    lengths = stats.n[q].astype(np.int64)
-    if lengths.sum() == 0:
+    rows = stats.rows_of(q)
+    if len(rows) == 0:
         return np.zeros((0, len(mean_shifted)))
-    offsets = np.cumsum(lengths) - lengths
-    rows = np.repeat(stats._starts[q] - offsets, lengths) + np.arange(int(lengths.sum()))
     per_row = stats._qidx[rows]
     u = (weights * stats.doc_weight)[per_row]
     a, b = float(u.sum()), float((weights * stats.doc_weight ** 2)[per_row].sum())
@@ -717,18 +721,17 @@ def relevant_leave_outs(rel: QueryStats, units: np.ndarray, groups: np.ndarray, 
     return _factored(entries, shift, groups=groups, n_groups=int(n_groups), downdates=downdates)
 
 
-def _small_groups(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> bool:
-    """Whether some group holds few enough vectors of ``stats`` for :mod:`.downdate` (its rank updates cost less than
-    a congruence, bounded here by the dimension): otherwise the units' totals it needs are not formed."""
+def _group_sizes(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """How many vectors of ``stats`` each group's queries of positive weight hold."""
     sel = (groups >= 0) & (w > 0)
-    sizes = np.bincount(groups[sel], weights=stats.n[sel], minlength=n_groups)
-    return bool((sizes + 1 <= MAX_UPDATE_FRACTION * stats.s.shape[1]).any())
+    return np.bincount(groups[sel], weights=stats.n[sel], minlength=n_groups)
 
 
 def _downdates(rel: QueryStats, units: np.ndarray, groups: np.ndarray, n_groups: int,
                shift: np.ndarray) -> Optional[RelevantDowndates]:
     w = np.asarray(units, dtype=np.float64)
-    if not _small_groups(rel, w, groups, n_groups):
+    # some group's rank update can be small (the factor's rank is at most the dimension): otherwise nothing is formed
+    if not (_group_sizes(rel, w, groups, n_groups) + 1 <= MAX_UPDATE_FRACTION * len(shift)).any():
         return None
     return relevant_downdates(rel, w, groups, n_groups, shift, _side_totals(rel, w, groups, n_groups),
                               _total_cross(rel, w * rel.doc_weight), _packed_index(len(shift)))
@@ -903,15 +906,15 @@ def _downdated(ret: QueryStats, w: np.ndarray, shift: np.ndarray, shared: Shared
     relevant = shared.downdates
     if relevant is None:
         return np.full(shared.n_groups, np.nan)
-    sel = (shared.groups >= 0) & (w > 0)
-    sizes = np.bincount(shared.groups[sel], weights=ret.n[sel], minlength=shared.n_groups)
+    sizes = _group_sizes(ret, w, shared.groups, shared.n_groups)
     updates = np.array([np.inf if b is None else b.shape[1] for b in relevant.bases]) + sizes + 1
-    if not (updates <= MAX_UPDATE_FRACTION * relevant.rank).any():
+    small = updates <= MAX_UPDATE_FRACTION * relevant.rank
+    if not small.any():
         return np.full(shared.n_groups, np.nan)
     # the units' total straight from the vectors (no per-query products formed): the downdates subtract the left-out
     # vectors themselves, not per-query products, so the total need not be their sum
-    return downdated_fds(shared.downdates, shared, ret, w, shift, _side_totals(ret, w, shared.groups, shared.n_groups),
-                         ret.total_cross(w * ret.doc_weight))
+    return downdated_fds(relevant, shared, ret, w, shift, _side_totals(ret, w, shared.groups, shared.n_groups),
+                         ret.total_cross(w * ret.doc_weight), small)
 
 
 def _factor_nuclear_norm(shared: SharedRelevant, k: int, packed: np.ndarray, scale: float):
