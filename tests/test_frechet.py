@@ -230,17 +230,17 @@ def test_identical_singular_gaussians_are_at_distance_zero():
 
 
 def test_pivoted_cholesky_reproduces_a_semidefinite_covariance_and_refuses_an_indefinite_one():
-    from pyterrier_frechet.core.frechet import _pivoted_cholesky, _unpermuted
+    from pyterrier_frechet.core.kernel import pivoted_cholesky, unpermuted
     x = np.random.default_rng(4).normal(size=(4, 9))
     cov = np.cov(x, rowvar=False)
-    lower, perm = _pivoted_cholesky(cov, float(np.abs(cov).max()))
+    lower, perm = pivoted_cholesky(cov, float(np.abs(cov).max()))
     assert lower.shape == (9, 3) and np.all(np.triu(lower, 1) == 0)  # rank n − 1, lower trapezoidal
     np.testing.assert_allclose(lower @ lower.T, cov[np.ix_(perm, perm)], atol=1e-14 * np.abs(cov).max())
-    f = _unpermuted(lower, perm)
+    f = unpermuted(lower, perm)
     np.testing.assert_allclose(f @ f.T, cov, atol=1e-14 * np.abs(cov).max())
-    assert _pivoted_cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]), 2.0) is None  # eigenvalues 3 and −1
-    assert _pivoted_cholesky(np.array([[0.0, 1.0], [1.0, 0.0]]), 1.0) is None  # zero diagonal, eigenvalues ±1
-    assert _pivoted_cholesky(np.diag([4.0, 1.0, 0.0]), 4.0)[0].shape == (3, 2)
+    assert pivoted_cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]), 2.0) is None  # eigenvalues 3 and −1
+    assert pivoted_cholesky(np.array([[0.0, 1.0], [1.0, 0.0]]), 1.0) is None  # zero diagonal, eigenvalues ±1
+    assert pivoted_cholesky(np.diag([4.0, 1.0, 0.0]), 4.0)[0].shape == (3, 2)
     with pytest.raises(ValueError, match='not positive semi-definite'):
         frechet_distance_from_stats(GaussianStats(np.zeros(2), np.array([[1.0, 2.0], [2.0, 1.0]]), 5),
                                     GaussianStats(np.zeros(2), np.array([[0.0, 1.0], [1.0, 0.0]]), 5))
@@ -266,14 +266,14 @@ def test_congruence_with_a_rank_deficient_factor_is_the_trace_term_or_refuses():
     where Σ₂ is singular inside Σ₁'s range (eigenvalues at the round-off floor, whose square roots cost half the
     digits) the route refuses (None), and the public function still gives the exact value (the factors' nuclear
     norm)."""
-    from pyterrier_frechet.core.frechet import _pivoted_cholesky, _scale, padded_factor, trace_sqrt_congruence
+    from pyterrier_frechet.core.kernel import moment_scale, padded_factor, pivoted_cholesky, trace_sqrt_congruence
     rng = np.random.default_rng(5)
     d = 8
     basis = np.linalg.qr(rng.normal(size=(d, 6)))[0]  # both sets in one 6-dimensional subspace
     x = rng.normal(size=(30, 6)) @ basis.T
     y = rng.normal(size=(25, 6)) @ basis.T + 0.3
     sx, sy = gaussian_stats(x), gaussian_stats(y)
-    lower, perm = _pivoted_cholesky(sx.cov, _scale(sx.mean, sx.cov))
+    lower, perm = pivoted_cholesky(sx.cov, moment_scale(sx.mean, sx.cov))
     assert lower.shape == (d, 6)
     tr = trace_sqrt_congruence(padded_factor(lower), sy.cov[np.ix_(perm, perm)], 6)
     want = (np.trace(sx.cov) + np.trace(sy.cov) + float((sx.mean - sy.mean) @ (sx.mean - sy.mean))

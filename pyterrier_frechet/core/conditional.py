@@ -25,7 +25,7 @@ from typing import NamedTuple, Tuple
 import numpy as np
 
 from .frechet import GaussianStats, at_most_d_rows, check_pair, fd_from_factors, frechet_distance_from_stats
-from .weighted import QueryStats, group_cross_batches, sample_chunk, unpack, _total_cross
+from .weighted import QueryStats, group_cross_batches, sample_chunk, unpack, weighted_total_cross
 
 __all__ = ['conditional_frechet_distance', 'conditional_fds', 'conditional_leave_out', 'point_conditional_distance']
 
@@ -156,7 +156,7 @@ def conditional_leave_out(rel: QueryStats, ret: QueryStats, units: np.ndarray, g
     kept_t, kept_g = by_group(w)
     gap_t, gap_g = by_group(w * gap)
     dofs = [by_group(w * (stats.n - 1)) for stats in (rel, ret)]
-    totals = [_total_cross(stats, w, centred=True) for stats in (rel, ret)]
+    totals = [weighted_total_cross(stats, w, centred=True) for stats in (rel, ret)]
     out = np.full(n_groups, np.nan)
     zero = np.zeros(d)
     batches = [group_cross_batches(stats, w, groups, n_groups, centred=True) for stats in (rel, ret)]

@@ -17,7 +17,7 @@ whose r × r matrix is K less a rank-p₂ product and plus a rank-2p₁ one (BLA
 relevant side's Q, s and scale are made once per evaluation (:func:`relevant_downdates`) and serve every run and
 measure, as the congruence route's factors do (:class:`~.weighted.SharedRelevant`). A group is taken here where
 p₁ + p₂ ≤ r (:data:`MAX_UPDATE_FRACTION`) and where the eigenvalues' error bound allows
-(:func:`~.frechet._sqrt_sum_error`); every other group takes the congruence route, so the values are the same to
+(:func:`~.kernel.sqrt_sum_error`); every other group takes the congruence route, so the values are the same to
 round-off (``tests/test_downdate.py``: to 1e-9 of FD of the vectors left in, to 1e-10 of the congruence route; on
 four DL19 runs both routes equal the loop over the vectors to 9e-14, ``tests/test_leave_one_out.py``).
 """
@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas, lapack
 
-from .frechet import _CONGRUENCE_RTOL, _check_psd, _pivoted_cholesky, _scale, _sqrt_sum_error, padded_factor
+from .kernel import CONGRUENCE_RTOL, check_psd, moment_scale, padded_factor, pivoted_cholesky, spread_normaliser, sqrt_sum_error
 from .threads import lapack_threads
 
 #: A group is downdated where its two rank updates together have at most this fraction of the factor's rank columns.
@@ -77,10 +77,11 @@ def side(totals, cross_trace: float) -> Optional[Side]:
     """:class:`Side` from :func:`~.weighted._side_totals`' totals and the trace of the units' cross-product; None
     where the side has fewer than 2 vectors or no spread."""
     ((n, _), (v1, gv1), (v2, gv2)), (total, group_sums) = totals
-    if n < 2 or v1 <= 0 or v1 - v2 / v1 <= 0:
+    alpha = spread_normaliser(n, v1, v2)
+    if alpha is None:
         return None
     mean = total / v1
-    return Side(v1 - v2 / v1, v1, v2, total, mean, float(cross_trace - v1 * mean @ mean), gv1, gv2, group_sums)
+    return Side(alpha, v1, v2, total, mean, float(cross_trace - v1 * mean @ mean), gv1, gv2, group_sums)
 
 
 def covariance(s: Side, cross: np.ndarray, gather: np.ndarray) -> np.ndarray:
@@ -94,20 +95,21 @@ def deviations(stats, rows: GroupRows, g: int, s: Side, shift: np.ndarray) -> Op
     """(D, α', mean') for group g left out of one side: D (d × (m + 1)) with α'Σ' = αΣ − DDᵀ, its columns √u (x − μ)
     for g's m rows and √V₁'(μ' − μ); None where the side keeps fewer than 2 vectors' worth of weight."""
     v1, v2 = s.v1 - s.group_v1[g], s.v2 - s.group_v2[g]
-    if v1 <= 0 or v1 - v2 / v1 <= 0:
+    alpha = spread_normaliser(2, v1, v2)  # the count is not tracked per group: V₁ and V₂ decide
+    if alpha is None:
         return None
     mine = rows.rows[rows.starts[g]:rows.starts[g + 1]]
     mean = (s.total - s.group_sums[g]) / v1
     dev = np.empty((len(mine) + 1, len(shift)))
-    np.subtract(stats._x[mine], shift + s.mean, out=dev[:-1])
+    np.subtract(stats.vectors[mine], shift + s.mean, out=dev[:-1])
     dev[:-1] *= np.sqrt(rows.weight[rows.starts[g]:rows.starts[g + 1]])[:, None]
     dev[-1] = np.sqrt(v1) * (mean - s.mean)
-    return dev.T, v1 - v2 / v1, mean
+    return dev.T, alpha, mean
 
 
 class RelevantDowndates(NamedTuple):
     """The relevant side's part of :func:`downdated_fds`, made once per evaluation and grouping: the units' factor
-    (padded d × d, pivoted, Fortran order: :func:`~.frechet.padded_factor`), its rank, pivot order, gather index of a
+    (padded d × d, pivoted, Fortran order: :func:`~.kernel.padded_factor`), its rank, pivot order, gather index of a
     packed covariance into that order, and the side's scale; per group (None where not downdated) Q (r × p₁), the
     diagonal √(1 − s²) − 1 and α₁/α₁'."""
     factor: np.ndarray
@@ -130,9 +132,9 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
     if s is None:
         return None
     full = covariance(s, cross, packed_index)
-    scale = _scale(s.mean + shift, full)
+    scale = moment_scale(s.mean + shift, full)
     with lapack_threads():
-        got = _pivoted_cholesky(full, scale)
+        got = pivoted_cholesky(full, scale)
     if got is None or got[0].shape[1] == 0:
         return None
     lower, perm = got
@@ -173,7 +175,7 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
         return out
     keeps = totals[0][0][0] - totals[0][0][1]  # each leave-out's count of retrieved vectors
     cov_perm = covariance(s, cross, relevant.gather)
-    scale = relevant.scale * _scale(s.mean + shift, cov_perm)
+    scale = relevant.scale * moment_scale(s.mean + shift, cov_perm)
     rows = group_rows(ret, w, groups, n_groups)
     with lapack_threads():
         inner, info = lapack.dsygst(np.asfortranarray(cov_perm), relevant.factor, itype=2, lower=1)
@@ -212,8 +214,8 @@ def _downdated_trace_sqrt(relevant: RelevantDowndates, base: np.ndarray, g: int,
     inner = blas.dsyr2k(1.0, p, half, beta=1.0, c=inner, trans=0, lower=1, overwrite_c=1)
     evals = scipy.linalg.eigh(inner, lower=True, eigvals_only=True, driver='evd', check_finite=False,
                               overwrite_a=True)
-    _check_psd(evals, 'a covariance', scale)
+    check_psd(evals, 'a covariance', scale)
     if not evals[-1] > 0:
         return None
     tr_sqrt = float(np.sqrt(np.clip(evals, 0.0, None)).sum())
-    return tr_sqrt if _sqrt_sum_error(evals) <= _CONGRUENCE_RTOL * tr_sqrt else None
+    return tr_sqrt if sqrt_sum_error(evals) <= CONGRUENCE_RTOL * tr_sqrt else None

@@ -36,11 +36,13 @@ in the usual IR case, where a set has fewer vectors than dimensions, ``"gram"`` 
 """
 from __future__ import annotations
 
-from typing import Literal, NamedTuple, Optional, Tuple
+from typing import Literal, NamedTuple, Tuple
 
 import numpy as np
 import scipy.linalg
 
+from .kernel import (CONGRUENCE_RTOL, PSD_RTOL, check_psd, fd_value, moment_scale, nuclear_norm, padded_factor, pivoted_cholesky,
+                     spread_normaliser, trace_sqrt_congruence, unpermuted)
 from .threads import lapack_threads, single_threaded
 
 __all__ = [
@@ -60,7 +62,6 @@ __all__ = [
 Method = Literal['auto', 'cross', 'qr', 'gram']
 
 _GRAM_MIN_RCOND = 1e-8  # below this the Cholesky factor of X̃ᵀX̃ costs digits: use Householder QR
-_FAST_MIN_RATIO = 1e-8  # λ_min/λ_max of MMᵀ below this: its eigenvalues cost digits, take M's singular values
 # reduce_set keeps a set deflated (n−1 rows) up to this many rows per dimension: a Householder QR to d rows
 # (2nd² − 2d³/3 flops) only pays once it saves more than the longer cross matrix costs its SVD (4(n−d)d²),
 # i.e. beyond n ≈ 5d/3
@@ -131,39 +132,6 @@ def choose_method(n1: int, n2: int, d: int) -> Literal['cross', 'gram']:
     return 'cross' if cost_cross <= cost_gram else 'gram'
 
 
-def _nuclear_norm(m: np.ndarray, try_fast: bool = True, rtol: Optional[float] = None) -> float:
-    """Sum of the singular values of ``m``.
-
-    Fast path: the square roots of the eigenvalues of the smaller Gram matrix G = MMᵀ (or MᵀM), accepted
-    when G's smallest computed eigenvalue is at least 1e-8 times its largest (eigenvalues carry absolute
-    errors of about ε·λ_max, so this check is reliable): then no singular value is small enough to lose
-    digits, and the relative error is at most about k·ε·cond(M)/2 ≤ k·1e-12 for k values (≈ 1e-15 on
-    typical data). Otherwise — M singular or ill-conditioned (low-rank or duplicated data) — the singular
-    values themselves (``gesdd``, accurate for the small ones too; ``gesvd`` on the rare non-convergence).
-    ``try_fast=False`` goes straight to the singular values, when the caller knows M to be ill-conditioned (the
-    fast path would be computed only to be rejected); the result is the same either way, up to round-off.
-    ``rtol``: accept the fast path by its error bound instead (:func:`_sqrt_sum_error` at most ``rtol`` of the sum,
-    the rule of :func:`trace_sqrt_congruence`), which admits well-separated small singular values the ratio refuses.
-    """
-    small = m if m.shape[0] <= m.shape[1] else m.T
-    if try_fast:
-        gram = small @ small.T  # syrk, threaded (level 3)
-        with lapack_threads():
-            evals = scipy.linalg.eigvalsh(gram, check_finite=False, overwrite_a=True)
-        if rtol is not None and evals[-1] > 0:
-            total = float(np.sqrt(np.clip(evals, 0.0, None)).sum())
-            if _sqrt_sum_error(evals) <= rtol * total:
-                return total
-        elif evals[-1] > 0 and evals[0] >= _FAST_MIN_RATIO * evals[-1]:
-            return float(np.sqrt(evals).sum())
-    with lapack_threads():
-        try:
-            s = scipy.linalg.svdvals(m, check_finite=False)
-        except np.linalg.LinAlgError:  # pragma: no cover - LAPACK non-convergence is data dependent
-            s = scipy.linalg.svd(m, compute_uv=False, lapack_driver='gesvd', check_finite=False)
-    return float(s.sum())
-
-
 def _deflate(xc: np.ndarray) -> np.ndarray:
     """(n−1)×d rows F with FᵀF = X̃ᵀX̃, for centred data X̃ (n×d).
 
@@ -213,52 +181,20 @@ def _gram_cholesky(g: np.ndarray):
 def _sqrt_psd(cov: np.ndarray, scale: float = 0.0) -> np.ndarray:
     """A factor B with B Bᵀ = cov, namely V Λ^½, with round-off negative eigenvalues clipped to 0."""
     evals, evecs = scipy.linalg.eigh(cov, check_finite=False)
-    _check_psd(evals, 'a covariance', scale)
+    check_psd(evals, 'a covariance', scale)
     return evecs * np.sqrt(np.clip(evals, 0.0, None))
-
-
-def _pivoted_cholesky(cov: np.ndarray, scale: float):
-    """LAPACK's pivoted Cholesky (``pstrf``, tolerance d·ε·max(``scale``, max diagonal)) of a covariance: (L, perm) with L
-    the d × r lower-trapezoidal factor of the permuted cov[perm][:, perm] = LLᵀ, r the numerical rank (r = d: cov is
-    positive definite). None if cov is not positive semi-definite beyond round-off: the first r pivots exceed the
-    tolerance, so LLᵀ reproduces cov everywhere but in the trailing (d − r)² block, which must then be the Schur
-    complement's round-off (at most :data:`_PIVOTED_RESIDUAL` × d·ε·scale) — checked in O((d − r)²·r)."""
-    from scipy.linalg import lapack
-    d = cov.shape[0]
-    # pivots below d·ε times the second moments the covariance was formed from are its round-off: pstrf's default,
-    # d·ε·max diagonal, took one such pivot of a downdated rank-2 covariance as a third dimension (4e-9 off FD;
-    # tests/test_downdate.py::test_a_downdated_rank_deficient_covariance_keeps_its_rank)
-    tol = d * np.finfo(float).eps * max(scale, float(np.abs(np.diagonal(cov)).max()) if d else 0.0)
-    chol, piv, rank, info = lapack.dpstrf(cov, lower=1, tol=tol)
-    if info < 0:  # pragma: no cover - pstrf only fails on bad arguments
-        return None
-    perm = piv - 1
-    lower = np.tril(chol[:, :rank])
-    if rank < d:
-        tail = perm[rank:]
-        schur = cov[np.ix_(tail, tail)] - lower[rank:] @ lower[rank:].T
-        if float(np.abs(schur).max()) > _PIVOTED_RESIDUAL * d * np.finfo(float).eps * scale:
-            return None
-    return lower, perm
-
-
-def _unpermuted(lower: np.ndarray, perm: np.ndarray) -> np.ndarray:
-    """F with FFᵀ = cov from :func:`_pivoted_cholesky`'s (L, perm): row k of L belongs to coordinate perm[k]."""
-    out = np.empty_like(lower)
-    out[perm] = lower
-    return out
 
 
 @single_threaded
 def _trace_sqrt_factored(cov1: np.ndarray, cov2: np.ndarray, scale1: float, scale2: float):
-    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from pivoted Cholesky factors (:func:`_pivoted_cholesky`), Σᵢ = FᵢFᵢᵀ with Fᵢ of
+    """Tr((Σ₁^½Σ₂Σ₁^½)^½) from pivoted Cholesky factors (:func:`pivoted_cholesky`), Σᵢ = FᵢFᵢᵀ with Fᵢ of
     d × rᵢ, rᵢ = rank(Σᵢ): the eigenvalues of the rₛ × rₛ matrix LₛᵀΣₒLₛ, with Lₛ the factor of lower rank and Σₒ the
     other covariance (:func:`trace_sqrt_congruence`; its non-zero eigenvalues are those of Σ₁^½Σ₂Σ₁^½, singular or
     not), where that route's error bound allows; else ‖F₁ᵀF₂‖_* (its singular values are the square roots of the same
     eigenvalues), exact to ≈ 1e-15 where the eigenvalues would cost digits. None if a covariance is not positive
     semi-definite beyond round-off: the caller takes the eigendecomposition route, which says so."""
-    first = _pivoted_cholesky(cov1, scale1)
-    second = None if first is None else _pivoted_cholesky(cov2, scale2)
+    first = pivoted_cholesky(cov1, scale1)
+    second = None if first is None else pivoted_cholesky(cov2, scale2)
     if second is None:
         return None
     (l1, perm1), (l2, perm2) = first, second
@@ -268,19 +204,13 @@ def _trace_sqrt_factored(cov1: np.ndarray, cov2: np.ndarray, scale1: float, scal
     tr_sqrt = trace_sqrt_congruence(padded_factor(lower), other[np.ix_(perm, perm)], lower.shape[1], scale1 * scale2)
     if tr_sqrt is not None:
         return tr_sqrt
-    return _nuclear_norm(_unpermuted(l1, perm1).T @ _unpermuted(l2, perm2))
+    return nuclear_norm(unpermuted(l1, perm1).T @ unpermuted(l2, perm2))
 
 
 def _trace_sqrt_cov(cov1: np.ndarray, cov2: np.ndarray, scale1: float = 0.0, scale2: float = 0.0) -> float:
     # Σ₁ = B₁B₁ᵀ and Σ₂ = B₂B₂ᵀ; the eigenvalues of Σ₁^½Σ₂Σ₁^½ are the squared singular values of B₁ᵀB₂,
     # so Tr((Σ₁^½Σ₂Σ₁^½)^½) is the nuclear norm of B₁ᵀB₂ — a symmetric route with no matrix square root.
-    return _nuclear_norm(_sqrt_psd(cov1, scale1).T @ _sqrt_psd(cov2, scale2))
-
-
-def _finish(mean_sq: float, tr1: float, tr2: float, tr_sqrt: float) -> float:
-    fd = float(mean_sq + tr1 + tr2 - 2.0 * tr_sqrt)
-    # FD ≥ 0 holds exactly; only round-off (a few ulps of the traces) can make the sum negative.
-    return max(fd, 0.0)
+    return nuclear_norm(_sqrt_psd(cov1, scale1).T @ _sqrt_psd(cov2, scale2))
 
 
 def frechet_distance(x, y, method: Method = 'auto') -> float:
@@ -441,9 +371,9 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     # accepted by the eigenvalues' error bound (≤ 1e-11 of the sum), the rule of the leave-outs and resamples
     # (trace_sqrt_congruence): real embeddings' small singular values sit far above round-off but below the ratio
     # rule's 1e-8 of the largest, which sent every DL19 set value to a singular value decomposition
-    tr_sqrt = _nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)),
-                            rtol=_CONGRUENCE_RTOL)
-    return _finish(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))
+    tr_sqrt = nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)),
+                            rtol=CONGRUENCE_RTOL)
+    return fd_value(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))
 
 
 @single_threaded
@@ -455,7 +385,7 @@ def at_most_d_rows(factor: np.ndarray) -> np.ndarray:
 def fd_from_factors(mean_sq: float, f1: np.ndarray, f2: np.ndarray) -> float:
     """FD from ‖μ₁−μ₂‖² and factors with Σᵢ = FᵢᵀFᵢ: Tr Σ₁ + Tr Σ₂ from the factors, Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁F₂ᵀ‖_*."""
     tr1, tr2 = float(np.einsum('ij,ij->', f1, f1)), float(np.einsum('ij,ij->', f2, f2))
-    return _finish(mean_sq, tr1, tr2, _nuclear_norm(f1 @ f2.T))
+    return fd_value(mean_sq, tr1, tr2, nuclear_norm(f1 @ f2.T))
 
 
 def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
@@ -464,10 +394,11 @@ def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
     if w.shape != (x.shape[0],) or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError(f'{name}: weights must be {x.shape[0]} finite non-negative numbers, one per vector')
     v1, v2 = float(w.sum()), float((w ** 2).sum())
-    if v1 <= 0 or v1 - v2 / v1 <= 0:
+    alpha = spread_normaliser(len(w), v1, v2)
+    if alpha is None:
         raise ValueError(f'{name}: the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
     mean = w @ x / v1
-    return mean, at_most_d_rows(np.sqrt(w / (v1 - v2 / v1))[:, None] * (x - mean))
+    return mean, at_most_d_rows(np.sqrt(w / alpha)[:, None] * (x - mean))
 
 
 def frechet_distance_weighted(x, x_weights, y, y_weights) -> float:
@@ -500,11 +431,11 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     - each covariance is factored, Σᵢ = FᵢFᵢᵀ, by a rank-revealing pivoted Cholesky (LAPACK ``pstrf``, which stops at
       the numerical rank: Fᵢ is d × rank(Σᵢ), d × d where Σᵢ is positive definite) — singular is the bootstrap's
       usual case at d = 384, where a resample holds fewer distinct vectors than dimensions on one side or both; the
-      factor is accepted when Σᵢ − FᵢFᵢᵀ is round-off (:data:`_PIVOTED_RESIDUAL`);
+      factor is accepted when Σᵢ − FᵢFᵢᵀ is round-off (:data:`PIVOTED_RESIDUAL`);
     - the eigenvalues of the r × r matrix LᵀΣL, with L the factor of lower rank r and Σ the other covariance
       (``sygst`` + ``syevd`` without vectors: one symmetric eigenvalue solve; :func:`trace_sqrt_congruence`), where
-      the error bound of their square roots' sum allows (:func:`_sqrt_sum_error`, at most
-      :data:`_CONGRUENCE_RTOL` of it);
+      the error bound of their square roots' sum allows (:func:`sqrt_sum_error`, at most
+      :data:`CONGRUENCE_RTOL` of it);
     - otherwise: the nuclear norm ‖F₁ᵀF₂‖_* (whose singular values are the square roots of those eigenvalues), which
       keeps null directions exactly null — O(d²·rank) per pivoted factor instead of a full eigendecomposition
       (``benchmarks/stats_route.py`` prints the times);
@@ -524,16 +455,10 @@ def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) ->
     tr_sqrt = _trace_sqrt_factored(cov1, cov2, s1, s2)
     if tr_sqrt is None:
         tr_sqrt = _trace_sqrt_cov(cov1, cov2, s1, s2)
-    return _finish(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), tr_sqrt)
+    return fd_value(float(diff @ diff), float(np.trace(cov1)), float(np.trace(cov2)), tr_sqrt)
 
 
-#: The pivoted Cholesky factor L of a singular covariance Σ (d×d, scale s) is accepted when max |Σ − LLᵀ| is at most
-#: this × d·ε·s: LAPACK's ``pstrf`` stops once every remaining pivot is below d·ε·max Σₖₖ, so for a positive
-#: semi-definite Σ the residual (the trailing Schur complement) is that small, plus the round-off of LLᵀ; an indefinite
-#: Σ leaves a residual of the size of its negative part and goes to the eigendecomposition route, which refuses it.
-_PIVOTED_RESIDUAL = 64.0
 _SYMMETRY_RTOL = 1e-8  # |Σ − Σᵀ| beyond this (relative to max |Σ|) is not round-off: refuse
-_PSD_RTOL = 1e-8  # an eigenvalue below −this · the largest |eigenvalue| is not round-off: refuse
 
 
 def _check_stats(stats: GaussianStats, name: str):
@@ -555,80 +480,10 @@ def _check_stats(stats: GaussianStats, name: str):
     if asym > _SYMMETRY_RTOL * float(np.abs(cov).max()):
         raise ValueError(f'{name} Gaussian: the covariance is not symmetric (max |Σ − Σᵀ| = {asym:.3g}); '
                          'a covariance matrix must be symmetric positive semi-definite')
-    scale = _scale(mu, cov)
-    if np.any(np.diag(cov) < -_PSD_RTOL * scale):
+    scale = moment_scale(mu, cov)
+    if np.any(np.diag(cov) < -PSD_RTOL * scale):
         raise ValueError(f'{name} Gaussian: the covariance has negative variances on its diagonal; it is not '
                          'positive semi-definite')
     return mu, cov, scale
 
 
-def _scale(mu: np.ndarray, cov: np.ndarray) -> float:
-    """The size of the second moments a covariance was computed from: its round-off is ε times this (a set of
-    one repeated vector has a covariance of pure round-off, of either sign, at ε·|x|²)."""
-    return max(float(np.abs(cov).max()) if cov.size else 0.0, float((mu ** 2).max()) if mu.size else 0.0,
-               np.finfo(float).tiny)
-
-
-def _check_psd(evals: np.ndarray, what: str, scale: float) -> None:
-    """Raise if eigenvalues (of a covariance, or of Σ₁^½Σ₂Σ₁^½) are negative beyond round-off of size ``scale``."""
-    if len(evals) and evals.min() < -_PSD_RTOL * max(scale, float(np.abs(evals).max())):
-        raise ValueError(f'{what} is not positive semi-definite (eigenvalue {evals.min():.3g}, largest '
-                         f'{np.abs(evals).max():.3g}); FD needs covariance matrices')
-
-
-def trace_sqrt_congruence(lower: np.ndarray, cov: np.ndarray, rank: int, scale: float = 0.0):
-    """Tr((Σ₁^½Σ₂Σ₁^½)^½) as Σ √λ over the eigenvalues λ of the r × r matrix LᵀΣL, where ``lower`` is the pivoted
-    Cholesky factor of one covariance (:func:`_pivoted_cholesky`: d × r, r = ``rank`` its numerical rank, padded with
-    zero columns to a d × d lower-triangular matrix) and ``cov`` the other covariance in that factor's pivoted order:
-    LᵀΣL and Σ^½LLᵀΣ^½ share their non-zero eigenvalues, so r need not be d. LAPACK ``sygst`` forms LᵀΣL
-    (multiplications only, so the zero columns are harmless; about d³ flops, a quarter of two matrix products) and
-    ``syevd`` takes its eigenvalues without vectors: one symmetric eigenvalue solve, the floor of an exact FD from
-    covariances. None where the square roots would cost digits (the error bound :func:`_sqrt_sum_error` above
-    :data:`_CONGRUENCE_RTOL` of the sum): eigenvalues near 0 carry round-off of ε × the largest, and their square
-    roots lose about half the digits (≈ 1e-8 relative); those cases take the caller's exact route (the nuclear norm
-    of the two factors' product, ≈ 1e-15).
-
-    A factor is the same for every covariance it is paired with: the relevant side's factor of a leave-out serves
-    every run (:func:`~.weighted.relevant_leave_outs`)."""
-    from scipy.linalg import lapack
-    if rank == 0:
-        return 0.0
-    with lapack_threads():
-        # its lower triangle is read (a Fortran-ordered copy unless the caller hands one over)
-        inner, info = lapack.dsygst(np.asfortranarray(cov), lower, itype=2, lower=1, overwrite_a=1)
-        if info != 0:  # pragma: no cover - sygst only fails on bad arguments
-            return None
-        evals = scipy.linalg.eigh(inner[:rank, :rank], lower=True, eigvals_only=True, driver='evd',
-                                  check_finite=False, overwrite_a=True)
-    _check_psd(evals, 'a covariance', scale)  # LᵀΣL is PSD when Σ is: a negative eigenvalue is Σ's
-    if not evals[-1] > 0:
-        return None
-    tr_sqrt = float(np.sqrt(np.clip(evals, 0.0, None)).sum())
-    return tr_sqrt if _sqrt_sum_error(evals) <= _CONGRUENCE_RTOL * tr_sqrt else None
-
-
-def padded_factor(lower: np.ndarray) -> np.ndarray:
-    """A d × r pivoted Cholesky factor as the d × d lower-triangular Fortran-ordered matrix :func:`trace_sqrt_congruence`
-    takes (zero columns beyond r)."""
-    d, r = lower.shape
-    out = np.zeros((d, d), order='F')
-    out[:, :r] = lower
-    return out
-
-
-#: The eigenvalue route (:func:`trace_sqrt_congruence`) is taken when its error bound (:func:`_sqrt_sum_error`) is at
-#: most this fraction of the trace term; else the nuclear norm of the two factors' product. On the DL19 leave-outs the
-#: bound stays below 1e-11 of FD (FD is about 1/10 of the trace term there) and the two routes differ by ≤ 1e-14 of FD.
-_CONGRUENCE_RTOL = 1e-11
-
-
-def _sqrt_sum_error(evals: np.ndarray) -> float:
-    """A first-order bound on the error of Σ √λᵢ over eigenvalues from a backward-stable symmetric solver, whose
-    every eigenvalue carries an absolute error of about δ = ε·λ_max: δ/√λ for an eigenvalue well above δ, √(2δ) for
-    one within round-off of 0. Small where every eigenvalue is well above δ (λ_min ≥ 1e-8·λ_max bounds it by
-    k·ε·1e4/2 relative), large where eigenvalues reach the round-off floor (singular directions), which the nuclear
-    norm of the factors keeps exact."""
-    delta = np.finfo(float).eps * float(evals[-1])
-    lam = np.clip(evals, 0.0, None)
-    near_zero = lam <= 2 * delta
-    return float(np.sum(delta / np.sqrt(lam[~near_zero])) + np.sum(near_zero) * np.sqrt(2 * delta))

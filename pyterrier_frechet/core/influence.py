@@ -22,8 +22,9 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .kernel import spread_normaliser
 from .threads import lapack_threads
-from .weighted import QueryStats, _diagonal_positions, _upper_pairs, packed_gaussians, unpack, weighted_rows
+from .weighted import QueryStats, diagonal_positions, upper_pairs, packed_gaussians, unpack, weighted_rows
 
 #: Directions of FᵀΣ₂F with eigenvalue below this fraction of the largest are its null space (round-off of a
 #: retrieved side of lower rank than the relevant factor), not directions of the trace term.
@@ -55,7 +56,8 @@ def _side(stats: QueryStats, w: np.ndarray, cov: Optional[np.ndarray] = None) ->
     the rows, :func:`~.weighted.weighted_rows`). None: fewer than 2 vectors, or no spread."""
     a_q, b_q = stats.n * stats.doc_weight, stats.n * stats.doc_weight ** 2
     v1, v2 = float(w @ a_q), float(w @ b_q)
-    if float(w @ stats.n) < 2 or v1 <= 0 or v1 - v2 / v1 <= 0:
+    alpha = spread_normaliser(float(w @ stats.n), v1, v2)
+    if alpha is None:
         return None
     mean = (w * stats.doc_weight) @ stats.s / v1
     rows = None
@@ -63,13 +65,13 @@ def _side(stats: QueryStats, w: np.ndarray, cov: Optional[np.ndarray] = None) ->
         rows = weighted_rows(stats, w, mean)
         cov = rows.T @ rows
     spread = stats.doc_weight * stats.projected_sums(mean)
-    return Side(mean, v1, v1 - v2 / v1, a_q - (b_q * v1 - v2 * a_q) / v1 ** 2, spread, cov, rows)
+    return Side(mean, v1, alpha, a_q - (b_q * v1 - v2 * a_q) / v1 ** 2, spread, cov, rows)
 
 
 def relevant_factor(rel: QueryStats, units: np.ndarray, shift: np.ndarray) -> Optional[RelevantFactor]:
     """The relevant side of :func:`fd_influence` and its factor, or None (fewer than 2 vectors, no spread, or a
     covariance the pivoted Cholesky refuses)."""
-    from .frechet import _pivoted_cholesky, _scale, _unpermuted
+    from .kernel import moment_scale, pivoted_cholesky, unpermuted
     w = np.asarray(units, dtype=np.float64)
     g = next(packed_gaussians([rel], [w[None]], shift))
     if g is None:
@@ -78,10 +80,10 @@ def relevant_factor(rel: QueryStats, units: np.ndarray, shift: np.ndarray) -> Op
     if side is None:
         return None
     with lapack_threads():
-        factor = _pivoted_cholesky(side.cov.copy(), _scale(side.mean_shifted + shift, side.cov))
+        factor = pivoted_cholesky(side.cov.copy(), moment_scale(side.mean_shifted + shift, side.cov))
     if factor is None or factor[0].shape[1] == 0:
         return None
-    return RelevantFactor(side, _unpermuted(*factor))
+    return RelevantFactor(side, unpermuted(*factor))
 
 
 def _quadratic_sums(stats: QueryStats, mean: np.ndarray, project: np.ndarray) -> np.ndarray:
@@ -92,10 +94,10 @@ def _quadratic_sums(stats: QueryStats, mean: np.ndarray, project: np.ndarray) ->
         return stats.projected_sums(mean, project)
     d = len(mean)
     b = project @ project.T
-    packed = 2.0 * b[_upper_pairs(d)]  # each off-diagonal pair counted twice in ⟨B, C⟩, the diagonal once
-    packed[_diagonal_positions(d)] *= 0.5
+    packed = 2.0 * b[upper_pairs(d)]  # each off-diagonal pair counted twice in ⟨B, C⟩, the diagonal once
+    packed[diagonal_positions(d)] *= 0.5
     bm = b @ mean
-    return stats._p @ packed - 2.0 * (stats.s @ bm) + stats.n * float(mean @ bm)
+    return stats.p @ packed - 2.0 * (stats.s @ bm) + stats.n * float(mean @ bm)
 
 
 def fd_influence(rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.ndarray,

@@ -15,6 +15,8 @@ import numpy as np
 
 from .downdate import MAX_UPDATE_FRACTION, RelevantDowndates, downdated_fds, relevant_downdates
 from .frechet import GaussianStats, frechet_distance_from_stats
+from .kernel import (CONGRUENCE_RTOL, fd_value, moment_scale, nuclear_norm, padded_factor, pivoted_cholesky,
+                     spread_normaliser, trace_sqrt_congruence, unpermuted)
 from .threads import lapack_threads
 
 CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cross-products held in memory)
@@ -154,6 +156,12 @@ class QueryStats:
         return not self._hold
 
     @property
+    def vectors(self) -> np.ndarray:
+        """The vectors in their own precision, sorted by query; never
+        written to: they may be the caller's array."""
+        return self._x
+
+    @property
     def p(self) -> np.ndarray:
         """The packed per-query cross-products (n_queries × d(d+1)/2), formed now if they are streamed."""
         return self._p if self._p is not None else self._all_blocks(self._BLOCK)
@@ -207,7 +215,7 @@ class QueryStats:
         ``syrk`` over the rows of the queries of positive weight, each scaled by √weight, a chunk of rows at a time —
         one product and one packing instead of every query's (on DL19's 430 retrieved vectors at d = 384, a few ms
         against 25 ms for forming the 43 packed products). Not for a total that per-query products are subtracted
-        from: its round-off differs from theirs (:func:`_total_cross`)."""
+        from: its round-off differs from theirs (:func:`weighted_total_cross`)."""
         weights = np.asarray(weights, dtype=np.float64)
         if self._held is not None or (weights < 0).any():
             return weights @ self.p if self._p is not None else self.weighted_cross(weights[None])[0]
@@ -297,19 +305,24 @@ class PackedGaussian(NamedTuple):
 def _packed_gaussian(n, a, b, total, cross, distinct=None) -> Optional[PackedGaussian]:
     """One weighted Gaussian from its count n, V₁ = a, V₂ = b, shifted sum and packed cross-product (None where fewer
     than 2 vectors or no spread): mean = sum / V₁, covariance (Σ w P − V₁ μ̃μ̃ᵀ) / (V₁ − V₂/V₁), packed."""
-    if n < 2 or a <= 0 or a - b / a <= 0:
+    alpha = spread_normaliser(n, a, b)
+    if alpha is None:
         return None
     mean_shifted = total / a
-    i, j = _upper_pairs(len(total))
+    i, j = upper_pairs(len(total))
     packed = cross - a * (mean_shifted[i] * mean_shifted[j])
-    packed /= a - b / a  # n − 1 for unit weights
+    packed /= alpha  # n − 1 for unit weights
     return PackedGaussian(mean_shifted, packed, n, distinct)
 
 
 @functools.lru_cache(maxsize=4)
-def _upper_pairs(d: int):
-    """(row, column) of each position of the row-major packed upper triangle (:class:`QueryStats`' packing)."""
-    return np.triu_indices(d)
+def upper_pairs(d: int):
+    """(row, column) of each position of the row-major packed upper triangle (:class:`QueryStats`' packing); read-only
+    (shared by every caller: cached)."""
+    pairs = np.triu_indices(d)
+    for a in pairs:
+        a.flags.writeable = False
+    return pairs
 
 
 def packed_gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray],
@@ -361,7 +374,7 @@ def weighted_rows(stats: QueryStats, weights: np.ndarray, mean_shifted: np.ndarr
     f -= stats._shift
     f -= mean_shifted
     root = np.sqrt(u)
-    f *= (root / np.sqrt(a - b / a))[:, None]
+    f *= (root / np.sqrt(spread_normaliser(2, a, b) or np.nan))[:, None]  # callers form rows only for a side with spread
     return _deflate_weighted(f, root)
 
 
@@ -551,7 +564,7 @@ def _query_blocks(stats: QueryStats):
 
 def _packed_outer(s: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """scale_q · s_q s_qᵀ, packed, for every row q of ``s``."""
-    i, j = _upper_pairs(s.shape[1])
+    i, j = upper_pairs(s.shape[1])
     return (s[:, i] * s[:, j]) * scale[:, None]
 
 
@@ -604,7 +617,7 @@ def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups:
     return scalars, (total, group_sums)
 
 
-def _total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -> np.ndarray:
+def weighted_total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -> np.ndarray:
     """Σ_q weight_q · C_q over the per-query cross-products themselves (C_q: P_q, or ``centred`` the within-query
     scatter), so that a total less some queries' products is the sum of the others' to the same round-off: a
     rank-deficient side's leave-outs then keep its rank (a total formed another way, :meth:`QueryStats.total_cross`,
@@ -636,12 +649,12 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
     for stats in sides:
         u = w * stats.doc_weight
         if single:  # one pass for the totals, one yielding each block's queries
-            info.append((_side_totals(stats, w, groups, n_groups), _total_cross(stats, u), u))
+            info.append((_side_totals(stats, w, groups, n_groups), weighted_total_cross(stats, u), u))
             batches.append(group_cross_batches(stats, u, groups, n_groups))
         else:  # one pass: the groups' sums, whose total is the units' (non-units weigh 0 in u only if no group)
             gids, sums = next(group_cross_batches(stats, u * (groups >= 0), groups, n_groups))
             outside = np.where(groups < 0, u, 0.0)
-            total = sums.sum(axis=0) + (_total_cross(stats, outside) if outside.any() else 0.0)
+            total = sums.sum(axis=0) + (weighted_total_cross(stats, outside) if outside.any() else 0.0)
             info.append((_side_totals(stats, w, groups, n_groups), total, u))
             batches.append(iter([(gids, sums)]))
     for parts in zip(*batches):
@@ -681,16 +694,15 @@ class SharedRelevant(NamedTuple):
 
 def _factored(gaussians_: Sequence[Optional[PackedGaussian]], shift: np.ndarray, **grouping) -> SharedRelevant:
     """:class:`SharedRelevant` of these relevant Gaussians: each factored once."""
-    from .frechet import _pivoted_cholesky, _scale, padded_factor
     d = len(shift)
     index = _packed_index(d)
 
     def factor(g):
         if g is None:
             return None
-        scale = _scale(g.mean_shifted + shift, g.packed)
-        got = _pivoted_cholesky(unpack(g.packed, d), scale)
-        trace = float(g.packed[_diagonal_positions(d)].sum())
+        scale = moment_scale(g.mean_shifted + shift, g.packed)
+        got = pivoted_cholesky(unpack(g.packed, d), scale)
+        trace = float(g.packed[diagonal_positions(d)].sum())
         if got is None:
             return trace, -1, scale, None, None, None
         lower, perm = got
@@ -734,18 +746,17 @@ def _downdates(rel: QueryStats, units: np.ndarray, groups: np.ndarray, n_groups:
     if not (_group_sizes(rel, w, groups, n_groups) + 1 <= MAX_UPDATE_FRACTION * len(shift)).any():
         return None
     return relevant_downdates(rel, w, groups, n_groups, shift, _side_totals(rel, w, groups, n_groups),
-                              _total_cross(rel, w * rel.doc_weight), _packed_index(len(shift)))
+                              weighted_total_cross(rel, w * rel.doc_weight), _packed_index(len(shift)))
 
 
 def _shared_fd(shared: SharedRelevant, k: int, ret: PackedGaussian, rows: Optional[np.ndarray] = None) -> Optional[float]:
     """FD of entry k of the shared relevant side against a retrieved Gaussian, or None: the caller takes the general
-    route. The factor's congruence (one ``sygst`` and one symmetric eigenvalue solve: :func:`~.frechet.trace_sqrt_congruence`)
+    route. The factor's congruence (one ``sygst`` and one symmetric eigenvalue solve: :func:`~.kernel.trace_sqrt_congruence`)
     where the retrieved covariance can have at least the factor's rank (its distinct vectors less one bound that
     rank: a bootstrap sample that drew a third of the queries twice has fewer); else, and where
     that route's error bound refuses it, the nuclear norm of the two factors (:func:`_factor_nuclear_norm`).
     ``rows`` (a retrieved side of lower rank, given as :func:`weighted_rows` instead of a packed covariance): the
     nuclear norm of those rows times the factor, ‖F₂F₁‖_*, with no d × d work on the retrieved side at all."""
-    from .frechet import _CONGRUENCE_RTOL, _finish, _nuclear_norm, _scale, trace_sqrt_congruence
     rank = shared.ranks[k]
     if rank < 0:
         return None
@@ -754,10 +765,10 @@ def _shared_fd(shared: SharedRelevant, k: int, ret: PackedGaussian, rows: Option
         if rank == 0 or len(rows) == 0:
             tr_sqrt = 0.0
         else:  # F₁ = the relevant factor un-permuted (row i of the padded factor is coordinate perm[i]): F₂F₁
-            tr_sqrt = _nuclear_norm(rows[:, shared.perms[k]] @ shared.factors[k][:, :rank], rtol=_CONGRUENCE_RTOL)
-        return _finish(float(diff @ diff), shared.traces[k], float(np.einsum('ij,ij->', rows, rows)), tr_sqrt)
+            tr_sqrt = nuclear_norm(rows[:, shared.perms[k]] @ shared.factors[k][:, :rank], rtol=CONGRUENCE_RTOL)
+        return fd_value(float(diff @ diff), shared.traces[k], float(np.einsum('ij,ij->', rows, rows)), tr_sqrt)
     d = len(shared.shift)
-    scale = shared.scales[k] * _scale(ret.mean_shifted + shared.shift, ret.packed)
+    scale = shared.scales[k] * moment_scale(ret.mean_shifted + shared.shift, ret.packed)
     tr_sqrt = None
     if (ret.n if ret.distinct is None else ret.distinct) - 1 >= rank:
         cov_perm = ret.packed[shared.gathers[k]]
@@ -768,7 +779,7 @@ def _shared_fd(shared: SharedRelevant, k: int, ret: PackedGaussian, rows: Option
         tr_sqrt = _factor_nuclear_norm(shared, k, ret.packed, scale)
     if tr_sqrt is None:
         return None
-    return _finish(float(diff @ diff), shared.traces[k], float(ret.packed[_diagonal_positions(d)].sum()), tr_sqrt)
+    return fd_value(float(diff @ diff), shared.traces[k], float(ret.packed[diagonal_positions(d)].sum()), tr_sqrt)
 
 
 def _paired_fds(shared: SharedRelevant, retrieved: Sequence[Optional[PackedGaussian]], rows=None) -> np.ndarray:
@@ -851,7 +862,7 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
 
     ``relevant``: the relevant side's leave-outs made once for the evaluation (:func:`relevant_leave_outs` of the
     same ``rel``, units and groups), shared by every run and measure with that relevant set. Each leave-out's trace
-    term is then one congruence and one symmetric eigenvalue solve (:func:`~.frechet.trace_sqrt_congruence`: LᵀΣ₂L
+    term is then one congruence and one symmetric eigenvalue solve (:func:`~.kernel.trace_sqrt_congruence`: LᵀΣ₂L
     with L the shared factor), the floor of an exact FD from covariances, where the retrieved side has at least the
     relevant factor's rank; elsewhere — and wherever that route's error bound says it would cost digits — the
     general route :func:`~.frechet.frechet_distance_from_stats`, so the values are the same to round-off."""
@@ -921,19 +932,20 @@ def _factor_nuclear_norm(shared: SharedRelevant, k: int, packed: np.ndarray, sca
     """Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁ᵀF₂‖_* from the shared factor of entry k and a pivoted Cholesky factor of the retrieved
     covariance (``packed``): the exact route of :func:`~.frechet.frechet_distance_from_stats` with the relevant factor
     made once. None where the retrieved covariance is refused (not PSD beyond round-off)."""
-    from .frechet import _CONGRUENCE_RTOL, _nuclear_norm, _pivoted_cholesky, _unpermuted
     d = len(shared.shift)
-    factor = _pivoted_cholesky(unpack(packed, d), scale)
+    factor = pivoted_cholesky(unpack(packed, d), scale)
     if factor is None:
         return None
     rank = shared.ranks[k]
     if rank == 0 or factor[0].shape[1] == 0:
         return 0.0
     # F₁ᵀF₂ with F₁ = the relevant factor un-permuted: row i of the padded factor belongs to coordinate perm[i]
-    return _nuclear_norm(shared.factors[k][:, :rank].T @ _unpermuted(*factor)[shared.perms[k]], rtol=_CONGRUENCE_RTOL)
+    return nuclear_norm(shared.factors[k][:, :rank].T @ unpermuted(*factor)[shared.perms[k]], rtol=CONGRUENCE_RTOL)
 
 
 @functools.lru_cache(maxsize=4)
-def _diagonal_positions(d: int) -> np.ndarray:
-    """Positions of the diagonal in the row-major packed upper triangle of a d × d matrix."""
-    return _packed_index(d).diagonal().copy()
+def diagonal_positions(d: int) -> np.ndarray:
+    """Positions of the diagonal in the row-major packed upper triangle of a d × d matrix; read-only (cached)."""
+    out = _packed_index(d).diagonal().copy()
+    out.flags.writeable = False
+    return out

@@ -24,7 +24,7 @@ import pyterrier as pt
 from ..data.bundled import Collection
 from ..extras import require
 from ..vectors.cache import identity_key
-from ..vectors.embedder import Embedder, _hash_dir, resolve_model_path
+from ..vectors.embedder import Embedder, hash_dir, resolve_model_path
 
 logger = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ def splade(collection: Collection, work_dir, model: str = DEFAULT_SPLADE, num_re
     pyterrier_pisa = require('pyterrier_pisa', 'pipelines', 'pipelines.splade')
     pyterrier_splade = require('pyterrier_splade', 'pipelines', 'pipelines.splade')
     path = resolve_model_path(model)
-    model_key = f'{os.path.basename(os.path.normpath(model))}-{_hash_dir(path)[:16]}'
+    model_key = f'{os.path.basename(os.path.normpath(model))}-{hash_dir(path)[:16]}'
     from transformers import AutoConfig
     positions = getattr(AutoConfig.from_pretrained(path), 'max_position_embeddings', max_length)
     encoder = pyterrier_splade.Splade(path, max_length=min(max_length, positions))

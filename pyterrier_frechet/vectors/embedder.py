@@ -47,7 +47,7 @@ def resolve_model_path(model_name: str, revision: Optional[str] = None) -> str:
                          f'Hugging Face hub could not provide it ({type(ex).__name__}: {ex})') from ex
 
 
-def _hash_dir(path: str) -> str:
+def hash_dir(path: str) -> str:
     """sha256 over the relative paths and contents of every file in ``path`` (weights, config, tokenizer)."""
     h = hashlib.sha256()
     root = Path(path)
@@ -161,7 +161,7 @@ class Embedder(pt.Transformer):
             'pooling': 'model' if self.kind == 'sentence-transformers' else ('mean' if pooling == 'auto' else pooling),
             'normalize': bool(normalize),
             'max_length': max_length,
-            'hash': _hash_dir(self.path),
+            'hash': hash_dir(self.path),
         }
         if backend != 'torch':  # torch's identity stays as it was, so existing caches keep serving
             self.identity.update(backend=backend, precision=precision)

@@ -1,0 +1,1 @@
+"""When do FD variants agree with nDCG@10? (``python -m benchmarks.disagreement.study``; see README.md here.)"""

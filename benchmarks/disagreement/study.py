@@ -1,0 +1,397 @@
+"""When do FD variants agree with nDCG@10, across collections and encoders?
+
+    python -m benchmarks.disagreement.study                    # build runs -> score -> summary, cheap parts first
+    python -m benchmarks.disagreement.study --stage score      # re-score every saved run (picks up new FD params)
+    python -m benchmarks.disagreement.study --stage summary    # only rebuild the CSVs and summary.md from the parts
+
+Runs, indexes and logs go to $STUDY_WORK (default /work/study_work); results (CSVs, summary.md) to
+benchmarks/results/disagreement/. See benchmarks/disagreement/README.md.
+"""
+import os
+
+for _k, _v in {'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1',
+               'TOKENIZERS_PARALLELISM': 'false', 'HF_HUB_OFFLINE': '1',
+               'PYTERRIER_FRECHET_CACHE': '/work/study_cache'}.items():
+    os.environ.setdefault(_k, _v)
+
+import argparse  # noqa: E402
+import datetime as _dt  # noqa: E402
+import json  # noqa: E402
+import logging  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+import torch  # noqa: E402
+
+torch.set_num_threads(1)
+
+import pyterrier as pt  # noqa: E402
+from ir_measures import RR, nDCG  # noqa: E402
+
+import pyterrier_frechet as pf  # noqa: E402
+from pyterrier_frechet import CFD, FD, pipelines  # noqa: E402
+
+from . import data  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+WORK = Path(os.environ.get('STUDY_WORK', '/work/study_work'))
+RESULTS = REPO / 'benchmarks' / 'results' / 'disagreement'
+PARTS = RESULTS / 'parts'
+
+log = logging.getLogger('disagreement')
+
+MAXSIM_LABEL = 'BM25 >> token MaxSim over MiniLM token vectors (not a ColBERT-trained checkpoint)'
+#: slug -> (label, group). Group 'minilm' needs only MiniLM (and BM25/SPLADE); 'mpnet' needs the mpnet encoder.
+SYSTEMS = {
+    'bm25': ('BM25', 'minilm'),
+    'dense-minilm': ('Dense MiniLM', 'minilm'),
+    'bm25-minilm': ('BM25 >> MiniLM', 'minilm'),
+    'splade-tiny': ('SPLADE-tiny', 'minilm'),
+    'maxsim-minilm': (MAXSIM_LABEL, 'minilm'),
+    'dense-mpnet': ('Dense mpnet', 'mpnet'),
+    'bm25-mpnet': ('BM25 >> mpnet', 'mpnet'),
+}
+OWN_ENCODER = {'dense-minilm': 'minilm', 'bm25-minilm': 'minilm', 'dense-mpnet': 'mpnet', 'bm25-mpnet': 'mpnet'}
+ENCODERS = ('minilm', 'mpnet')
+COLLECTIONS = ('cranfield', 'scifact', 'dl19', 'vaswani')
+
+
+def now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime('%Y-%m-%d %H:%M:%S UTC')
+
+
+def mpnet_path() -> str:
+    return pf.models.fetch('all-mpnet-base-v2')
+
+
+def splade_path() -> str:
+    return pf.models.fetch('splade-tiny')
+
+
+def make_embedder(encoder: str, texts) -> pf.Embedder:
+    model = None if encoder == 'minilm' else mpnet_path()
+    return pf.Embedder(model, texts=texts, empty_text='embed', verbose=False)
+
+
+# ----------------------------------------------------------------------------------------------------- build runs
+def _find(transformer, cls):
+    """The first instance of ``cls`` inside a composed PyTerrier pipeline."""
+    if isinstance(transformer, cls):
+        return transformer
+    for child in getattr(transformer, '_transformers', ()) or ():
+        found = _find(child, cls)
+        if found is not None:
+            return found
+    return None
+
+
+def memoise_doc_encoding(pipeline) -> None:
+    """Speed-up only: the MaxSim re-ranker encodes each (query, document) row's text afresh; BM25's top 100 repeat
+    documents across queries, so remember each text's token vectors (same model, same per-document result up to
+    float round-off from batch padding)."""
+    from pyterrier_frechet.pipelines.late_interaction import ColBERTScorer
+    scorer = _find(pipeline, ColBERTScorer)
+    if scorer is None:
+        raise RuntimeError('no ColBERTScorer in the token_maxsim pipeline')
+    enc = scorer.colbert
+    original = enc.encode_docs
+    memo = {}
+
+    def encode_docs(texts):
+        new = list(dict.fromkeys(t for t in texts if t not in memo))
+        if new:
+            for t, v in zip(new, original(new)):
+                memo[t] = np.ascontiguousarray(v)
+        return [memo[t] for t in texts]
+    enc.encode_docs = encode_docs
+
+
+def run_dir(coll: str) -> Path:
+    d = WORK / 'runs' / coll
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def load_status(coll: str) -> dict:
+    p = run_dir(coll) / 'status.json'
+    return json.loads(p.read_text()) if p.exists() else {}
+
+
+def save_status(coll: str, status: dict) -> None:
+    p = run_dir(coll) / 'status.json'
+    tmp = p.with_suffix('.tmp')
+    tmp.write_text(json.dumps(status, indent=1))
+    tmp.replace(p)
+
+
+def build_runs(coll: str, group: str, force: bool = False) -> None:
+    """Build the runs of ``group`` ('minilm' or 'mpnet' systems) for a pipeline collection, each saved as TREC."""
+    spec = data.LOADERS[coll]()
+    c = spec.collection
+    status = load_status(coll)
+    index_dir = WORK / 'indexes'
+    index_dir.mkdir(parents=True, exist_ok=True)
+    cache = {}
+
+    def bm25():
+        if 'bm25' not in cache:
+            cache['bm25'] = pipelines.bm25(c, index_dir, num_results=100)
+        return cache['bm25']
+
+    def embedder(enc):
+        if enc not in cache:
+            cache[enc] = make_embedder(enc, c.texts)
+        return cache[enc]
+
+    def make(slug):
+        if slug == 'bm25':
+            return bm25()
+        if slug in ('dense-minilm', 'dense-mpnet'):
+            return pipelines.dense(c, embedder(slug.split('-')[1]), index_dir, num_results=100)
+        if slug in ('bm25-minilm', 'bm25-mpnet'):
+            return bm25() >> pipelines.dense_reranker(c, embedder(slug.split('-')[1]), index_dir)
+        if slug == 'splade-tiny':
+            return pipelines.splade(c, index_dir, model=splade_path(), num_results=100)
+        if slug == 'maxsim-minilm':
+            p = pipelines.token_maxsim(c, model='all-MiniLM-L6-v2', first_stage=bm25(), num_results=100)
+            memoise_doc_encoding(p)
+            return p
+        raise ValueError(slug)
+
+    for slug, (label, g) in SYSTEMS.items():
+        if g != group:
+            continue
+        path = run_dir(coll) / f'{slug}.run'
+        if path.exists() and not force and status.get(slug, {}).get('ok'):
+            log.info('%s %s: run exists, kept', coll, slug)
+            continue
+        log.info('%s %s: building (%s)', coll, slug, now())
+        t0 = time.perf_counter()
+        try:
+            pipe = make(slug)
+            t1 = time.perf_counter()
+            res = pipe.transform(c.topics)
+            t2 = time.perf_counter()
+            res = res.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False])
+            res = res.groupby('qid', sort=False).head(100).copy()
+            res['rank'] = res.groupby('qid', sort=False).cumcount()
+            pt.io.write_results(res[['qid', 'docno', 'rank', 'score']], str(path), format='trec', run_name=slug)
+            status[slug] = {'ok': True, 'label': label, 'setup_s': round(t1 - t0, 1), 'retrieve_s': round(t2 - t1, 1),
+                            'queries': int(res['qid'].nunique()), 'rows': int(len(res)), 'finished': now()}
+            log.info('%s %s: done, setup %.1f s, retrieval %.1f s', coll, slug, t1 - t0, t2 - t1)
+        except Exception as ex:  # record why, go on
+            status[slug] = {'ok': False, 'label': label, 'error': f'{type(ex).__name__}: {ex}',
+                            'traceback': traceback.format_exc(), 'seconds': round(time.perf_counter() - t0, 1),
+                            'finished': now()}
+            log.error('%s %s failed: %s', coll, slug, traceback.format_exc())
+        save_status(coll, status)
+
+
+def dl19_needed_docnos(rel: int = data.DL19_REL) -> list:
+    """Passages the FD measures on DL19 look up: judged >= rel, and every run's top 10 (trec_eval order)."""
+    _, qrels = data.dl19_topics_qrels()
+    need = set(qrels.loc[qrels['label'] >= rel, 'docno'].astype(str))
+    for path in data.dl19_run_files().values():
+        run = pt.io.read_results(str(path))
+        run = run.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False]).groupby('qid').head(10)
+        need.update(run['docno'].astype(str))
+    return sorted(need)
+
+
+def build_dl19_mpnet() -> None:
+    """Embed (and cache) with mpnet the DL19 passages FD needs: judged >= 2 and every run's top 10 that have text."""
+    status = load_status('dl19')
+    t0 = time.perf_counter()
+    try:
+        texts = data.dl19_passages()
+        need = dl19_needed_docnos()
+        have = [d for d in need if d in texts]
+        emb = make_embedder('mpnet', texts)
+        emb.lookup(have)
+        status['mpnet-vectors'] = {'ok': True, 'needed': len(need), 'with_text': len(have), 'encoded_now': emb.n_encoded,
+                                   'seconds': round(time.perf_counter() - t0, 1), 'finished': now()}
+    except Exception as ex:
+        status['mpnet-vectors'] = {'ok': False, 'error': f'{type(ex).__name__}: {ex}', 'traceback': traceback.format_exc(),
+                                   'finished': now()}
+        log.error('dl19 mpnet vectors failed: %s', traceback.format_exc())
+    save_status('dl19', status)
+
+
+# ----------------------------------------------------------------------------------------------------------- score
+def fd_variants(rel: int, missing: str) -> dict:
+    """Key -> measure. The key is the variant's name in the outputs (rel and missing are per collection)."""
+    kw = {'missing': missing} if missing != 'error' else {}
+    if rel != 1:
+        kw['rel'] = rel
+    variants = {
+        'FD@10': FD(**kw) @ 10,
+        'FD(per_query=5)@10': FD(per_query=5, **kw) @ 10,
+        "FD(weighting='query')@10": FD(weighting='query', **kw) @ 10,
+        'CFD@10': CFD(**kw) @ 10,
+    }
+    if 'term' in FD.SUPPORTED_PARAMS:  # being added to the package: picked up when the score stage is rerun
+        variants["FD(term='mean')@10"] = FD(term='mean', **kw) @ 10
+        variants["FD(term='cov')@10"] = FD(term='cov', **kw) @ 10
+    return variants
+
+
+def top_k(run: pd.DataFrame, k: int = 10) -> pd.DataFrame:
+    run = run.assign(qid=run['qid'].astype(str), docno=run['docno'].astype(str))
+    return run.sort_values(['qid', 'score', 'docno'], ascending=[True, False, False]).groupby('qid').head(k)
+
+
+def total_variance(encoder, docnos) -> tuple:
+    vecs, found = encoder.lookup(np.asarray(docnos, dtype=str))
+    vecs = np.asarray(vecs, dtype=np.float64)[found]
+    if len(vecs) < 2:
+        return float('nan'), int(found.sum()), int((~found).sum())
+    return float(np.var(vecs, axis=0, ddof=1).sum()), int(found.sum()), int((~found).sum())
+
+
+def load_scoring_inputs(coll: str):
+    """(topics, qrels, rel, rel_why, missing, {slug: (label, run frame)}, baseline slug, texts or None)."""
+    if coll == 'dl19':
+        topics, qrels = data.dl19_topics_qrels()
+        runs = {name: (name, pt.io.read_results(str(p))) for name, p in data.dl19_run_files().items()}
+        return topics, qrels, data.DL19_REL, data.DL19_REL_WHY, 'drop', runs, 'bm25', None
+    spec = data.LOADERS[coll]()
+    c = spec.collection
+    status = load_status(coll)
+    runs = {}
+    for slug, (label, _) in SYSTEMS.items():
+        path = run_dir(coll) / f'{slug}.run'
+        if path.exists() and status.get(slug, {}).get('ok'):
+            runs[slug] = (label, pt.io.read_results(str(path)))
+    return c.topics, c.qrels, spec.rel, spec.rel_why, 'error', runs, 'bm25', c.texts
+
+
+def score(coll: str, encoder_key: str) -> None:
+    t0 = time.perf_counter()
+    topics, qrels, rel, rel_why, missing, runs, base, texts = load_scoring_inputs(coll)
+    if base not in runs:
+        log.error('%s: no BM25 run, nothing scored', coll)
+        return
+    if coll == 'dl19':
+        encoder = (pf.VectorStore(str(data.MINILM_DL)) if encoder_key == 'minilm'
+                   else make_embedder('mpnet', data.dl19_passages()))
+    else:
+        encoder = make_embedder(encoder_key, texts)
+    slugs = [base] + [s for s in runs if s != base]
+    frames = [runs[s][1] for s in slugs]
+    names = [runs[s][0] for s in slugs]
+    variants = fd_variants(rel, missing)
+    classical = {'nDCG@10': nDCG @ 10, 'RR@10': (RR(rel=rel) @ 10 if rel != 1 else RR @ 10)}
+    measures = {**classical, **variants}
+    log.info('%s / %s: pt.Experiment over %d systems, %s (%s)', coll, encoder_key, len(frames), list(measures), now())
+    with warnings.catch_warnings(record=True) as caught, pf.default_encoder(encoder):
+        warnings.simplefilter('always')
+        table = pt.Experiment(frames, topics, qrels, eval_metrics=list(measures.values()), names=names, baseline=0)
+    t1 = time.perf_counter()
+    table = table.set_index('name')
+    rows = []
+    for slug, name in zip(slugs, names):
+        for key, m in measures.items():
+            col = str(m)
+            pcol = f'{col} p-value'
+            rows.append({'collection': coll, 'encoder': encoder_key, 'system': slug, 'label': name, 'measure': key,
+                         'measure_spelled': col, 'value': float(table.loc[name, col]),
+                         'p_value': (float(table.loc[name, pcol]) if slug != base and pcol in table.columns else np.nan),
+                         'higher_is_better': key in classical, 'rel': rel, 'missing': missing, 'baseline': base})
+    # total variance of the top-10 vectors relative to the relevant set's (same sets as FD@10: queries with a
+    # relevant document at rel; relevant (qid, docno) pairs; each such query's top 10)
+    judged = qrels.assign(qid=qrels['qid'].astype(str), docno=qrels['docno'].astype(str))
+    relevant = judged[judged['label'] >= rel]
+    qset = set(relevant['qid'])
+    tr_rel, n_rel, miss_rel = total_variance(encoder, relevant['docno'])
+    var_rows = []
+    for slug, name in zip(slugs, names):
+        top = top_k(runs[slug][1])
+        top = top[top['qid'].isin(qset)]
+        tr_ret, n_ret, miss_ret = total_variance(encoder, top['docno'])
+        var_rows.append({'collection': coll, 'encoder': encoder_key, 'system': slug, 'label': name,
+                         'tr_ret': tr_ret, 'tr_rel': tr_rel, 'ratio': tr_ret / tr_rel, 'n_ret': n_ret, 'n_rel': n_rel,
+                         'no_vector_ret': miss_ret, 'no_vector_rel': miss_rel})
+    t2 = time.perf_counter()
+    PARTS.mkdir(parents=True, exist_ok=True)
+    stem = f'{coll}__{encoder_key}'
+    pd.DataFrame(rows).to_csv(PARTS / f'{stem}.systems.csv', index=False)
+    pd.DataFrame(var_rows).to_csv(PARTS / f'{stem}.variance.csv', index=False)
+    meta = {'collection': coll, 'encoder': encoder_key, 'encoder_repr': repr(encoder), 'rel': rel, 'rel_why': rel_why,
+            'missing': missing, 'systems': len(slugs), 'queries_topics': int(topics['qid'].nunique()),
+            'queries_with_relevant': len(qset), 'experiment_s': round(t1 - t0, 1), 'variance_s': round(t2 - t1, 1),
+            'term_variants': 'term' in FD.SUPPORTED_PARAMS, 'finished': now(),
+            'warnings': sorted({f'{w.category.__name__}: {str(w.message)[:300]}' for w in caught})}
+    (PARTS / f'{stem}.meta.json').write_text(json.dumps(meta, indent=1))
+    log.info('%s / %s: scored in %.1f s (+ variance %.1f s)', coll, encoder_key, t1 - t0, t2 - t1)
+
+
+def _aggregate() -> None:
+    from .report import aggregate
+    try:
+        aggregate(RESULTS, WORK)
+    except Exception:
+        log.error('aggregate failed: %s', traceback.format_exc())
+
+
+# ------------------------------------------------------------------------------------------------------------ plan
+def plan(collections, encoders):
+    """Cheap parts first: Cranfield; SciFact and DL19 with MiniLM; then the mpnet parts; Vaswani last."""
+    steps = [
+        ('build', 'cranfield', 'minilm'), ('build', 'cranfield', 'mpnet'),
+        ('score', 'cranfield', 'minilm'), ('score', 'cranfield', 'mpnet'),
+        ('build', 'scifact', 'minilm'), ('score', 'scifact', 'minilm'),
+        ('score', 'dl19', 'minilm'),
+        ('build', 'scifact', 'mpnet'), ('score', 'scifact', 'mpnet'),
+        ('build', 'dl19', 'mpnet'), ('score', 'dl19', 'mpnet'),
+        ('build', 'vaswani', 'minilm'), ('score', 'vaswani', 'minilm'),
+        ('build', 'vaswani', 'mpnet'), ('score', 'vaswani', 'mpnet'),
+    ]
+    return [s for s in steps if s[1] in collections and s[2] in encoders]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--stage', choices=('all', 'runs', 'score', 'summary'), default='all')
+    ap.add_argument('--collections', nargs='+', choices=COLLECTIONS, default=list(COLLECTIONS))
+    ap.add_argument('--encoders', nargs='+', choices=ENCODERS, default=list(ENCODERS),
+                    help='build: the system groups to build (mpnet systems need mpnet); score: the FD encoders')
+    ap.add_argument('--force', action='store_true', help='rebuild runs that exist')
+    ap.add_argument('--deadline', default=None, help='UTC HH:MM: no build step starts after it (scores still run)')
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s %(levelname)s %(message)s', stream=sys.stdout)
+    logging.getLogger('pyterrier_frechet').setLevel(logging.WARNING)
+    WORK.mkdir(parents=True, exist_ok=True)
+    deadline = None
+    if args.deadline:
+        h, m = map(int, args.deadline.split(':'))
+        deadline = _dt.datetime.now(_dt.timezone.utc).replace(hour=h, minute=m, second=0, microsecond=0)
+    timings = []
+    for kind, coll, enc in plan(args.collections, args.encoders):
+        if args.stage == 'summary' or (args.stage == 'runs' and kind == 'score') or (args.stage == 'score' and kind == 'build'):
+            continue
+        if kind == 'build' and deadline is not None and _dt.datetime.now(_dt.timezone.utc) > deadline:
+            log.warning('past the deadline %s: build %s %s skipped', args.deadline, coll, enc)
+            continue
+        t0 = time.perf_counter()
+        try:
+            if kind == 'build':
+                build_dl19_mpnet() if coll == 'dl19' else build_runs(coll, enc, args.force)
+            else:
+                score(coll, enc)
+                _aggregate()
+        except Exception:
+            log.error('%s %s %s failed: %s', kind, coll, enc, traceback.format_exc())
+        timings.append((kind, coll, enc, round(time.perf_counter() - t0, 1)))
+        log.info('step %s %s %s: %.1f s', kind, coll, enc, time.perf_counter() - t0)
+    _aggregate()
+    log.info('steps: %s', timings)
+
+
+if __name__ == '__main__':
+    main()
