@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas, lapack
 
-from .kernel import CONGRUENCE_RTOL, check_psd, moment_scale, padded_factor, pivoted_cholesky, spread_normaliser, sqrt_sum_error
+from .kernel import fd_value, moment_scale, padded_factor, pivoted_cholesky, spread_normaliser, sqrt_sum_if_exact
 from .threads import lapack_threads
 
 #: A group is downdated where its two rank updates together have at most this fraction of the factor's rank columns.
@@ -195,7 +195,7 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
             tr_sqrt *= np.sqrt(relevant.ratios[g] * s.alpha / alpha)
             diff = shared.gaussians[g].mean_shifted - mean
             trace = (s.scatter_trace - float(np.einsum('ij,ij->', dev, dev))) / alpha
-            out[g] = max(float(diff @ diff) + shared.traces[g] + trace - 2.0 * tr_sqrt, 0.0)
+            out[g] = fd_value(float(diff @ diff), shared.traces[g], trace, tr_sqrt)
     return out
 
 
@@ -214,8 +214,4 @@ def _downdated_trace_sqrt(relevant: RelevantDowndates, base: np.ndarray, g: int,
     inner = blas.dsyr2k(1.0, p, half, beta=1.0, c=inner, trans=0, lower=1, overwrite_c=1)
     evals = scipy.linalg.eigh(inner, lower=True, eigvals_only=True, driver='evd', check_finite=False,
                               overwrite_a=True)
-    check_psd(evals, 'a covariance', scale)
-    if not evals[-1] > 0:
-        return None
-    tr_sqrt = float(np.sqrt(np.clip(evals, 0.0, None)).sum())
-    return tr_sqrt if sqrt_sum_error(evals) <= CONGRUENCE_RTOL * tr_sqrt else None
+    return sqrt_sum_if_exact(evals, scale)

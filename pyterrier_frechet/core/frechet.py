@@ -41,8 +41,8 @@ from typing import Literal, NamedTuple, Tuple
 import numpy as np
 import scipy.linalg
 
-from .kernel import (CONGRUENCE_RTOL, PSD_RTOL, check_psd, fd_value, moment_scale, nuclear_norm, padded_factor, pivoted_cholesky,
-                     spread_normaliser, trace_sqrt_congruence, unpermuted)
+from .kernel import (CONGRUENCE_RTOL, PSD_RTOL, FDTerms, check_psd, fd_terms, fd_value, moment_scale, nuclear_norm,
+                     padded_factor, pivoted_cholesky, spread_normaliser, trace_sqrt_congruence, unpermuted)
 from .threads import lapack_threads, single_threaded
 
 __all__ = [
@@ -57,6 +57,8 @@ __all__ = [
     'reduce_set',
     'frechet_distance_reduced',
     'frechet_distance_weighted',
+    'frechet_terms_reduced',
+    'frechet_terms_weighted',
 ]
 
 Method = Literal['auto', 'cross', 'qr', 'gram']
@@ -356,10 +358,16 @@ def _reduce_streamed(x: np.ndarray) -> ReducedSet:
 
 def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     """Fréchet distance between two sets given as :class:`ReducedSet` (see :func:`reduce_set`)."""
+    return frechet_terms_reduced(a, b).fd
+
+
+def frechet_terms_reduced(a: ReducedSet, b: ReducedSet) -> FDTerms:
+    """FD's two terms (:class:`~.kernel.FDTerms`: ‖μ₁ − μ₂‖² and Tr Σ₁ + Tr Σ₂ − 2·Tr((Σ₁^½Σ₂Σ₁^½)^½)) between two sets
+    given as :class:`ReducedSet`; their ``fd`` is :func:`frechet_distance_reduced`."""
     if a.mean.shape != b.mean.shape:
         raise ValueError(f'dimension mismatch: the first set has {a.mean.shape[0]}-d vectors, the second {b.mean.shape[0]}-d')
     if a.n == b.n and np.array_equal(a.mean, b.mean) and np.array_equal(a.factor, b.factor):
-        return 0.0  # one set reduced twice: exactly 0
+        return FDTerms(0.0, 0.0)  # one set reduced twice: exactly 0
     diff = a.mean - b.mean
     # traces from the same factors as the cross term (FᵀF = X̃ᵀX̃), so that identical sets cancel exactly
     tr1 = float(np.einsum('ij,ij->', a.factor, a.factor)) / (a.n - 1)
@@ -372,8 +380,8 @@ def frechet_distance_reduced(a: ReducedSet, b: ReducedSet) -> float:
     # (trace_sqrt_congruence): real embeddings' small singular values sit far above round-off but below the ratio
     # rule's 1e-8 of the largest, which sent every DL19 set value to a singular value decomposition
     tr_sqrt = nuclear_norm(cross, try_fast=not (full and (a.ill_conditioned or b.ill_conditioned)),
-                            rtol=CONGRUENCE_RTOL)
-    return fd_value(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))
+                           rtol=CONGRUENCE_RTOL)
+    return fd_terms(float(diff @ diff), tr1, tr2, tr_sqrt / np.sqrt((a.n - 1) * (b.n - 1)))
 
 
 @single_threaded
@@ -384,8 +392,13 @@ def at_most_d_rows(factor: np.ndarray) -> np.ndarray:
 
 def fd_from_factors(mean_sq: float, f1: np.ndarray, f2: np.ndarray) -> float:
     """FD from ‖μ₁−μ₂‖² and factors with Σᵢ = FᵢᵀFᵢ: Tr Σ₁ + Tr Σ₂ from the factors, Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁F₂ᵀ‖_*."""
+    return terms_from_factors(mean_sq, f1, f2).fd
+
+
+def terms_from_factors(mean_sq: float, f1: np.ndarray, f2: np.ndarray) -> FDTerms:
+    """:func:`fd_from_factors`' two terms (:class:`~.kernel.FDTerms`)."""
     tr1, tr2 = float(np.einsum('ij,ij->', f1, f1)), float(np.einsum('ij,ij->', f2, f2))
-    return fd_value(mean_sq, tr1, tr2, nuclear_norm(f1 @ f2.T))
+    return fd_terms(mean_sq, tr1, tr2, nuclear_norm(f1 @ f2.T))
 
 
 def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
@@ -409,14 +422,20 @@ def frechet_distance_weighted(x, x_weights, y, y_weights) -> float:
     Σ = FᵀF and Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁F₂ᵀ‖_*. Equal weights give :func:`frechet_distance` (V₁ − V₂/V₁ = n − 1
     for unit weights). ``FD(weighting='query')`` uses it with weight 1/n_q for each of query q's n_q documents.
     """
+    return frechet_terms_weighted(x, x_weights, y, y_weights).fd
+
+
+def frechet_terms_weighted(x, x_weights, y, y_weights) -> FDTerms:
+    """:func:`frechet_distance_weighted`'s two terms (:class:`~.kernel.FDTerms`)."""
     x, y = check_pair(x, y)
     scale = _power_of_two_scale(x, y)
     if scale != 1.0:
-        return frechet_distance_weighted(x / scale, x_weights, y / scale, y_weights) * scale * scale
+        terms = frechet_terms_weighted(x / scale, x_weights, y / scale, y_weights)
+        return FDTerms(terms.mean * scale * scale, terms.cov * scale * scale)
     mu1, f1 = _weighted_factor(x, x_weights, 'first set')
     mu2, f2 = _weighted_factor(y, y_weights, 'second set')
     diff = mu1 - mu2
-    return fd_from_factors(float(diff @ diff), f1, f2)
+    return terms_from_factors(float(diff @ diff), f1, f2)
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:

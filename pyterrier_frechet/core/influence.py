@@ -136,11 +136,32 @@ def fd_influence(rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.
     diff = rel_side.mean_shifted - ret_side.mean_shifted
     out = np.zeros(len(w))
     for sign, stats, side, quad in ((1.0, rel, rel_side, quad_rel), (-1.0, ret, ret_side, quad_ret)):
-        # 2(μ₁ − μ₂)·∂μ with ∂μ = u_q(s_q − n_q μ)/V₁; Tr((I − A)∂Σ) with ∂Σ = (u_q C_q − ∂D·Σ)/D
-        out += 2 * sign * stats.doc_weight * (stats.s @ diff - stats.n * float(side.mean_shifted @ diff)) / side.v1
+        # Tr((I − A)∂Σ) with ∂Σ = (u_q C_q − ∂D·Σ)/D, besides the mean term's 2(μ₁ − μ₂)·∂μ
+        out += sign * _mean_move(stats, side.mean_shifted, side.v1, diff)
         out += (side.spread - quad - side.d_denom * (float(np.trace(side.cov)) - trace_term)) / side.denom
     out[w <= 0] = np.nan
     return out
 
 
-__all__ = ['NULL_RTOL', 'RelevantFactor', 'Side', 'fd_influence', 'relevant_factor']
+def _mean_move(stats: QueryStats, mean_shifted: np.ndarray, v1: float, diff: np.ndarray) -> np.ndarray:
+    """Per query, 2·diff·∂μ/∂w_q for one side of mean μ (shifted) and total weight V₁: ∂μ = u_q(s_q − n_q μ)/V₁."""
+    return 2 * stats.doc_weight * (stats.s @ diff - stats.n * float(mean_shifted @ diff)) / v1
+
+
+def mean_term_influence(rel: QueryStats, ret: QueryStats, units: np.ndarray) -> Optional[np.ndarray]:
+    """∂‖μ₁ − μ₂‖²/∂w_q, FD's mean term, for every query of the universe at the weights ``units`` (NaN for the queries
+    that are no unit); None where a side has no Gaussian (:func:`~.kernel.spread_normaliser`). O(queries · d)."""
+    w = np.asarray(units, dtype=np.float64)
+    sides = []
+    for stats in (rel, ret):
+        v1, v2 = float(w @ (stats.n * stats.doc_weight)), float(w @ (stats.n * stats.doc_weight ** 2))
+        if spread_normaliser(float(w @ stats.n), v1, v2) is None:
+            return None
+        sides.append(((w * stats.doc_weight) @ stats.s / v1, v1))
+    diff = sides[0][0] - sides[1][0]
+    out = _mean_move(rel, *sides[0], diff) - _mean_move(ret, *sides[1], diff)
+    out[w <= 0] = np.nan
+    return out
+
+
+__all__ = ['NULL_RTOL', 'RelevantFactor', 'Side', 'fd_influence', 'mean_term_influence', 'relevant_factor']

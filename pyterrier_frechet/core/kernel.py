@@ -28,7 +28,7 @@ from .threads import lapack_threads
 
 __all__ = ['CONGRUENCE_RTOL', 'FAST_MIN_RATIO', 'PIVOTED_RESIDUAL', 'PSD_RTOL', 'FDTerms', 'check_psd', 'fd_terms',
            'fd_value', 'moment_scale', 'nuclear_norm', 'padded_factor', 'pivoted_cholesky', 'spread_normaliser',
-           'sqrt_sum_error', 'trace_sqrt_congruence', 'unpermuted']
+           'sqrt_sum_error', 'sqrt_sum_if_exact', 'trace_sqrt_congruence', 'unpermuted']
 
 FAST_MIN_RATIO = 1e-8  # λ_min/λ_max of MMᵀ below this: its eigenvalues cost digits, take M's singular values
 
@@ -51,8 +51,9 @@ def fd_terms(mean_sq: float, tr1: float, tr2: float, tr_sqrt: float) -> FDTerms:
 
 
 def fd_value(mean_sq: float, tr1: float, tr2: float, tr_sqrt: float) -> float:
-    """FD = ‖μ₁ − μ₂‖² + Tr Σ₁ + Tr Σ₂ − 2·Tr((Σ₁^½Σ₂Σ₁^½)^½), clipped at 0 against round-off (the only clipping)."""
-    return max(float(mean_sq + tr1 + tr2 - 2.0 * tr_sqrt), 0.0)
+    """FD = ‖μ₁ − μ₂‖² + Tr Σ₁ + Tr Σ₂ − 2·Tr((Σ₁^½Σ₂Σ₁^½)^½), clipped at 0 against round-off (the only clipping): the
+    sum of :func:`fd_terms`, in the same order of operations, so an FD and its two terms agree to the last bit."""
+    return fd_terms(mean_sq, tr1, tr2, tr_sqrt).fd
 
 
 def spread_normaliser(count: float, v1: float, v2: float) -> Optional[float]:
@@ -176,7 +177,14 @@ def trace_sqrt_congruence(lower: np.ndarray, cov: np.ndarray, rank: int, scale: 
             return None
         evals = scipy.linalg.eigh(inner[:rank, :rank], lower=True, eigvals_only=True, driver='evd',
                                   check_finite=False, overwrite_a=True)
-    check_psd(evals, 'a covariance', scale)  # LᵀΣL is PSD when Σ is: a negative eigenvalue is Σ's
+    return sqrt_sum_if_exact(evals, scale)  # LᵀΣL is PSD when Σ is: a negative eigenvalue is Σ's
+
+
+def sqrt_sum_if_exact(evals: np.ndarray, scale: float) -> Optional[float]:
+    """Σ√λ over the eigenvalues of a congruence of two covariances (of round-off scale ``scale``), refusing a negative
+    eigenvalue beyond round-off (:func:`check_psd`); None where the sum's error bound (:func:`sqrt_sum_error`) is above
+    :data:`CONGRUENCE_RTOL` of it, or every eigenvalue is 0: the caller's exact route (a nuclear norm of factors)."""
+    check_psd(evals, 'a covariance', scale)
     if not evals[-1] > 0:
         return None
     tr_sqrt = float(np.sqrt(np.clip(evals, 0.0, None)).sum())

@@ -428,6 +428,27 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     return out
 
 
+def mean_terms(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
+               ret_weights: Sequence[np.ndarray]) -> np.ndarray:
+    """FD's mean term ‖μ₁ − μ₂‖² per sample (row of the weights), from the same weighted counts and sums as
+    :func:`weighted_fds`' Gaussians (so ``weighted_fds − mean_terms`` is the covariance term of each sample); NaN where
+    a side has no Gaussian (:func:`~.kernel.spread_normaliser`), as there. O(samples · queries · d), no d × d work."""
+    out = np.full(len(rel_weights), np.nan)
+    chunk = sample_chunk(rel, *ret_parts)
+    for start in range(0, len(rel_weights), chunk):
+        sl = slice(start, start + chunk)
+        w_rel = np.asarray(rel_weights[sl], dtype=np.float64)
+        w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
+        n1, a1, b1, s1, _, _ = _moments([rel], [w_rel])
+        n2, a2, b2, s2, _, _ = _moments(ret_parts, w_ret)
+        ok = np.array([spread_normaliser(*one) is not None and spread_normaliser(*two) is not None
+                       for one, two in zip(zip(n1, a1, b1), zip(n2, a2, b2))], dtype=bool)
+        if ok.any():
+            diff = s1[ok] / a1[ok, None] - s2[ok] / a2[ok, None]
+            out[start + np.flatnonzero(ok)] = np.einsum('ij,ij->i', diff, diff)
+    return out
+
+
 # --- leave-out statistics (the jackknife) -------------------------------------------------------------------------
 #
 # The jackknife leaves each unit query (or each group of unit queries) out in turn. Re-weighting with a

@@ -15,7 +15,7 @@ import numpy as np
 from ir_measures.measures.base import ParamInfo
 
 from .base import VECTOR_PARAMS, HistogramMeasure, VectorMeasure, register_measure
-from .resampling import VECTOR_STATS, Resampling
+from .resampling import VECTOR_STATS, Resampling, leave_out_weights
 
 
 class Gaussian(Resampling):
@@ -106,9 +106,83 @@ class Conditional(Gaussian):
         return conditional_leave_out(stats.rel, stats.ret, stats.units, groups, n_groups, pbar)
 
 
-#: The resamplings of FD and CFD (see :mod:`.resampling`).
+class Term(Resampling):
+    """One of FD's two terms (``FD(term='mean')``, ``FD(term='cov')``) through FD's own resampling: the mean term
+    ‖μ₁ − μ₂‖² from the same weighted counts and sums (:func:`~pyterrier_frechet.core.weighted.mean_terms`, its
+    influence :func:`~pyterrier_frechet.core.influence.mean_term_influence`), the covariance term as FD's value less
+    it — so in every sample, leave-out, swap and influence the two terms sum to FD's, the interval and the paired test
+    are FD's own methods on the same draws and leave-outs, and no second FD route exists."""
+    statistics = VECTOR_STATS
+    grouped_jackknife = True
+    shares_samples = True
+
+    def __init__(self, fd: Resampling, term: str):
+        if term not in ('mean', 'cov'):
+            raise ValueError(f"term must be 'mean' or 'cov', got {term!r}")
+        self.fd, self.term = fd, term
+        self.name = f'{fd.name} ({term} term)'
+        self.interval, self.paired_test, self.backends = fd.interval, fd.paired_test, fd.backends
+        self.estimand = f'E[{term} term of FD̂ₙ] at this number of queries'
+
+    def _of(self, fd_values, mean_values):
+        return mean_values if self.term == 'mean' else fd_values - mean_values
+
+    @staticmethod
+    def _means(stats, rel_weights, ret_parts, ret_weights):
+        from ..core.weighted import mean_terms
+        return mean_terms(stats.rel, rel_weights, ret_parts, ret_weights)
+
+    def samples(self, measure, stats, weights, engine, pbar=None):
+        mean = self._means(stats, weights, [stats.ret], [weights])
+        if self.term == 'mean':
+            if pbar is not None:
+                pbar.update(len(weights))
+            return mean
+        return self._of(self.fd.samples(measure, stats, weights, engine, pbar), mean)
+
+    def samples_of_runs(self, measure, stats, weights, engine, pbar=None):
+        made = {}
+
+        def keep(name, make):  # each run's statistics made once, for FD's samples and for the mean term
+            def made_once():
+                made[name] = make()
+                return made[name]
+            return made_once
+        if self.term == 'mean':
+            return {name: self.samples(measure, make(), weights, engine, pbar) for name, make in stats.items()}
+        values = self.fd.samples_of_runs(measure, {n: keep(n, m) for n, m in stats.items()}, weights, engine, pbar)
+        return {name: self._of(values[name], self._means(made[name], weights, [made[name].ret], [weights]))
+                for name in values}
+
+    def leave_out(self, measure, stats, groups, n_groups, engine, pbar=None):
+        weights = leave_out_weights(stats.units, groups, n_groups)  # O(groups · queries · d)
+        mean = self._means(stats, weights, [stats.ret], [weights])
+        if self.term == 'mean':
+            return mean
+        return self._of(self.fd.leave_out(measure, stats, groups, n_groups, engine, pbar), mean)
+
+    def swapped(self, measure, stats_a, stats_b, swaps, engine):
+        keep, full = 1.0 - swaps, np.ones_like(swaps)
+        parts = [stats_a.ret, stats_b.ret]
+        mean = (self._means(stats_a, full, parts, [keep, swaps]) - self._means(stats_a, full, parts, [swaps, keep]))
+        return mean if self.term == 'mean' else self._of(self.fd.swapped(measure, stats_a, stats_b, swaps, engine), mean)
+
+    def influence(self, measure, stats):
+        from ..core.influence import mean_term_influence
+        mean = mean_term_influence(stats.rel, stats.ret, stats.units)
+        if mean is None or self.term == 'mean':
+            return mean
+        fd = self.fd.influence(measure, stats)
+        return None if fd is None else fd - mean
+
+    def __repr__(self):
+        return f'Term({self.fd!r}, {self.term!r})'
+
+
+#: The resamplings of FD and CFD (see :mod:`.resampling`), and of FD's two terms.
 GAUSSIAN = Gaussian()
 CONDITIONAL = Conditional()
+TERMS = {term: Term(GAUSSIAN, term) for term in ('mean', 'cov')}
 
 
 class _FD(VectorMeasure):
@@ -142,6 +216,12 @@ class _FD(VectorMeasure):
     the weighted mean and covariance of ``numpy.cov(..., aweights=w)``. With the default ``'document'`` weighting the
     relevant set weighs queries by their number of judgments (3 to 219 relevant per query on DL19) and the
     retrieved set by k each, so the query mix, not only the system, moves FD.
+
+    ``term='mean'`` and ``term='cov'`` report FD's two terms on their own: the mean term ‖μ₁ − μ₂‖² (how far the
+    centre of the retrieved set is from the relevant set's) and the covariance term Tr(Σ₁ + Σ₂ − 2(Σ₁^½Σ₂Σ₁^½)^½) (how
+    differently the two sets spread: a retrieved set narrower than the relevant set raises it as much as a broader
+    one). They sum to FD exactly, take every other parameter, and go through FD's own resampling (bootstrap,
+    jackknife rows, paired tests) — read them beside FD to see which term moves it (pt_docs "Interpretation").
 
     Relevant set: the documents judged ``>= rel`` of the queries in the qrels (optionally at most
     ``per_query`` of them per query, highest grade first, random within a grade, ``seed``).
@@ -179,6 +259,11 @@ class _FD(VectorMeasure):
         'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',
                                desc="'document': every document weighs 1 (the paper's FD); 'query': every query weighs 1 on "
                                     'each side (its n relevant documents 1/n each, its k retrieved 1/k each)'),
+        'term': ParamInfo(dtype=str, choices=['fd', 'mean', 'cov'], default='fd',
+                          desc="'fd': FD itself; 'mean': its mean term ‖μ₁ − μ₂‖² (how far the retrieved set's centre is "
+                               "from the relevant set's); 'cov': its covariance term Tr(Σ₁ + Σ₂ − 2(Σ₁^½Σ₂Σ₁^½)^½) (how "
+                               'differently the two sets spread). The two terms sum to FD, with the same intervals and '
+                               'paired tests'),
     }
 
     def validate_params(self):
@@ -186,6 +271,9 @@ class _FD(VectorMeasure):
         if self['weighting'] == 'query' and self['jackknife']:
             raise ValueError(f"{self}: jackknife=True is not available with weighting='query'; use the bootstrap's "
                              "jackknife intervals (pf.bootstrap) instead")
+        if self['term'] != 'fd' and self['jackknife']:
+            raise ValueError(f"{self}: jackknife=True is not available with term={self['term']!r}; its rows and the "
+                             "bootstrap's jackknife intervals are the term's own without it")
         if self['rows'] == 'influence' and self['jackknife']:
             raise ValueError(f"{self}: rows='influence' is not available with jackknife=True, whose rows are Tukey's "
                              "pseudo-values from exact leave-outs; use one of the two")
@@ -197,31 +285,41 @@ class _FD(VectorMeasure):
         return self['rows'] == 'influence'
 
     def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
-        from ..core.frechet import frechet_distance_weighted
+        from ..core.frechet import frechet_terms_weighted
         from ..core.weighted import query_weights
-        return frechet_distance_weighted(relevant, query_weights(rel_qids), retrieved, query_weights(ret_qids))
+        return self._term(frechet_terms_weighted(relevant, query_weights(rel_qids), retrieved, query_weights(ret_qids)))
+
+    def _term(self, terms) -> float:
+        """The value this measure reports from FD's two terms (:class:`~pyterrier_frechet.core.kernel.FDTerms`)."""
+        return terms.fd if self['term'] == 'fd' else getattr(terms, self['term'])
 
     def is_set_valued(self) -> bool:
         return not self['jackknife']
 
     def resampling(self):
-        return None if self['jackknife'] else self.RESAMPLING  # pseudo-values per query: no set to re-weight
+        return None if self['jackknife'] else self._resampling()  # pseudo-values per query: no set to re-weight
+
+    def _resampling(self) -> Resampling:
+        return self.RESAMPLING if self['term'] == 'fd' else TERMS[self['term']]
 
     def reduce_relevant(self, relevant):
         from ..core.frechet import reduce_set
         return reduce_set(relevant)  # the same for every run evaluated on the same qrels: the evaluation reuses it
 
     def statistic(self, relevant, retrieved) -> float:
-        from ..core.frechet import ReducedSet, frechet_distance_reduced, reduce_set
+        from ..core.frechet import ReducedSet, frechet_distance_reduced, frechet_terms_reduced, reduce_set
         rel = relevant if isinstance(relevant, ReducedSet) else reduce_set(relevant)
-        return frechet_distance_reduced(rel, reduce_set(retrieved))
+        if self['term'] == 'fd':
+            return frechet_distance_reduced(rel, reduce_set(retrieved))
+        return self._term(frechet_terms_reduced(rel, reduce_set(retrieved)))
 
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
         from ..core.jackknife import jackknife_pseudo_values
         from .resampling import numpy_engine
         # the leave-outs of FD's resampling, as the bootstrap, compare and the default rows take them
         return jackknife_pseudo_values(relevant, rel_qids, retrieved, ret_qids, queries,
-                                       lambda sides, groups, n: GAUSSIAN.leave_out(self, sides, groups, n, numpy_engine()))
+                                       lambda sides, groups, n: self._resampling().leave_out(self, sides, groups, n,
+                                                                                             numpy_engine()))
 
 
 FD = register_measure(_FD())

@@ -68,6 +68,15 @@ def numpy_engine() -> Engine:
 LEAVE_OUT_TESTS = ('jackknife', 't')
 
 
+def leave_out_weights(units, groups: np.ndarray, n_groups: int) -> np.ndarray:
+    """The (groups × queries) weights of the leave-outs: 1 for each unit query, 0 for the queries of the group left
+    out and for the queries that are no unit."""
+    weights = np.tile(np.asarray(units, dtype=bool).astype(np.float64), (n_groups, 1))
+    member = groups >= 0
+    weights[groups[member], np.flatnonzero(member)] = 0.0
+    return weights
+
+
 class Resampling:
     """How the bootstrap and the jackknife re-weight one kind of measure (see the module docstring)."""
 
@@ -109,10 +118,7 @@ class Resampling:
     def leave_out(self, measure, stats, groups: np.ndarray, n_groups: int, engine, pbar=None) -> np.ndarray:
         """The value with each of the ``n_groups`` groups of unit queries left out (``groups``: each query's group,
         −1 for a query that is no unit; such queries weigh 0). Default: :meth:`samples` with one row per group."""
-        units = np.asarray(stats.units, dtype=bool)
-        weights = np.tile(units.astype(np.float64), (n_groups, 1))
-        member = groups >= 0
-        weights[groups[member], np.flatnonzero(member)] = 0.0
+        weights = leave_out_weights(stats.units, groups, n_groups)
         return self.samples(measure, stats, weights, engine, pbar)
 
     def swapped(self, measure, stats_a, stats_b, swaps: np.ndarray, engine) -> Optional[np.ndarray]:
