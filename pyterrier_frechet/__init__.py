@@ -52,6 +52,8 @@ _LAZY = {
     'sparsify': ('analyses.robustness', 'sparsify'),
     'encoder_robustness': ('analyses.robustness', 'encoder_robustness'),
     'paired_test': ('analyses.significance', 'paired_test'),
+    'disagreements': ('analyses.disagreement', 'disagreements'),
+    'fd_anatomy': ('analyses.anatomy', 'fd_anatomy'),
     'compare_systems': ('analyses.significance', 'compare_systems'),
     'interval_caveat': ('analyses.validity', 'interval_caveat'),
     'relevant_count_spread': ('analyses.validity', 'relevant_count_spread'),

@@ -112,6 +112,25 @@ def memoise_doc_encoding(pipeline) -> None:
     enc.encode_docs = encode_docs
 
 
+SPLADE_DOC_BATCH = 8
+
+
+def small_splade_batches() -> None:
+    """Memory only: pipelines.splade encodes documents with pyterrier-splade's default batch of 100, whose masked-LM
+    logits (100 × 256 tokens × 30,522 terms, float32, several copies) took the process past 9 GB on Cranfield;
+    pipelines.splade has no batch-size argument, so the default of Splade.doc_encoder is lowered here. The term weights
+    of a document do not depend on the batch (up to float round-off)."""
+    import pyterrier_splade
+    original = pyterrier_splade.Splade.doc_encoder
+    if getattr(original, '_study_patched', False):
+        return
+
+    def doc_encoder(self, text_field='text', batch_size=SPLADE_DOC_BATCH, **kwargs):
+        return original(self, text_field, batch_size=batch_size, **kwargs)
+    doc_encoder._study_patched = True
+    pyterrier_splade.Splade.doc_encoder = doc_encoder
+
+
 def run_dir(coll: str) -> Path:
     d = WORK / 'runs' / coll
     d.mkdir(parents=True, exist_ok=True)
@@ -157,6 +176,7 @@ def build_runs(coll: str, group: str, force: bool = False) -> None:
         if slug in ('bm25-minilm', 'bm25-mpnet'):
             return bm25() >> pipelines.dense_reranker(c, embedder(slug.split('-')[1]), index_dir)
         if slug == 'splade-tiny':
+            small_splade_batches()
             return pipelines.splade(c, index_dir, model=splade_path(), num_results=100)
         if slug == 'maxsim-minilm':
             p = pipelines.token_maxsim(c, model='all-MiniLM-L6-v2', first_stage=bm25(), num_results=100)

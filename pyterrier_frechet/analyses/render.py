@@ -35,7 +35,7 @@ _LATEX_UNICODE = [
     ('τ', r'$\tau$'), ('α', r'$\alpha$'), ('θ', r'$\theta$'), ('Σ', r'$\Sigma$'), ('≤', r'$\le$'), ('≥', r'$\ge$'),
     ('±', r'$\pm$'), ('×', r'$\times$'), ('−', '--'), ('—', '---'), ('–', '--'), ('…', r'\ldots{}'),
     ('▲', r'$\blacktriangle$'), ('▼', r'$\blacktriangledown$'), ('†', r'\dag{}'), ('‡', r'\ddag{}'), ('→', r'$\to$'),
-    ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'),
+    ('↑', r'$\uparrow$'), ('↓', r'$\downarrow$'), ('⇄', r'$\rightleftarrows$'),
 ]
 
 
@@ -126,6 +126,10 @@ class Dialect:
         """Significance marks after a cell: the letters of the systems it beats (``letters``), or ▲ / ▼."""
         raise NotImplementedError
 
+    def contradiction(self) -> str:
+        """The mark of an FD cell whose paired test contradicts a classical measure's (⇄)."""
+        raise NotImplementedError
+
     def left_out(self, n: int, over: bool) -> str:
         """What follows a cell whose sets lost ``n`` documents for want of a vector (``over``: past the share that
         earns ‡)."""
@@ -172,6 +176,9 @@ class _Markdown(Dialect):
     def marks(self, sig: str, letters: bool) -> str:
         return ' ' + (sig if not letters else ''.join(_SUPERSCRIPT.get(ch, ch) for ch in sig))
 
+    def contradiction(self) -> str:
+        return ' ⇄'
+
     def left_out(self, n: int, over: bool) -> str:
         return f' (−{n}{"‡" if over else ""})'
 
@@ -211,6 +218,9 @@ class _LaTeX(Dialect):
     def marks(self, sig: str, letters: bool) -> str:
         return ('$^{\\mathrm{' + sig + '}}$' if letters else
                 '$^{\\blacktriangle}$' if sig == '▲' else '$^{\\blacktriangledown}$')
+
+    def contradiction(self) -> str:
+        return '$^{\\rightleftarrows}$'
 
     def left_out(self, n: int, over: bool) -> str:
         dag = '\\ddag{}' if over else ''

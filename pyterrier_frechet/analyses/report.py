@@ -24,6 +24,8 @@ from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .table import WHICH_FD, PaperTable
+from .anatomy import fd_anatomy, notes as anatomy_notes
+from .disagreement import MARK as CONTRADICTS, describe, disagreements, pair_text
 from .options import DEFAULT_TEST, TEST_TEXT, ResamplingOptions
 from .significance import LEAVE_OUT_TESTS, compare_with, resample_for
 
@@ -170,8 +172,8 @@ class _Job(NamedTuple):
 
 
 def _write(out: Path, job: _Job) -> None:
-    # results, bootstrap, paper table, writing; comparisons; discriminative power, sparsified judgments
-    sections = 4 + (len(job.runs) >= 2) + 2 * (len(job.runs) >= 3)
+    # results, bootstrap, what moves FD, paper table, writing; comparisons; discriminative power, sparsified judgments
+    sections = 5 + (len(job.runs) >= 2) + 2 * (len(job.runs) >= 3)
     with pt.tqdm(total=sections, desc='report', unit='section', disable=not job.verbose) as progress:
         clock = _Sections(progress)
         Report(tuple(_sections(job, clock))).write(out)
@@ -203,9 +205,14 @@ def _sections(job: _Job, clock: _Sections) -> List[Section]:
         clock.start('paired comparisons')
         pairs = compare_with(runs, job.qrels, boot_measures, options, job.verbose, boot)
         sections.append(_comparisons(options, pairs, boot_measures))
+        sections.append(_disagreements(pairs, boot_measures))
+    clock.start('what moves FD')
+    anatomy = fd_anatomy(runs, job.qrels, job.measures, baseline=options.baseline, point=table, verbose=job.verbose)
+    if len(anatomy):
+        sections.append(_anatomy(anatomy, options.baseline))
     # the paper table: values, intervals, Holm-corrected marks and τ from the results above (no new statistics)
     clock.start('paper table')
-    sections.append(_paper_table(job, boot, pairs, taus if len(taus) else None, table))
+    sections.append(_paper_table(job, boot, pairs, taus if len(taus) else None, table, anatomy))
     if len(runs) >= 3:
         # FDInf, KID and k-NN P/R are left out here: each costs tens of FD computations per run and qrels
         clock.start('sparsified judgments')
@@ -328,11 +335,41 @@ def _comparisons(options: ResamplingOptions, pairs: pd.DataFrame, boot_measures)
     return Section('Paired comparisons', tuple(blocks), (('comparisons', pairs),))
 
 
+def _disagreements(pairs: pd.DataFrame, boot_measures) -> Section:
+    found = disagreements(pairs, warn=False, measures=boot_measures)
+    if len(found):
+        warnings.warn(describe(found), UserWarning, stacklevel=3)
+        blocks = (Text(f'{len(found)} pair{"s" if len(found) != 1 else ""} where an FD measure and a classical measure '
+                       'both call the difference significant (Holm-corrected, as above) but in opposite directions; the '
+                       f'paper table marks these FD cells {CONTRADICTS}. FD compares where the retrieved documents lie '
+                       'and how they spread with the relevant documents, the classical measures count relevant documents '
+                       'near the top: the section "What moves FD" below says which of FD\'s terms moved (pt_docs '
+                       '"Interpretation", "When FD and nDCG disagree").'),
+                  Bullets(tuple(markdown_text(pair_text(r)) for r in found.itertuples())))
+    else:
+        blocks = (Text('No FD measure and classical measure both call a difference significant in opposite directions '
+                       '(`disagreements.csv` is empty).'),)
+    return Section('Where FD and the classical measures disagree', blocks, (('disagreements', found),))
+
+
+def _anatomy(anatomy: pd.DataFrame, baseline: Optional[str]) -> Section:
+    against = (f'against {markdown_text(baseline)}, which term moved FD (`moved_by`) and by how much; '
+               if baseline else '')
+    return Section('What moves FD', (
+        Text('FD = mean term ‖μ₁ − μ₂‖² (`FD(term=\'mean\')`: how far the centre of the retrieved documents is from the '
+             'relevant documents\') + covariance term (`FD(term=\'cov\')`: how differently they spread). Per system '
+             f'and FD measure: the two terms; {against}and the spread ratio Tr Σ_retrieved / Tr Σ_relevant '
+             '(`SpreadRatio`: below 1 the retrieved set is narrower than the relevant set, as a system returning a '
+             'tight neighbourhood of the query makes it; either way the covariance term grows).'),
+        Bullets(tuple(markdown_text(n) for n in anatomy_notes(anatomy))),
+        Table(anatomy.drop(columns=['note']), 'anatomy', floatfmt='.4g')))
+
+
 def _paper_table(job: _Job, boot, pairs: Optional[pd.DataFrame], taus: Optional[pd.DataFrame],
-                 table: pd.DataFrame) -> Section:
+                 table: pd.DataFrame, anatomy: Optional[pd.DataFrame] = None) -> Section:
     options = job.options
     paper = PaperTable.from_results(boot, job.measures, comparisons=pairs, tau=taus, baseline=options.baseline,
-                                    alpha=options.alpha, ci=options.ci, seed=options.seed, point=table)
+                                    alpha=options.alpha, ci=options.ci, seed=options.seed, point=table, anatomy=anatomy)
     return Section('The paper table', (
         Text('Every section above in one table for a paper: `table.md`, `table.tex` (booktabs, with the short caption) '
              'and `table.csv` (long form, with the counts of documents left out per cell).'),

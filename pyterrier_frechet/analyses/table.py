@@ -31,6 +31,8 @@ from ..measures.base import column_label, higher_is_better, is_set_measure, resa
 from ..core.intervals import interval_method
 from .bootstrap import bootstrappable
 from .correlation import TAU_ESTIMAND
+from .anatomy import fd_anatomy, notes as anatomy_notes
+from .disagreement import MARK as CONTRADICTS, describe, disagreements
 from .outputs import markdown_text, to_csv
 from .render import LATEX, LATEX_NAME_CHARS, MARKDOWN, Dialect, latex_name, latex_text
 from .validity import caption_caveats, fd_like
@@ -131,6 +133,12 @@ class PaperTable:
     #: column label → the queries its jackknife left out one at a time, where fewer than ``n_queries`` (FD's: only
     #: those with a relevant document at its ``rel``); the captions name it
     jackknife_queries: Optional[Mapping[str, int]] = None
+    #: :func:`~pyterrier_frechet.analyses.disagreement.disagreements` of ``comparisons``: the FD cells whose paired test
+    #: contradicts a classical measure's (both significant, opposite directions), marked ⇄; None or empty: none
+    disagreements: Optional[pd.DataFrame] = None
+    #: :func:`~pyterrier_frechet.analyses.anatomy.fd_anatomy` of the FD columns (their two terms and each retrieved
+    #: set's spread against the relevant set's), said in the long caption; None: not computed
+    anatomy: Optional[pd.DataFrame] = None
 
     # --- building ---
 
@@ -138,7 +146,8 @@ class PaperTable:
     def from_results(cls, boot, measures=None, comparisons: Optional[pd.DataFrame] = None,
                      tau: Optional[pd.DataFrame] = None, baseline: Optional[str] = None, alpha: float = 0.05,
                      ci: Optional[float] = None, seed: Optional[int] = None, point: Optional[pd.DataFrame] = None,
-                     digits: int = 3, coverage: Optional[pd.DataFrame] = None) -> 'PaperTable':
+                     digits: int = 3, coverage: Optional[pd.DataFrame] = None,
+                     anatomy: Optional[pd.DataFrame] = None) -> 'PaperTable':
         """The table from results computed already: ``boot`` a :class:`~pyterrier_frechet.analyses.bootstrap.BootstrapResult`
         (``pf.bootstrap``: values, intervals, estimands), ``comparisons`` the frame of
         :func:`~pyterrier_frechet.compare_systems` on the same runs (the marks; its ``better`` column is the call at
@@ -149,7 +158,9 @@ class PaperTable:
         level of ``boot``'s intervals (default 0.95) and ``alpha`` the level ``comparisons`` were called at, for the
         caption. ``coverage``: per system and vector measure, how many documents of each set were left out for want
         of a vector (default: those :func:`~pyterrier_frechet.evaluate` recorded with ``point``,
-        :func:`~pyterrier_frechet.evaluation.evaluate.no_vector_counts`); shown in the cells that lost any."""
+        :func:`~pyterrier_frechet.evaluation.evaluate.no_vector_counts`); shown in the cells that lost any.
+        ``anatomy``: :func:`~pyterrier_frechet.analyses.anatomy.fd_anatomy` of the same runs (FD's two terms and the
+        spread of each system's retrieved set), said in the long caption."""
         digits = check_digits(digits)
         summary = boot.summary
         point = boot.point if point is None else point
@@ -180,13 +191,16 @@ class PaperTable:
             coverage = coverage[coverage['measure'].isin(labels) & coverage['name'].isin(systems)]
             if not (coverage[['missing_relevant', 'missing_retrieved']].to_numpy() > 0).any():
                 coverage = None
+        contradictions = None if comparisons is None else disagreements(comparisons, warn=False, measures=ms)
         return cls(_marked_cells(cells, systems, orient, comparisons, digits), tuple(systems), tuple(labels),
                    dict(orient), comparisons=comparisons, tau=tau if tau is not None and len(tau) else None,
                    baseline=baseline, alpha=alpha, ci=ci,
                    n_queries=len(boot.queries) if boot.queries is not None else None, n_samples=_samples_of(boot),
                    seed=seed, dropped=_dropped(point), digits=digits, caveats=caveats,
                    coverage=None if coverage is None else coverage.reset_index(drop=True),
-                   jackknife_queries=_jackknife_units(boot, labels))
+                   jackknife_queries=_jackknife_units(boot, labels),
+                   disagreements=contradictions if contradictions is not None and len(contradictions) else None,
+                   anatomy=anatomy if anatomy is not None and len(anatomy) else None)
 
     # --- what it says ---
 
@@ -268,6 +282,14 @@ class PaperTable:
         outside = OUTSIDE if np.isfinite(r['low']) and not r['inside'] else ''
         return sig, outside
 
+    def contradicts(self, name: str, measure: str) -> bool:
+        """Whether the cell's FD measure and a classical measure both call ``name`` significantly different from the
+        same system, in opposite directions (the cell is marked ⇄; with letters, both systems' cells)."""
+        if self.disagreements is None:
+            return False
+        d = self.disagreements[self.disagreements['fd_measure'] == measure]
+        return bool((d['system'] == name).any() or (self.baseline is None and (d['baseline'] == name).any()))
+
     def _uses_letters(self) -> bool:
         return self.comparisons is not None and self.baseline is None
 
@@ -291,6 +313,10 @@ class PaperTable:
         groups = cell['groups']
         groups = None if groups is None or pd.isna(groups) else int(groups)
         return cell['method'], groups, cell['interval'][len(cell['method']):]
+
+    def _classical_named(self) -> str:
+        """The classical measures the FD cells contradict, named (e.g. 'nDCG@10' or 'nDCG@10/RR@10')."""
+        return '/'.join(dict.fromkeys(self.disagreements['classical_measure']))
 
     def _relevant_left_out(self) -> Tuple[int, int]:
         """(relevant rows left out, rows of the relevant set) of the vector column that lost the most."""
@@ -340,6 +366,8 @@ class PaperTable:
         if self.comparisons is not None:
             parts.append((f'{BETTER}/{WORSE}: better/worse than {self.baseline}' if self.baseline
                           else 'Superscripts: systems it beats') + f' (paired test, Holm α = {self.alpha:g}).')
+        if self.disagreements is not None:
+            parts.append(f'{CONTRADICTS}: FD and {self._classical_named()} disagree significantly, in opposite directions.')
         parts.append('Bold: best.')
         if len(self.cells[~np.isfinite(self.cells['low']) & ~(self.cells['method'] == 'none')]):
             parts.append('[–]: undefined.')
@@ -407,6 +435,13 @@ class PaperTable:
                     else 'Superscripts: the systems (#) it is significantly better than')
             parts.append(f'{what} ({tests}; {self.correction.capitalize()}\'s correction over the {m} comparisons '
                          f'of each measure, α = {self.alpha:g}); each column\'s marks are its own measure\'s test.')
+        if self.disagreements is not None:
+            parts.append(f'{CONTRADICTS}: ' + describe(self.disagreements, limit=len(self.disagreements)) + '.')
+        if self.anatomy is not None:
+            shown = self.anatomy[self.anatomy['measure'].isin(self.measures)]
+            if len(shown):
+                parts.append('What moves FD (FD = mean term ‖μ₁ − μ₂‖² + covariance term; spread: total variance of the '
+                             'retrieved set over the relevant set\'s): ' + '; '.join(anatomy_notes(shown)) + '.')
         ref = self.reference()
         if ref is not None and self.shows_tau():
             parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '
@@ -458,6 +493,8 @@ class PaperTable:
                                       if np.isfinite(r['low']) else d.missing)
                 if sig:
                     text += d.marks(sig, letters)
+                if self.contradicts(name, m):
+                    text += d.contradiction()
                 n, over = self.left_out(name, m)
                 row.append(text + (d.left_out(n, over) if n or over else ''))
             rows.append(row)
@@ -496,7 +533,8 @@ class PaperTable:
         tabular is scaled to it (``\\resizebox``; None: its natural width; ``environment='table*'`` spans both columns
         of a two-column paper). Needs ``\\usepackage{booktabs}``, ``graphicx`` (for ``width``) and ``amssymb`` (for
         the baseline marks ▲/▼) in the preamble."""
-        packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if self.baseline and self.comparisons is not None else [])
+        packages = ['booktabs'] + (['graphicx'] if width else []) + (['amssymb'] if (self.baseline and self.comparisons is not None)
+                                                                     or self.disagreements is not None else [])
         shortened = (f' Names over {LATEX_NAME_CHARS} characters are shortened (table.csv has them whole).'
                      if any(len(self._system_label(n)) > LATEX_NAME_CHARS for n in self.systems) else '')
         lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
@@ -679,8 +717,10 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Op
             comparisons = compare_with(runs, qrels, boot_ms, options, verbose, boot)
     # τ across 3–4 systems is computed but not printed (PaperTable.shows_tau): its row says '—' and the caption why
     tau = tau_intervals(boot, boot_ms, ci) if len(runs) >= 3 and any(not is_set_measure(x) for x in boot_ms) else None
+    with using_encoder(encoder):  # FD's terms and spread, for the long caption (the same selection, no resampling)
+        anatomy = fd_anatomy(runs, qrels, ms, baseline=baseline, point=point, verbose=verbose)
     return PaperTable.from_results(boot, ms, comparisons=comparisons, tau=tau, baseline=baseline, alpha=alpha, ci=ci,
-                                   seed=seed, point=point, digits=digits)
+                                   seed=seed, point=point, digits=digits, anatomy=anatomy)
 
 
 __all__ = ['CORRECTION', 'DEFAULT_MEASURES', 'DROPPED_SHARE', 'PaperTable', 'TAU_MIN_SYSTEMS', 'WHICH_FD', 'latex_text',

@@ -59,6 +59,7 @@ __all__ = [
     'frechet_distance_weighted',
     'frechet_terms_reduced',
     'frechet_terms_weighted',
+    'total_variance',
 ]
 
 Method = Literal['auto', 'cross', 'qr', 'gram']
@@ -436,6 +437,16 @@ def frechet_terms_weighted(x, x_weights, y, y_weights) -> FDTerms:
     mu2, f2 = _weighted_factor(y, y_weights, 'second set')
     diff = mu1 - mu2
     return terms_from_factors(float(diff @ diff), f1, f2)
+
+
+def total_variance(x, weights=None) -> float:
+    """Tr Σ of the rows of ``x``: the unbiased covariance's trace, Σ‖xᵢ − μ‖²/(n − 1), or with per-vector ``weights``
+    that of ``numpy.cov(x.T, aweights=weights)`` (the weighted side of :func:`frechet_distance_weighted`). ValueError as
+    :func:`check_vectors`, or where the weights leave no spread."""
+    x = check_vectors(x)
+    w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
+    mean, factor = _weighted_factor(x, w, 'vectors')
+    return float(np.einsum('ij,ij->', factor, factor))
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:

@@ -9,7 +9,7 @@ from .base import (HistogramMeasure, SetMeasure, VectorMeasure, column_label, hi
                    is_set_measure, is_vector_measure, register_measure, registered_measures, resampling,
                    unregister_measure)
 from .resampling import Resampling  # noqa: F401
-from .definitions import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall
+from .definitions import CFD, DO, FD, FDInf, HSA, KID, KNNPrecision, KNNRecall, SpreadRatio
 from .answers import AnswerCFD, AnswerFD, AnswerMeasure  # noqa: F401
 
-__all__ = ['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD']
+__all__ = ['FD', 'CFD', 'SpreadRatio', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD']

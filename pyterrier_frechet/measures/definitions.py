@@ -307,8 +307,12 @@ class _FD(VectorMeasure):
         return reduce_set(relevant)  # the same for every run evaluated on the same qrels: the evaluation reuses it
 
     def statistic(self, relevant, retrieved) -> float:
-        from ..core.frechet import ReducedSet, frechet_distance_reduced, frechet_terms_reduced, reduce_set
+        from ..core.frechet import (ReducedSet, check_vectors, frechet_distance_reduced, frechet_terms_reduced,
+                                    reduce_set)
         rel = relevant if isinstance(relevant, ReducedSet) else reduce_set(relevant)
+        if self['term'] == 'mean':  # the means alone: no factor of the retrieved set
+            diff = rel.mean - check_vectors(retrieved).mean(axis=0)
+            return float(diff @ diff)
         if self['term'] == 'fd':
             return frechet_distance_reduced(rel, reduce_set(retrieved))
         return self._term(frechet_terms_reduced(rel, reduce_set(retrieved)))
@@ -358,6 +362,44 @@ class _CFD(VectorMeasure):
 
 
 CFD = register_measure(_CFD())
+
+
+class _SpreadRatio(VectorMeasure):
+    """
+    How widely the retrieved documents spread against the relevant documents: Tr Σ_retrieved / Tr Σ_relevant, the
+    ratio of the two sets' total variances (the traces of the covariances FD fits; with ``weighting='query'``, FD's
+    query-weighted covariances). 1: the retrieved set spreads as much as the relevant set; below 1 it is narrower (a
+    tight neighbourhood of the query), above 1 broader. Neither direction is better: it says which way FD's covariance
+    term (``FD(term='cov')``) goes, and so why a system with more relevant documents at the top can still have the
+    higher FD. The same two sets and parameters as FD; one number per query set (``pt.Experiment`` repeats it on
+    every row, with a warning under ``baseline=``).
+    """
+    __name__ = 'SpreadRatio'
+    NAME = __name__
+    PRETTY_NAME = 'Spread ratio'
+    SHORT_DESC = ('Total variance of the retrieved embeddings over that of the relevant ones (1: the same spread; '
+                  'below: narrower; neither direction is better).')
+    HIGHER_IS_BETTER = True  # ir_measures needs an orientation; this measure has none (see the docstring)
+    SUPPORTED_PARAMS = {
+        **VECTOR_PARAMS,
+        'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',
+                               desc="FD's weighting: 'document' (every document weighs 1) or 'query' (every query 1)"),
+    }
+
+    def query_weighted(self) -> bool:
+        return self['weighting'] == 'query'
+
+    def statistic(self, relevant, retrieved) -> float:
+        from ..core.frechet import total_variance
+        return total_variance(retrieved) / total_variance(relevant)
+
+    def query_statistic(self, relevant, rel_qids, retrieved, ret_qids) -> float:
+        from ..core.frechet import total_variance
+        from ..core.weighted import query_weights
+        return total_variance(retrieved, query_weights(ret_qids)) / total_variance(relevant, query_weights(rel_qids))
+
+
+SpreadRatio = register_measure(_SpreadRatio())
 
 
 _HISTOGRAM_DOC = """

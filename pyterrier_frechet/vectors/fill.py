@@ -60,12 +60,12 @@ def fill_store(out: str, texts, encoder, source=None, docnos: Optional[Sequence[
         raise ValueError(f'the folder of {out!r} ({folder}) is not writable')
     have = texts.texts
     wanted = list(dict.fromkeys(str(d) for d in (have if docnos is None else docnos)))
-    known = set() if source is None else set(source._index)
+    known = set() if source is None else set(source.docnos)
     todo = [d for d in wanted if d not in known and d in have]
     without_text = sum(1 for d in wanted if d not in known and d not in have)
     diff, n_checked = float('nan'), 0
     if source is not None:
-        common = sorted(d for d in source._index if d in have)
+        common = sorted(d for d in source.docnos if d in have)
         if not common:
             raise ValueError(f'{source!r}: none of its documents has a text in {texts!r}, so the model cannot be checked '
                              'against its vectors; give the texts of (some of) its documents too')
@@ -92,7 +92,7 @@ def fill_store(out: str, texts, encoder, source=None, docnos: Optional[Sequence[
     if not parts:
         raise ValueError('nothing to write: no store given and no document with a text asked for')
     rows = np.concatenate(parts) if len(parts) > 1 else parts[0]
-    ids = (list(source._index) if source is not None else []) + todo
+    ids = (list(source.docnos) if source is not None else []) + todo
     _write(files, rows, ids)
     return Filled(str(out), len(known), len(todo), without_text, n_checked, diff)
 

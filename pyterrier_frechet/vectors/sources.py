@@ -117,6 +117,11 @@ class VectorStore(pt.Transformer):
     def dim(self) -> int:
         return int(self.vectors.shape[1])
 
+    @property
+    def docnos(self) -> pd.Index:
+        """The ids of the stored vectors, in file order (row i of :attr:`vectors` is ``docnos[i]``)."""
+        return self._index
+
     def lookup(self, docnos: Sequence[str]) -> Tuple[np.ndarray, np.ndarray]:
         """Vectors of ``docnos`` (one row each, in the file's precision: float64 files stay float64; rows of missing
         docnos are NaN) and a found mask."""

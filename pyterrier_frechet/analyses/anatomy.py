@@ -1,0 +1,105 @@
+"""What moves FD: per system and FD measure, its two terms (``FD(term='mean')``: how far the retrieved set's centre
+is from the relevant set's; ``FD(term='cov')``: how differently the two sets spread) and the spread of the retrieved
+set against the relevant set (:data:`~pyterrier_frechet.measures.definitions.SpreadRatio`: Tr Σ_retrieved /
+Tr Σ_relevant), with — against a baseline — which term moved FD, said in words::
+
+    Dense MiniLM: FD@10 +0.036 vs BM25 (mean term +0.021, covariance term +0.015); retrieved set narrower (0.86× the
+    relevant set's variance)
+
+``report`` writes it (``anatomy.csv`` and its section) and the paper table's long caption carries the sentences
+(:func:`~pyterrier_frechet.paper_table`). Every number is a measure of the package evaluated on the same selection as
+FD (:func:`~pyterrier_frechet.evaluate`): no statistic is computed here.
+"""
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..evaluation.evaluate import evaluate, parse_measures
+from ..measures.base import column_label
+from ..measures.definitions import FD, SpreadRatio
+
+#: A retrieved set whose total variance is below this share of the relevant set's is called narrower; above
+#: :data:`BROADER`, broader; in between, "about as spread as" the relevant set.
+NARROWER = 0.95
+BROADER = 1.05
+
+#: The columns of :func:`fd_anatomy`'s frame.
+COLUMNS = ('name', 'measure', 'fd', 'mean_term', 'cov_term', 'spread', 'baseline', 'fd_change', 'mean_change',
+           'cov_change', 'moved_by', 'note')
+
+
+def decomposable(measure) -> bool:
+    """An FD measure whose value is one pair of Gaussians' FD (``term='fd'``, not FD(jackknife=True)'s pseudo-values)."""
+    return getattr(measure, 'NAME', None) == FD.NAME and measure['term'] == 'fd' and not measure['jackknife']
+
+
+def parts(measure) -> Tuple[object, object, object]:
+    """(mean term, covariance term, spread ratio) measures of ``measure`` (an FD measure with its parameters)."""
+    params = {k: v for k, v in measure.params.items() if k not in ('term', 'rows')}
+    spread = {k: v for k, v in params.items() if k in SpreadRatio.SUPPORTED_PARAMS}
+    return FD(**params, term='mean'), FD(**params, term='cov'), SpreadRatio(**spread)
+
+
+def spread_words(ratio: float) -> str:
+    """'narrower (0.86× the relevant set's variance)', 'broader (…)' or 'about as spread as the relevant set (…)'."""
+    if not np.isfinite(ratio):
+        return 'spread not defined'
+    what = 'narrower' if ratio < NARROWER else 'broader' if ratio > BROADER else 'about as spread as the relevant set'
+    return f'retrieved set {what} ({ratio:.2f}× the relevant set\'s variance)'
+
+
+def fd_anatomy(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
+               point: Optional[pd.DataFrame] = None, verbose: bool = False) -> pd.DataFrame:
+    """Per system and FD measure of ``measures`` (FD with any parameters; the others are skipped), FD, its mean and
+    covariance terms and the spread ratio, one row each (:data:`COLUMNS`); against ``baseline`` (a system name) the
+    changes of FD and of each term, the term that moved FD more (``moved_by``), and ``note``: the sentence.
+    ``point``: the :func:`~pyterrier_frechet.evaluate` table of ``measures`` already computed (FD read from it)."""
+    fds = [m for m in parse_measures(measures) if decomposable(m)]
+    if not fds:
+        return pd.DataFrame(columns=list(COLUMNS))
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f'baseline {baseline!r} is not one of the systems {list(runs)[:10]}')
+    extra = [p for m in fds for p in parts(m)]
+    labels = [column_label(m) for m in fds]
+    wanted = extra + ([] if point is not None and set(labels) <= set(point.columns) else fds)
+    table = evaluate(runs, qrels, list(dict.fromkeys(wanted)), verbose=verbose).set_index('name')
+    if point is not None and set(labels) <= set(point.columns):
+        table = table.join(point.set_index('name')[labels])
+    rows = []
+    for m, label in zip(fds, labels):
+        mean, cov, spread = (column_label(p) for p in parts(m))
+        for name in runs:
+            r = table.loc[name]
+            row = {'name': name, 'measure': label, 'fd': float(r[label]), 'mean_term': float(r[mean]),
+                   'cov_term': float(r[cov]), 'spread': float(r[spread]), 'baseline': baseline}
+            if baseline is not None:
+                b = table.loc[baseline]
+                row.update(fd_change=row['fd'] - float(b[label]), mean_change=row['mean_term'] - float(b[mean]),
+                           cov_change=row['cov_term'] - float(b[cov]))
+                row['moved_by'] = ('' if name == baseline else
+                                   'mean term' if abs(row['mean_change']) > abs(row['cov_change']) else 'covariance term')
+            row['note'] = _sentence(row)
+            rows.append(row)
+    return pd.DataFrame(rows).reindex(columns=list(COLUMNS))
+
+
+def _sentence(row) -> str:
+    name, label = row['name'], row['measure']
+    if row.get('baseline') is None or name == row.get('baseline'):
+        head = (f'{name}: {label} {row["fd"]:.4g} = mean term {row["mean_term"]:.4g} + covariance term '
+                f'{row["cov_term"]:.4g}')
+        if name == row.get('baseline'):
+            head += ' (the baseline)'
+    else:
+        head = (f'{name}: {label} {row["fd_change"]:+.3g} vs {row["baseline"]} (mean term {row["mean_change"]:+.3g}, '
+                f'covariance term {row["cov_change"]:+.3g})')
+    return f'{head}; {spread_words(row["spread"])}'
+
+
+def notes(frame: pd.DataFrame) -> List[str]:
+    """The sentences of :func:`fd_anatomy`'s frame, in order."""
+    return [str(n) for n in frame['note']]
+
+
+__all__ = ['BROADER', 'COLUMNS', 'NARROWER', 'decomposable', 'fd_anatomy', 'notes', 'parts', 'spread_words']
