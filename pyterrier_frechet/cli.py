@@ -822,9 +822,10 @@ COMMANDS = {
             _arg('--reference', type=_positive_int, default=2000,
                  help='query sets that estimate E[FD] at each size (default 2000)'), CI,
             _arg('--dim', type=_positive_int, default=32, help='dimension of the simulated vectors (default 32)'),
-            _arg('--statistic', choices=['fd', 'fd-query', 'cfd', 'tau'], default='fd',
+            _arg('--statistic', choices=['fd', 'fd-query', 'cfd', 'fd-mean', 'fd-cov', 'tau'], default='fd',
                  help="fd: FD and paired ΔFD intervals (default); fd-query: the same for FD(weighting='query'); cfd: for "
-                      'CFD; tau: the interval of Kendall τ between FD and a per-query precision across 8 systems'),
+                      "CFD; fd-mean, fd-cov: for FD's mean and covariance terms (FD(term='mean'), FD(term='cov')); tau: "
+                      'the interval of Kendall τ between FD and a per-query precision across 8 systems'),
             _arg('--level', action='store_true',
                  help='instead of coverage: how often each paired test (compare\'s jackknife, normal and bootstrap '
                       'tests, and the t-test pt.Experiment(baseline=) prints: experiment) rejects at alpha = 1 - ci when '

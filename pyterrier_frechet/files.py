@@ -72,9 +72,28 @@ def id_form_pairs(ids, known) -> dict:
 def chmod_as_open(path, base: int = 0o666) -> None:
     """Give ``path`` the mode ``open()`` (``base`` 0o666) or ``mkdir`` (0o777) would have given it under the current
     umask — for files made by ``tempfile.mkstemp`` (0600) and renamed into place."""
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(path, base & ~umask)
+    os.chmod(path, base & ~current_umask(os.path.dirname(os.path.abspath(path))))
+
+
+def current_umask(probe_dir: Optional[str] = None) -> int:
+    """The process umask, read without changing it (``os.umask`` can only be read by setting it, which leaves a window
+    where another thread's new file gets mode 0666): Linux's ``/proc/self/status`` ``Umask:`` line; elsewhere the mode
+    of a folder made with 0o777 in ``probe_dir`` (default: the temporary folder), removed at once."""
+    try:
+        with open('/proc/self/status', 'rt') as fin:
+            for line in fin:
+                if line.startswith('Umask:'):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    import tempfile
+    import uuid
+    probe = os.path.join(probe_dir or tempfile.gettempdir(), f'.umask-probe-{uuid.uuid4().hex}')
+    os.mkdir(probe, 0o777)
+    try:
+        return 0o777 & ~os.stat(probe).st_mode
+    finally:
+        os.rmdir(probe)
 
 
 #: The largest JSON file the package reads back (a marker, an identity, a manifest, a model config): theirs are a few

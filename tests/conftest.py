@@ -148,9 +148,11 @@ def _no_state_between_tests():
     would. The provider's qrels memo (the evaluation context of a pt.Experiment) starts and ends empty; the default
     encoder is None at the start (so no test sees another's), and a test that sets one must restore it (checked)."""
     from pyterrier_frechet.evaluation.provider import register
+    from pyterrier_frechet.vectors import retrieval_models
     from pyterrier_frechet.vectors.sources import get_default_encoder
     memo = register().qrels_memo
     memo.clear()
+    retrieval_models.forget()
     assert get_default_encoder() is None, 'an earlier test left a default encoder set'
     yield
     memo.clear()

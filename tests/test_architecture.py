@@ -326,3 +326,32 @@ def test_every_module_with_logic_has_a_namesake_test_file():
     missing = sorted(f'{p.relative_to(PACKAGE.parent)} -> tests/{names[0]}' for p, names in with_logic.items()
                      if not any((TESTS / n).exists() and 'def test_' in (TESTS / n).read_text() for n in names))
     assert missing == [], 'modules with logic and no namesake test file (holding tests):\n' + '\n'.join(missing)
+
+
+def test_public_entry_points_take_at_most_ten_positional_or_keyword_parameters():
+    # past their data arguments the options are keyword-only (def paper_table(runs, qrels, measures=..., *, ...)), as
+    # scikit-learn and PyTerrier do: every public function, class constructor and public method of the package's
+    # namespace, and of the modules it exposes (pf.plots, pf.runs, ...)
+    import inspect
+    offenders = []
+    for name in pf.__all__:
+        obj = getattr(pf, name)
+        if inspect.isfunction(obj):
+            found = [(name, obj)]
+        elif inspect.isclass(obj):
+            found = [(f'{name}.__init__', obj.__init__)] + [(f'{name}.{k}', v) for k, v in vars(obj).items()
+                                                            if inspect.isfunction(v) and not k.startswith('_')]
+        elif inspect.ismodule(obj):
+            found = [(f'{name}.{k}', v) for k, v in vars(obj).items()
+                     if inspect.isfunction(v) and not k.startswith('_') and v.__module__ == obj.__name__]
+        else:
+            continue
+        for label, fn in found:
+            try:
+                params = inspect.signature(fn).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            n = sum(p.kind == p.POSITIONAL_OR_KEYWORD and p.name not in ('self', 'cls') for p in params)
+            if n > 10:
+                offenders.append((label, n))
+    assert offenders == []

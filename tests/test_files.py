@@ -130,3 +130,25 @@ def test_a_jsonl_record_nested_too_deeply_is_named_not_a_traceback(tmp_path):
     path.write_text('{"docno": "d1", "text": "fine"}\n' + '[' * 200_000 + ']' * 200_000 + '\n', encoding='utf-8')
     with pytest.raises(ValueError, match=r'texts\.jsonl:2 is not valid JSON'):
         TextLookup.from_jsonl(str(path))
+
+
+def test_the_umask_is_read_without_changing_it(tmp_path, monkeypatch):
+    import os
+    from pyterrier_frechet import files
+    old = os.umask(0o027)
+    try:
+        calls = []
+        real = os.umask
+        monkeypatch.setattr(os, 'umask', lambda m: calls.append(m) or real(m))
+        assert files.current_umask(str(tmp_path)) == 0o027
+        target = tmp_path / 'f'
+        target.write_text('x')
+        files.chmod_as_open(target)
+        assert (target.stat().st_mode & 0o777) == 0o640
+        assert calls == []  # never set, so never changed, even for a moment
+        # the probe used where /proc is not there: a folder of mode 0o777 under the umask, removed
+        monkeypatch.setattr(files, 'open', lambda *a, **k: (_ for _ in ()).throw(OSError('no /proc')), raising=False)
+        assert files.current_umask(str(tmp_path)) == 0o027
+        assert sorted(p.name for p in tmp_path.iterdir()) == ['f']
+    finally:
+        os.umask(old)

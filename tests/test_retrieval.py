@@ -1,6 +1,7 @@
 """The retrieval pipelines (pipelines/retrieval.py) end to end with tiny local models: SPLADE against the exact
 sparse dot product, and BM25, SPLADE, ColBERT and dense in one pt.Experiment."""
 import numpy as np
+import pytest
 import pyterrier as pt
 
 import pyterrier_frechet as pf
@@ -33,9 +34,13 @@ def test_four_pipelines_in_one_experiment(tiny, collection, tmp_path):
                pipelines.colbert(collection, tiny['colbert'], first_stage=bm25),
                pipelines.dense(collection, embedder, tmp_path)]
     assert embedder.n_encoded == 40
-    table = pt.Experiment(systems, collection.topics, collection.qrels,
-                          eval_metrics=[pf.FD(encoder=embedder) @ 5, pf.FD(encoder=embedder, urr=True) @ 5, 'ndcg_cut_10', 'mrt'],
-                          names=['BM25', 'SPLADE', 'ColBERT', 'Dense'])
+    # FD's encoder is the dense pipeline's own model: said once (not once per system or measure)
+    with pytest.warns(UserWarning, match=r'its encoder \(tiny-dense\) is the model pipelines.dense retrieve\(s\) with') as caught:
+        table = pt.Experiment(systems, collection.topics, collection.qrels,
+                              eval_metrics=[pf.FD(encoder=embedder) @ 5, pf.FD(encoder=embedder, urr=True) @ 5,
+                                            'ndcg_cut_10', 'mrt'],
+                              names=['BM25', 'SPLADE', 'ColBERT', 'Dense'])
+    assert sum('is the model pipelines.dense' in str(w.message) for w in caught) == 1
     fd = table[str(pf.FD(encoder=embedder) @ 5)]
     assert len(table) == 4 and np.isfinite(fd).all() and (fd >= 0).all()
     assert embedder.n_encoded == 40  # FD reused the vectors the dense index was built from

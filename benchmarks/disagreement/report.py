@@ -223,6 +223,8 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
                     cell += f" ({_p(x['p_value'])}{'+' if x['better'] else '−'}{'*' if x['sig'] else ''})"
                 r[m] = cell
             r['Tr ratio'] = _fmt(float(var.loc[slug, 'ratio']), 3) if slug in var.index else '–'
+            r['Tr ratio within q'] = (_fmt(float(var.loc[slug, 'ratio_within']), 3)
+                                      if slug in var.index and 'ratio_within' in var.columns else '–')
             rows.append(r)
         out += [f'### {coll} / FD encoder {enc}', '', _md(pd.DataFrame(rows)), '']
     # 4. own encoder
@@ -251,11 +253,16 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
                     'encoder:', '', _md(agg), '']
     # 5. variance ratio overview
     if not variance.empty:
-        v = variance.pivot_table(index=['collection', 'system'], columns='encoder', values='ratio', sort=False).reset_index()
-        for c in ('minilm', 'mpnet'):
-            if c in v.columns:
-                v[c] = v[c].map(lambda x: _fmt(float(x), 3))
-        out += ['## Tr Σ_ret / Tr Σ_rel per system', '', _md(v.fillna('–')), '']
+        vals = [c for c in ('ratio', 'ratio_within') if c in variance.columns]
+        v = variance.pivot_table(index=['collection', 'system'], columns='encoder', values=vals, sort=False)
+        v.columns = [f'{a} {b}' for a, b in v.columns]
+        v = v.reset_index()
+        for c in v.columns[2:]:
+            v[c] = v[c].map(lambda x: _fmt(float(x), 3))
+        out += ['## Tr Σ_ret / Tr Σ_rel per system', '',
+                '`ratio`: pooled over the query set (the two sets FD@10 fits); `ratio_within`: Σ_q Tr Σ_ret,q / '
+                'Σ_q Tr Σ_rel,q over queries with ≥ 2 relevant documents (per part, `queries_within` in '
+                '`variance_ratio.csv`). < 1: narrower than the relevant set.', '', _md(v.fillna('–')), '']
     # 6. build status
     if not build.empty:
         b = build.copy()

@@ -429,7 +429,7 @@ def bootstrappable(measures) -> list:
     return [m for m in measures if resampling(m) is not None]
 
 
-def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, n_samples: int = 1000, seed: int = 0,
+def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, *, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
               encoder=None, interval: Optional[str] = None, jackknife='auto',
               population: Optional[int] = None, query_groups=None, resample: str = 'all') -> BootstrapResult:

@@ -41,9 +41,13 @@ from ..core.conditional import conditional_fds
 from ..core.frechet import GaussianStats, frechet_distance_from_stats
 from ..core.intervals import INTERVAL_METHODS, check_ci, check_tail_samples, interval, printed_estimate
 from ..core.weighted import QueryStats, jackknife_groups, per_query_weighted, weighted_fds
+from ..measures.definitions import FD as FD_MEASURE
 
-#: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate.
-STATISTICS = ('fd', 'fd-query', 'cfd')
+#: The statistics :func:`coverage` and :func:`rejection_rates` can calibrate (``'fd-mean'``, ``'fd-cov'``: FD's two
+#: terms, ``FD(term='mean')`` and ``FD(term='cov')``).
+STATISTICS = ('fd', 'fd-query', 'cfd', 'fd-mean', 'fd-cov')
+#: The FD term each statistic reports ('fd': FD itself).
+_TERM = {'fd-mean': 'mean', 'fd-cov': 'cov'}
 
 
 @dataclass(frozen=True)
@@ -89,9 +93,20 @@ class World:
         trace = frechet_distance_from_stats(GaussianStats(np.zeros(d), w_rel, 0), GaussianStats(np.zeros(d), w_ret, 0))
         return float(gap + noise + trace)
 
+    def population_mean_term(self, p: float) -> float:
+        """FD's mean term in the population: ‖(1−p)m‖² (the covariance term is :meth:`population_fd` less it)."""
+        m = (1 - p) * self._offset_vector()
+        return float(m @ m)
+
     def population(self, statistic: str, p: float) -> float:
         """The population value of ``statistic`` (:data:`STATISTICS`) for a system with on-topic share p."""
-        return self.population_cfd(p) if statistic == 'cfd' else self.population_fd(p)
+        if statistic == 'cfd':
+            return self.population_cfd(p)
+        if statistic == 'fd-mean':
+            return self.population_mean_term(p)
+        if statistic == 'fd-cov':
+            return self.population_fd(p) - self.population_mean_term(p)
+        return self.population_fd(p)
 
     def draw(self, n_queries: int, rng: np.random.Generator):
         """One query set: (relevant, retrieved by A, retrieved by B) as :class:`QueryStats`, and the shift."""
@@ -107,6 +122,12 @@ def _fds(rel, ret, weights, shift, statistic: str = 'fd') -> np.ndarray:
         return conditional_fds(rel, ret, weights)
     if statistic == 'fd-query':
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
+    if statistic in _TERM:  # through the term's own resampling, as the bootstrap takes it
+        from ..evaluation.vector_statistics import VectorStatistics
+        from ..measures.definitions import TERMS
+        from ..measures.resampling import numpy_engine
+        stats = VectorStatistics(rel, ret, shift, np.ones(len(rel.n), dtype=bool))
+        return TERMS[_TERM[statistic]].samples(FD_MEASURE, stats, np.atleast_2d(weights), numpy_engine())
     return weighted_fds(rel, weights, [ret], [weights], shift)
 
 
@@ -120,7 +141,8 @@ def _leave_outs(rel, ret, shift, statistic: str = 'fd') -> np.ndarray:
     groups, n_groups = jackknife_groups(units)
     if statistic == 'fd-query':
         rel, ret = per_query_weighted(rel), per_query_weighted(ret)
-    measure = CFD if statistic == 'cfd' else FD(weighting='query') if statistic == 'fd-query' else FD
+    measure = (CFD if statistic == 'cfd' else FD(weighting='query') if statistic == 'fd-query'
+               else FD(term=_TERM[statistic]) if statistic in _TERM else FD)
     return measure.resampling().leave_out(measure, VectorStatistics(rel, ret, shift, units), groups, n_groups,
                                           numpy_engine())
 

@@ -73,7 +73,7 @@ def _tau(actual: pd.Series, estimated: pd.Series) -> float:
 
 
 def simulate_pools(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, groups: Dict[str, str],
-                   types: Dict[str, str], pool_types: Sequence[Optional[str]] = (None,), fraction: float = 0.5,
+                   types: Dict[str, str], *, pool_types: Sequence[Optional[str]] = (None,), fraction: float = 0.5,
                    depth: int = 10, repeats: int = 10, seed: int = 0, unpooled: str = 'nonrel',
                    verbose: bool = True, encoder=None) -> PoolSimResult:
     """Simulate depth-``depth`` pools from random halves of the run groups, ``repeats`` times per pool type.

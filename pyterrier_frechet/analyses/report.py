@@ -55,7 +55,7 @@ class _Sections:
             self._name = None
 
 
-def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, encoder=None,
+def write_report(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, out, *, encoder=None,
                  n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, per_query: Sequence[int] = (1, 5, 10),
                  seeds: Sequence[int] = (0, 1, 2, 3, 4), baseline: Optional[str] = None, qrels_name: str = 'qrels',
                  verbose: bool = True, test: str = DEFAULT_TEST, population: Optional[int] = None,

@@ -220,7 +220,7 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
-def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, baseline: Optional[str] = None,
+def compare_systems(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, *, baseline: Optional[str] = None,
                     n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
                     n_permutations: int = 0, verbose: bool = True, boot=None, encoder=None,
                     test: str = DEFAULT_TEST, population: Optional[int] = None, query_groups=None) -> pd.DataFrame:

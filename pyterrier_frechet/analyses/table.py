@@ -19,7 +19,7 @@ outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, 
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
 import logging
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -113,6 +113,7 @@ class PaperTable:
     systems: Tuple[str, ...]
     measures: Tuple[str, ...]
     higher_is_better: Mapping[str, bool]
+    _: KW_ONLY  # the rest by name (PaperTable(cells, systems, measures, orientation, comparisons=..., ...))
     comparisons: Optional[pd.DataFrame] = None
     tau: Optional[pd.DataFrame] = None
     baseline: Optional[str] = None
@@ -632,7 +633,7 @@ def _marked_cells(cells: pd.DataFrame, systems, orient: Mapping[str, bool], comp
 
 # --- one call ---
 
-def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, baseline: Optional[str] = None, encoder=None,
+def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline: Optional[str] = None, encoder=None,
                 n_samples: Optional[int] = None, seed: int = 0, ci: float = 0.95, alpha: float = 0.05,
                 test: str = 'jackknife', interval: Optional[str] = None, verbose: bool = True,
                 digits: int = 3, rel: Optional[int] = None, missing: Optional[str] = 'drop', text=None,

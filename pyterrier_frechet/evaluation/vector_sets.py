@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..measures.base import VectorMeasure, column_label, is_vector_measure
+from ..vectors.retrieval_models import warn_own_encoder
 from ..vectors.sources import encoder_key, get_default_encoder, lookup_vectors, stack_vectors
 from .frames import DOCNO, QID, id_form_hint
 from .selection import Judgments, RankedRun
@@ -328,6 +329,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
         if not is_vector_measure(measure):
             raise ValueError(f'{measure} is not a vector measure')
         encoder = measure_encoder(measure)
+        warn_own_encoder(str(measure), encoder)  # its model is one a compared pipeline retrieves with: say so once
         relevant_rows = judgments.relevant(measure)
         selected = _retrieved_rows(measure, judgments, ranked, relevant_rows, run_qids)
         key = encoder_key(encoder)

@@ -25,6 +25,7 @@ from ..data.bundled import Collection
 from ..extras import require
 from ..vectors.cache import identity_key
 from ..vectors.embedder import Embedder, hash_dir, resolve_model_path
+from ..vectors.retrieval_models import note_use
 
 logger = logging.getLogger(__name__)
 
@@ -110,6 +111,7 @@ def _flex_index(collection: Collection, embedder: Embedder, work_dir, verbose: b
 def dense(collection: Collection, embedder: Embedder, work_dir, num_results: int = 100, verbose: bool = False) -> pt.Transformer:
     """Dense retrieval with pyterrier-dr: a FlexIndex filled from ``embedder``'s (cached) vectors."""
     index = _flex_index(collection, embedder, work_dir, verbose)
+    note_use(embedder.identity['hash'], embedder.name, 'pipelines.dense')
     return embedder.query_encoder() >> index.retriever(num_results=num_results)
 
 
@@ -117,6 +119,7 @@ def dense_reranker(collection: Collection, embedder: Embedder, work_dir, verbose
     """Re-ranks a first stage (``bm25(...) >> dense_reranker(...)``) by the dot product of ``embedder``'s query and
     document vectors, read from the same pyterrier-dr FlexIndex as :func:`dense`."""
     index = _flex_index(collection, embedder, work_dir, verbose)
+    note_use(embedder.identity['hash'], embedder.name, 'pipelines.dense_reranker')
     return embedder.query_encoder() >> index.scorer()
 
 
@@ -134,7 +137,9 @@ def token_maxsim(collection: Collection, model: str = 'all-MiniLM-L6-v2', first_
     checkpoint trained for it (:class:`~.late_interaction.TokenMaxSim`); re-ranks ``first_stage`` or, without one,
     retrieves exhaustively."""
     from .late_interaction import TokenMaxSim
-    return _maxsim(TokenMaxSim(model), collection, first_stage, num_results, verbose)
+    encoder = TokenMaxSim(model)
+    note_use(hash_dir(encoder.path), model, 'pipelines.token_maxsim')
+    return _maxsim(encoder, collection, first_stage, num_results, verbose)
 
 
 def _maxsim(encoder, collection: Collection, first_stage, num_results: int, verbose: bool) -> pt.Transformer:
