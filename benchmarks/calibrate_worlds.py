@@ -65,7 +65,9 @@ def _has_method(name: str) -> bool:
 #: (:func:`pyterrier_frechet.evaluation.qrels.balance_qrels`: highest grade first, random within a grade); one draw
 #: per query set, its seed from the caller's generator, so E[FD̂ₙ] averages over the draw as well as the set.
 PER_QUERY_CAP = {'fd-per-query5': 5}
-STATISTICS = ('fd', 'fd-query') + tuple(PER_QUERY_CAP)
+#: FD's two terms (FD(term='mean'), FD(term='cov')): the mean term from the weighted sums, the covariance term FD less it
+TERM_OF = {'fd-mean': 'mean', 'fd-cov': 'cov'}
+STATISTICS = ('fd', 'fd-query') + tuple(PER_QUERY_CAP) + tuple(TERM_OF)
 
 
 def balanced_rows(sample, per_query: int, seed: int) -> np.ndarray:
@@ -100,17 +102,29 @@ def set_stats(sample, statistic: str, balance_seed: int = 0):
     return rel, rets, shift
 
 
-def set_fd(rel, ret, weights, shift):
-    return weighted_fds(rel, weights, [ret], [weights], shift)
+def set_fd(rel, ret, weights, shift, statistic: str = 'fd'):
+    fd = weighted_fds(rel, weights, [ret], [weights], shift) if TERM_OF.get(statistic) != 'mean' else None
+    if statistic not in TERM_OF:
+        return fd
+    from pyterrier_frechet.core.weighted import mean_terms
+    mean = mean_terms(rel, weights, [ret], [weights])
+    return mean if fd is None else fd - mean
 
 
-def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto') -> np.ndarray:
+def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto', statistic: str = 'fd') -> np.ndarray:
     """FD with each query (or each group of queries) left out, as the package's bootstrap computes it for its
     jackknife: the plan of :func:`~pyterrier_frechet.core.weighted.jackknife_plan` (``'auto'``: every query
     alone up to 500 queries, 200 seeded groups above), the grouping of the same seed for every system (paired
     leave-out values), the totals minus each group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
     from pyterrier_frechet.core.weighted import jackknife_plan
-    return _planned_leave_outs(jackknife_plan(jackknife, n, seed), rel, ret, shift, n)[0]
+    values, groups, n_groups = _planned_leave_outs(jackknife_plan(jackknife, n, seed), rel, ret, shift, n)
+    if statistic not in TERM_OF:
+        return values
+    from pyterrier_frechet.core.weighted import mean_terms
+    from pyterrier_frechet.measures.resampling import leave_out_weights
+    w = leave_out_weights(np.ones(n, dtype=bool), groups, n_groups)
+    mean = mean_terms(rel, w, [ret], [w])
+    return mean if TERM_OF[statistic] == 'mean' else values - mean
 
 
 def _planned_leave_outs(plan, rel, ret, shift, n: int):
@@ -195,7 +209,7 @@ def reference(world, n: int, n_reference: int, seed: int, statistic: str) -> pd.
         rel, rets, shift = set_stats(sample, statistic, int(balance.integers(2 ** 31)))
         ones = np.ones((1, n))
         for s in world.systems:
-            rows.append({'draw': r, 'system': s, 'fd': float(set_fd(rel, rets[s], ones, shift)[0]),
+            rows.append({'draw': r, 'system': s, 'fd': float(set_fd(rel, rets[s], ones, shift, statistic)[0]),
                          'ndcg': float(ndcg_per_query(sample, s, world.k).mean())})
     return pd.DataFrame(rows)
 
@@ -315,14 +329,14 @@ def run(world, n: int, n_trials: int, n_reference: int, n_samples: int, n_permut
         rel, rets, shift = set_stats(sample, statistic, int(balance.integers(2 ** 31)))
         ones = np.ones((1, n))
         counts = _draw_counts(rng, n_samples, n) if n_samples else None
-        est = {s: float(set_fd(rel, rets[s], ones, shift)[0]) for s in systems}
-        loo = {s: leave_one_out(rel, rets[s], shift, n, seed, jackknife) for s in systems}
+        est = {s: float(set_fd(rel, rets[s], ones, shift, statistic)[0]) for s in systems}
+        loo = {s: leave_one_out(rel, rets[s], shift, n, seed, jackknife, statistic) for s in systems}
         if query_groups:
             clusters = (auto_clusters(sample, seed=seed * 100003 + t) if query_groups == 'auto'
                         else topic_clusters(sample.qids))
             gloo = {s: cluster_leave_outs(rel, rets[s], shift, clusters) for s in systems}
-        boot = {s: set_fd(rel, rets[s], counts, shift) for s in systems} if n_samples and fd_resamples else {}
-        exact = ({s: set_fd(rel, rets[s], counts[:exact_draws], shift) for s in systems}
+        boot = {s: set_fd(rel, rets[s], counts, shift, statistic) for s in systems} if n_samples and fd_resamples else {}
+        exact = ({s: set_fd(rel, rets[s], counts[:exact_draws], shift, statistic) for s in systems}
                  if n_samples and exact_draws and not boot else {})
         ndcg = {s: ndcg_per_query(sample, s, world.k) for s in systems}
         for s in systems:
@@ -481,6 +495,8 @@ def main(argv=None):
                              '--reference sets (recorded_truths)')
     parser.add_argument('--out', required=True, help='prefix of the CSV files written')
     args = parser.parse_args(argv)
+    if args.statistic in TERM_OF and args.query_groups:
+        parser.error(f'--statistic {args.statistic} takes no --query-groups (the cluster leave-outs here are of FD)')
     from benchmarks.worlds import make_world
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(message)s')
     from benchmarks.worlds import STUDY_WORLDS

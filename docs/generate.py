@@ -90,7 +90,7 @@ def measures_rst() -> str:
             '   * - name', '     - what it is', '     - better', '     - bootstrap', '     - reference']
     for m in measures:
         out += [f'   * - ``{m.NAME}``', f'     - {rst_escape(m.SHORT_DESC)}',
-                f'     - {"higher" if m.HIGHER_IS_BETTER else "lower"}',
+                f'     - {"neither" if not getattr(m, "ORIENTED", True) else "higher" if m.HIGHER_IS_BETTER else "lower"}',
                 f'     - {rst_escape(_resampling_cell(resampling(m)))}',
                 f'     - {rst_escape(citation(m)) or "—"}']
     out.append('')
@@ -98,7 +98,7 @@ def measures_rst() -> str:
         title = f'{m.NAME}: {m.PRETTY_NAME}'
         out += ['', rst_escape(title), '^' * (len(rst_escape(title)) + 2), '',
                 f'{rst_escape(m.SHORT_DESC)} Input: {m.INPUT}. '
-                f'{"Higher" if m.HIGHER_IS_BETTER else "Lower"} is better. '
+                f'{"Neither direction" if not getattr(m, "ORIENTED", True) else "Higher" if m.HIGHER_IS_BETTER else "Lower"} is better. '
                 f'Written ``{m.NAME}@10``, ``{m.NAME}(10)`` or with parameters, e.g. ``{m.NAME}({_example(m)})@10``.', '']
         out += ['.. list-table::', '   :header-rows: 1', '', '   * - parameter', '     - type', '     - default',
                 '     - choices', '     - description']

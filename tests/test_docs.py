@@ -98,7 +98,8 @@ def test_measure_page_lists_every_registered_measure_with_its_parameters():
     page = (PT_DOCS / '_generated' / 'measures.rst').read_text(encoding='utf-8')
     ours = [name for name, m in registry.items()
             if type(m).__module__.startswith('pyterrier_frechet.measures.')]
-    assert sorted(ours) == sorted(['FD', 'CFD', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA', 'AnswerFD', 'AnswerCFD'])
+    assert sorted(ours) == sorted(['FD', 'CFD', 'SpreadRatio', 'FDInf', 'KID', 'KNNPrecision', 'KNNRecall', 'DO', 'HSA',
+                                   'AnswerFD', 'AnswerCFD'])
     for name in ours:
         measure = getattr(pf, name)
         section = page[page.index(f'\n{name}: '):]

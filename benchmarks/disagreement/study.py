@@ -151,7 +151,11 @@ def save_status(coll: str, status: dict) -> None:
     tmp.replace(p)
 
 
-def build_runs(coll: str, group: str, force: bool = False) -> None:
+def past(deadline) -> bool:
+    return deadline is not None and _dt.datetime.now(_dt.timezone.utc) > deadline
+
+
+def build_runs(coll: str, group: str, force: bool = False, deadline=None) -> None:
     """Build the runs of ``group`` ('minilm' or 'mpnet' systems) for a pipeline collection, each saved as TREC."""
     spec = data.LOADERS[coll]()
     c = spec.collection
@@ -193,6 +197,11 @@ def build_runs(coll: str, group: str, force: bool = False) -> None:
         path = run_dir(coll) / f'{slug}.run'
         if path.exists() and not force and status.get(slug, {}).get('ok'):
             log.info('%s %s: run exists, kept', coll, slug)
+            continue
+        if past(deadline):
+            log.warning('%s %s: past the deadline, not built', coll, slug)
+            status[slug] = {'ok': False, 'label': label, 'error': 'not built: past the --deadline of this run', 'finished': now()}
+            save_status(coll, status)
             continue
         log.info('%s %s: building (%s)', coll, slug, now())
         t0 = time.perf_counter()
@@ -427,13 +436,18 @@ def main(argv=None) -> None:
     for kind, coll, enc in plan(args.collections, args.encoders):
         if args.stage == 'summary' or (args.stage == 'runs' and kind == 'score') or (args.stage == 'score' and kind == 'build'):
             continue
-        if kind == 'build' and deadline is not None and _dt.datetime.now(_dt.timezone.utc) > deadline:
+        if kind == 'build' and past(deadline):
             log.warning('past the deadline %s: build %s %s skipped', args.deadline, coll, enc)
+            continue
+        if (kind == 'score' and enc == 'mpnet' and coll in ('scifact', 'vaswani') and past(deadline)
+                and not load_status(coll).get('dense-mpnet', {}).get('ok')):
+            # without the dense mpnet system the corpus is not embedded: FD would embed thousands of documents now
+            log.warning('past the deadline %s: score %s mpnet skipped (its mpnet vectors are not cached)', args.deadline, coll)
             continue
         t0 = time.perf_counter()
         try:
             if kind == 'build':
-                build_dl19_mpnet() if coll == 'dl19' else build_runs(coll, enc, args.force)
+                build_dl19_mpnet() if coll == 'dl19' else build_runs(coll, enc, args.force, deadline)
             else:
                 score(coll, enc)
                 _aggregate()

@@ -1,6 +1,6 @@
 """What moves FD: per system and FD measure, its two terms (``FD(term='mean')``: how far the retrieved set's centre
 is from the relevant set's; ``FD(term='cov')``: how differently the two sets spread) and the spread of the retrieved
-set against the relevant set (:data:`~pyterrier_frechet.measures.definitions.SpreadRatio`: Tr Σ_retrieved /
+set against the relevant set (``SpreadRatio``: Tr Σ_retrieved /
 Tr Σ_relevant), with — against a baseline — which term moved FD, said in words::
 
     Dense MiniLM: FD@10 +0.036 vs BM25 (mean term +0.021, covariance term +0.015); retrieved set narrower (0.86× the
@@ -17,7 +17,6 @@ import pandas as pd
 
 from ..evaluation.evaluate import evaluate, parse_measures
 from ..measures.base import column_label
-from ..measures.definitions import FD, SpreadRatio
 
 #: A retrieved set whose total variance is below this share of the relevant set's is called narrower; above
 #: :data:`BROADER`, broader; in between, "about as spread as" the relevant set.
@@ -29,16 +28,12 @@ COLUMNS = ('name', 'measure', 'fd', 'mean_term', 'cov_term', 'spread', 'baseline
            'cov_change', 'moved_by', 'note')
 
 
-def decomposable(measure) -> bool:
-    """An FD measure whose value is one pair of Gaussians' FD (``term='fd'``, not FD(jackknife=True)'s pseudo-values)."""
-    return getattr(measure, 'NAME', None) == FD.NAME and measure['term'] == 'fd' and not measure['jackknife']
-
-
-def parts(measure) -> Tuple[object, object, object]:
-    """(mean term, covariance term, spread ratio) measures of ``measure`` (an FD measure with its parameters)."""
-    params = {k: v for k, v in measure.params.items() if k not in ('term', 'rows')}
-    spread = {k: v for k, v in params.items() if k in SpreadRatio.SUPPORTED_PARAMS}
-    return FD(**params, term='mean'), FD(**params, term='cov'), SpreadRatio(**spread)
+def parts(measure) -> Optional[Tuple[object, object, object]]:
+    """(mean term, covariance term, spread ratio) measures of ``measure``, as it declares them
+    (:meth:`~pyterrier_frechet.measures.base.VectorMeasure.decomposition`: FD with any parameters but ``term`` and
+    ``jackknife=True``); None for any other measure."""
+    decomposition = getattr(measure, 'decomposition', None)
+    return decomposition() if decomposition is not None else None
 
 
 def spread_words(ratio: float) -> str:
@@ -55,7 +50,7 @@ def fd_anatomy(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, bas
     covariance terms and the spread ratio, one row each (:data:`COLUMNS`); against ``baseline`` (a system name) the
     changes of FD and of each term, the term that moved FD more (``moved_by``), and ``note``: the sentence.
     ``point``: the :func:`~pyterrier_frechet.evaluate` table of ``measures`` already computed (FD read from it)."""
-    fds = [m for m in parse_measures(measures) if decomposable(m)]
+    fds = [m for m in parse_measures(measures) if parts(m) is not None]
     if not fds:
         return pd.DataFrame(columns=list(COLUMNS))
     if baseline is not None and baseline not in runs:
@@ -102,4 +97,4 @@ def notes(frame: pd.DataFrame) -> List[str]:
     return [str(n) for n in frame['note']]
 
 
-__all__ = ['BROADER', 'COLUMNS', 'NARROWER', 'decomposable', 'fd_anatomy', 'notes', 'parts', 'spread_words']
+__all__ = ['BROADER', 'COLUMNS', 'NARROWER', 'fd_anatomy', 'notes', 'parts', 'spread_words']

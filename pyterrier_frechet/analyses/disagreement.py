@@ -5,7 +5,7 @@ better, or the reverse).
 That is not an error of either measure: FD compares the *distribution* of the retrieved documents with the relevant
 documents' (their centre and their spread), nDCG counts relevant documents near the top. A retriever that returns a
 tight neighbourhood of the query — more relevant documents, less varied than the relevant set — can gain nDCG and
-lose FD (pt_docs "Interpretation": "When FD and nDCG disagree"). A reader must be shown such a pair, not left to find
+lose FD (pt_docs "When FD and nDCG disagree"). A reader must be shown such a pair, not left to find
 it: the paper table marks the FD cell :data:`MARK`, ``report`` writes ``disagreements.csv`` and lists them, and
 :func:`disagreements` reads them from ``compare_systems``' frame or from ``pt.Experiment(baseline=...)``'s.
 """
@@ -20,8 +20,6 @@ import pandas as pd
 from ..evaluation.evaluate import parse_measures
 from ..measures.base import column_label, higher_is_better, is_set_measure, is_vector_measure
 
-#: The measures of FD's family (a set measure of vectors whose name is one of these, with any parameters).
-FD_FAMILY = ('FD', 'CFD')
 
 #: The mark of an FD cell whose paired test contradicts a classical measure's (both significant, opposite directions).
 MARK = '⇄'
@@ -45,12 +43,13 @@ def _measure(label: str, known: Optional[Dict[str, object]] = None):
 
 
 def _kind(measure) -> Optional[str]:
-    """'fd' for a measure of FD's family (FD with any parameters, its terms, CFD), 'classical' for a per-query measure
-    (nDCG, RR, P, ...), None for anything else (histogram measures, columns that name no measure)."""
+    """'fd' for a measure over the embeddings of FD's two sets that has a direction (FD with any parameters, its terms,
+    CFD, KID, ...), 'classical' for a per-query measure (nDCG, RR, P, ...), None for anything else (histogram measures,
+    SpreadRatio, columns that name no measure)."""
     if measure is None:
         return None
-    if is_set_measure(measure):
-        return 'fd' if is_vector_measure(measure) and measure.NAME in FD_FAMILY else None
+    if is_set_measure(measure):  # a measure over the embeddings of FD's two sets with a direction (not SpreadRatio)
+        return 'fd' if is_vector_measure(measure) and measure.ORIENTED else None
     return 'classical'
 
 
@@ -148,7 +147,7 @@ def pair_text(row) -> str:
 #: What a contradiction means, in one sentence (the warning, the report and the long caption end with it).
 MEANING = ('FD compares where the retrieved documents lie and how they spread with the relevant documents; a system '
            'returning a tight neighbourhood of the query can gain nDCG and lose FD (FD(term=\'mean\') and '
-           'FD(term=\'cov\') say which term moved; pt_docs "Interpretation")')
+           'FD(term=\'cov\') say which term moved; pt_docs "When FD and nDCG disagree")')
 
 
 def describe(frame: pd.DataFrame, limit: int = 6) -> str:
@@ -160,4 +159,4 @@ def describe(frame: pd.DataFrame, limit: int = 6) -> str:
             f'both significant, opposite directions): {"; ".join(items)}{more}. {MEANING}')
 
 
-__all__ = ['COLUMNS', 'FD_FAMILY', 'MARK', 'MEANING', 'describe', 'disagreements', 'pair_text']
+__all__ = ['COLUMNS', 'MARK', 'MEANING', 'describe', 'disagreements', 'pair_text']

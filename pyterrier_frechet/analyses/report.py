@@ -344,7 +344,7 @@ def _disagreements(pairs: pd.DataFrame, boot_measures) -> Section:
                        f'paper table marks these FD cells {CONTRADICTS}. FD compares where the retrieved documents lie '
                        'and how they spread with the relevant documents, the classical measures count relevant documents '
                        'near the top: the section "What moves FD" below says which of FD\'s terms moved (pt_docs '
-                       '"Interpretation", "When FD and nDCG disagree").'),
+                       '"When FD and nDCG disagree").'),
                   Bullets(tuple(markdown_text(pair_text(r)) for r in found.itertuples())))
     else:
         blocks = (Text('No FD measure and classical measure both call a difference significant in opposite directions '

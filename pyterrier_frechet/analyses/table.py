@@ -315,6 +315,17 @@ class PaperTable:
         groups = None if groups is None or pd.isna(groups) else int(groups)
         return cell['method'], groups, cell['interval'][len(cell['method']):]
 
+    def _anatomy_said(self) -> pd.DataFrame:
+        """The rows of :attr:`anatomy` the long caption says: with a baseline, the FD cells marked against it (▲/▼ or
+        ⇄) — a caption over 19 systems and three FD columns would otherwise hold 57 sentences (``report`` prints every
+        row in its section "What moves FD"); without one, none (the attribute holds them all)."""
+        if self.baseline is None or self.comparisons is None:
+            return self.anatomy.iloc[:0]
+        keep = [bool(self.contradicts(r.name, r.measure) or self._marks(self.cell(r.name, r.measure))[0])
+                if r.measure in self.measures and r.name != self.baseline else False
+                for r in self.anatomy.itertuples()]
+        return self.anatomy[keep]
+
     def _classical_named(self) -> str:
         """The classical measures the FD cells contradict, named (e.g. 'nDCG@10' or 'nDCG@10/RR@10')."""
         return '/'.join(dict.fromkeys(self.disagreements['classical_measure']))
@@ -439,7 +450,7 @@ class PaperTable:
         if self.disagreements is not None:
             parts.append(f'{CONTRADICTS}: ' + describe(self.disagreements, limit=len(self.disagreements)) + '.')
         if self.anatomy is not None:
-            shown = self.anatomy[self.anatomy['measure'].isin(self.measures)]
+            shown = self._anatomy_said()
             if len(shown):
                 parts.append('What moves FD (FD = mean term ‖μ₁ − μ₂‖² + covariance term; spread: total variance of the '
                              'retrieved set over the relevant set\'s): ' + '; '.join(anatomy_notes(shown)) + '.')

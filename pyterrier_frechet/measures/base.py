@@ -63,6 +63,9 @@ class SetMeasure(measures.Measure):
     measure and its parameters; set aggregation. Subclasses declare ``INPUT`` and implement ``statistic``."""
 
     INPUT: str = ''
+    #: Whether one direction is better (``HIGHER_IS_BETTER`` means something): False for a descriptive measure such as
+    #: ``SpreadRatio``, which no significance mark, contradiction or "best" should read as a verdict.
+    ORIENTED: bool = True
     #: How the bootstrap and the jackknife re-weight it (see the module docstring); None: they refuse it.
     RESAMPLING: Optional[Resampling] = None
 
@@ -167,6 +170,11 @@ class VectorMeasure(SetMeasure):
         """Whether its per-query rows under ir_measures and ``pt.Experiment`` come from its resampling's
         :meth:`~.resampling.Resampling.influence` (the infinitesimal jackknife) instead of exact leave-outs."""
         return False
+
+    def decomposition(self) -> Optional[tuple]:
+        """(its mean term, its covariance term, the spread ratio of its two sets) as measures, where its value is the FD
+        of one pair of Gaussians (FD; :mod:`~pyterrier_frechet.analyses.anatomy` reads them); None for any other."""
+        return None
 
     def needs_query_ids(self) -> bool:
         """Whether the value depends on which query each vector belongs to; such a measure implements

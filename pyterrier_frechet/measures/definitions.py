@@ -221,7 +221,7 @@ class _FD(VectorMeasure):
     centre of the retrieved set is from the relevant set's) and the covariance term Tr(Σ₁ + Σ₂ − 2(Σ₁^½Σ₂Σ₁^½)^½) (how
     differently the two sets spread: a retrieved set narrower than the relevant set raises it as much as a broader
     one). They sum to FD exactly, take every other parameter, and go through FD's own resampling (bootstrap,
-    jackknife rows, paired tests) — read them beside FD to see which term moves it (pt_docs "Interpretation").
+    jackknife rows, paired tests) — read them beside FD to see which term moves it (pt_docs "When FD and nDCG disagree").
 
     Relevant set: the documents judged ``>= rel`` of the queries in the qrels (optionally at most
     ``per_query`` of them per query, highest grade first, random within a grade, ``seed``).
@@ -280,6 +280,13 @@ class _FD(VectorMeasure):
 
     def query_weighted(self) -> bool:
         return self['weighting'] == 'query'
+
+    def decomposition(self):
+        if self['term'] != 'fd' or self['jackknife']:
+            return None
+        params = {k: v for k, v in self.params.items() if k not in ('term', 'rows')}
+        spread = {k: v for k, v in params.items() if k in SpreadRatio.SUPPORTED_PARAMS}
+        return FD(**params, term='mean'), FD(**params, term='cov'), SpreadRatio(**spread)
 
     def rows_by_influence(self) -> bool:
         return self['rows'] == 'influence'
@@ -380,6 +387,7 @@ class _SpreadRatio(VectorMeasure):
     SHORT_DESC = ('Total variance of the retrieved embeddings over that of the relevant ones (1: the same spread; '
                   'below: narrower; neither direction is better).')
     HIGHER_IS_BETTER = True  # ir_measures needs an orientation; this measure has none (see the docstring)
+    ORIENTED = False
     SUPPORTED_PARAMS = {
         **VECTOR_PARAMS,
         'weighting': ParamInfo(dtype=str, choices=['document', 'query'], default='document',

@@ -7,7 +7,7 @@ measure and one system share a model: that system's retrieved set is, by constru
 the very space FD compares in. The pipelines record the model they were built with (:func:`note_use`: its name and
 the hash of its weights, the model's identity whatever its cache or texts); the evaluation asks
 :func:`own_encoder_note` of each FD measure's encoder and warns once per model and process. The second opinion is the
-same measures under a second encoder in the same call (pt_docs "Interpretation").
+same measures under a second encoder in the same call (pt_docs "When FD and nDCG disagree").
 """
 import threading
 import warnings
@@ -61,7 +61,7 @@ def own_encoder_note(label: str, encoder) -> Optional[str]:
             'measures those systems in their own embedding space (a retriever returning the query\'s nearest '
             'neighbours gets a retrieved set narrower than the relevant set there). For a second opinion, add the same '
             'FD measures under another encoder to the same call, e.g. FD(encoder=pf.Embedder(pf.models.fetch('
-            '\'all-mpnet-base-v2\')))@10, and report the verdicts that hold under both (pt_docs "Interpretation")')
+            '\'all-mpnet-base-v2\')))@10, and report the verdicts that hold under both (pt_docs "When FD and nDCG disagree")')
 
 
 def warn_own_encoder(label: str, encoder) -> None:
