@@ -42,6 +42,7 @@ V = "rel=2,missing='drop'"
 EVALUATE = [
     f'FD({V})', f'FD({V})@1', f'FD({V})@10', f'FD({V},urr=True)@10', f"FD({V},weighting='query')@10",
     f'FD({V},per_query=5)@10', f'FD({V},per_query=5,draws=3)@10', f'FD({V},jackknife=True)@10',
+    f"FD({V},term='mean')@10", f"FD({V},term='cov')@10", f'SpreadRatio({V})@10',
     f'CFD({V})@10', f'CFD({V},urr=True)@10', f'CFD({V},per_query=5)@10',
     f'FDInf({V})@10', f'FDInf({V},points=5,min_fraction=0.7,seed=3)@10',
     f'KID({V})@10', f'KID({V},degree=2)@10',

@@ -155,3 +155,13 @@ def test_bootstrap_compare_and_jackknife_equal_the_values_before_issue_28(before
     assert n == sum(1 for m, _ in before if m.split(':')[0] in
                     ('bootstrap[default]', 'bootstrap[jackknife_bc]', 'jackknife', 'compare', 'paired_test'))
     assert not bad, f'{len(bad)} of {n} values differ beyond {RTOL} (max relative difference {worst:.3g}): {bad}'
+
+
+def test_fds_two_terms_add_up_to_the_fd_recorded_before_them(before):
+    # FD(term='mean') + FD(term='cov') of every DL19 run against FD@10 as recorded before the terms existed (2.6e-15)
+    fd = f"FD({table.V})@10"
+    runs = {run for m, run in before if m == fd}
+    assert len(runs) == 19
+    for run in runs:
+        terms = before[(f"FD({table.V},term='mean')@10", run)] + before[(f"FD({table.V},term='cov')@10", run)]
+        assert terms == pytest.approx(before[(fd, run)], rel=1e-13)

@@ -50,6 +50,7 @@ def test_the_report_is_its_section_objects_rendered_and_a_new_section_is_one_obj
                  '--per-query', '1', '--seeds', '0', '--out', str(out)]) == 0
     assert [s.title for s in seen] == ['FD evaluation report', 'Results', 'Correlations across systems',
                                        'Bootstrap over queries', 'Discriminative power', 'Paired comparisons',
+                                       'Where FD and the classical measures disagree', 'What moves FD',
                                        'The paper table', 'Sparsified judgments', 'Toy section', 'Time per section']
     text = (out / 'report.md').read_text(encoding='utf-8')
     assert text == '\n'.join(s.to_markdown() for s in seen)
@@ -61,6 +62,6 @@ def test_the_report_is_its_section_objects_rendered_and_a_new_section_is_one_obj
         for table in section.tables():
             if table.name:
                 assert (out / f'{table.name}.csv').read_text() == to_csv(table.frame)
-    paper = next(b for b in seen[6].blocks if isinstance(b, PaperTable))
+    paper = next(b for b in seen[8].blocks if isinstance(b, PaperTable))
     assert (out / 'table.md').read_text() == paper.to_markdown() and (out / 'table.tex').read_text() == paper.to_latex()
     assert paper.to_markdown() in text and (out / 'table.csv').read_text() == paper.to_csv()

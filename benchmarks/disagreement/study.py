@@ -155,7 +155,7 @@ def past(deadline) -> bool:
     return deadline is not None and _dt.datetime.now(_dt.timezone.utc) > deadline
 
 
-def build_runs(coll: str, group: str, force: bool = False, deadline=None) -> None:
+def build_runs(coll: str, group: str, force: bool = False, deadline=None, only=None) -> None:
     """Build the runs of ``group`` ('minilm' or 'mpnet' systems) for a pipeline collection, each saved as TREC."""
     spec = data.LOADERS[coll]()
     c = spec.collection
@@ -192,7 +192,7 @@ def build_runs(coll: str, group: str, force: bool = False, deadline=None) -> Non
 
     for slug in BUILD_ORDER:
         label, g = SYSTEMS[slug]
-        if g != group:
+        if g != group or (only and slug not in only):
             continue
         path = run_dir(coll) / f'{slug}.run'
         if path.exists() and not force and status.get(slug, {}).get('ok'):
@@ -423,6 +423,8 @@ def main(argv=None) -> None:
     ap.add_argument('--encoders', nargs='+', choices=ENCODERS, default=list(ENCODERS),
                     help='build: the system groups to build (mpnet systems need mpnet); score: the FD encoders')
     ap.add_argument('--force', action='store_true', help='rebuild runs that exist')
+    ap.add_argument('--systems', nargs='+', choices=list(SYSTEMS), default=None,
+                    help='build only these systems (default: all); scoring always takes every saved run')
     ap.add_argument('--deadline', default=None, help='UTC HH:MM: no build step starts after it (scores still run)')
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s %(levelname)s %(message)s', stream=sys.stdout)
@@ -447,7 +449,7 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         try:
             if kind == 'build':
-                build_dl19_mpnet() if coll == 'dl19' else build_runs(coll, enc, args.force, deadline)
+                build_dl19_mpnet() if coll == 'dl19' else build_runs(coll, enc, args.force, deadline, args.systems)
             else:
                 score(coll, enc)
                 _aggregate()
