@@ -248,3 +248,19 @@ def test_the_private_names_read_on_the_stack_exist():
     assert {'baseline', 'perquery', 'save_dir'} <= set(inspect.signature(_experiment.Experiment).parameters)
     assert pt.Experiment is _experiment.Experiment
     assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _experiment.__file__
+
+
+def test_a_drop_is_logged_once_for_every_measure_of_one_selection(toy, caplog):
+    # FD, its terms and SpreadRatio on one selection leave out the same document: one line naming all of them (report
+    # evaluates the terms beside FD); FD@2's top 2 hold no document without a vector: no line
+    import pyterrier_frechet as pf
+    vectors, qrels, run = toy
+    enc = DictEncoder({k: v for k, v in vectors.items() if k != 'd2'})
+    same = [FD(missing='drop', encoder=enc) @ 3, FD(missing='drop', encoder=enc, term='mean') @ 3,
+            pf.SpreadRatio(missing='drop', encoder=enc) @ 3]
+    with caplog.at_level(logging.WARNING, logger='pyterrier_frechet'):
+        ir_measures.calc_aggregate(same + [FD(missing='drop', encoder=enc) @ 2], pt.model.to_ir_measures(qrels),
+                                   pt.model.to_ir_measures(run))
+    lines = [r.getMessage() for r in caplog.records if 'without a vector' in r.getMessage()]
+    assert len(lines) == 1 and all(str(m) in lines[0] for m in same)
+    assert lines[0].endswith("left out 1 of 6 retrieved document(s) without a vector, e.g. ['d2']")

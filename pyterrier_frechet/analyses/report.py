@@ -24,7 +24,7 @@ from .correlation import agreement_notes, correlations, tau_intervals
 from .discrimination import discriminative_power
 from .robustness import sparsify, summarise
 from .table import WHICH_FD, PaperTable
-from .anatomy import fd_anatomy, notes as anatomy_notes
+from .anatomy import extra_measures, fd_anatomy, notes as anatomy_notes
 from .disagreement import MARK as CONTRADICTS, describe, disagreements, pair_text
 from .options import DEFAULT_TEST, TEST_TEXT, ResamplingOptions
 from .significance import LEAVE_OUT_TESTS, compare_with, resample_for
@@ -186,7 +186,10 @@ def _sections(job: _Job, clock: _Sections) -> List[Section]:
     runs, options = job.runs, job.options
     clock.start('results')
     job.figures.mkdir()
-    table = evaluate(runs, job.qrels, job.measures, verbose=job.verbose)
+    # the results and "What moves FD" in one pass: FD's mean terms and spread ratios beside the measures asked for
+    extra = [m for m in extra_measures(job.measures) if column_label(m) not in {column_label(x) for x in job.measures}]
+    evaluated = evaluate(runs, job.qrels, job.measures + extra, verbose=job.verbose)
+    table = evaluated.drop(columns=[column_label(m) for m in extra])
     sections = [_title(job), _results(table)]
     if len(table) >= 3:
         sections.append(_correlations(job, table))
@@ -207,7 +210,8 @@ def _sections(job: _Job, clock: _Sections) -> List[Section]:
         sections.append(_comparisons(options, pairs, boot_measures))
         sections.append(_disagreements(pairs, boot_measures))
     clock.start('what moves FD')
-    anatomy = fd_anatomy(runs, job.qrels, job.measures, baseline=options.baseline, point=table, verbose=job.verbose)
+    anatomy = fd_anatomy(runs, job.qrels, job.measures, baseline=options.baseline, point=evaluated,
+                         verbose=job.verbose)
     if len(anatomy):
         sections.append(_anatomy(anatomy, options.baseline))
     # the paper table: values, intervals, Holm-corrected marks and τ from the results above (no new statistics)

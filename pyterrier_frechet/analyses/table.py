@@ -31,7 +31,7 @@ from ..measures.base import column_label, higher_is_better, is_set_measure, resa
 from ..core.intervals import interval_method
 from .bootstrap import bootstrappable
 from .correlation import TAU_ESTIMAND
-from .anatomy import fd_anatomy, notes as anatomy_notes
+from .anatomy import NARROWER, fd_anatomy, notes as anatomy_notes
 from .disagreement import MARK as CONTRADICTS, describe, disagreements
 from .outputs import markdown_text, to_csv
 from .render import LATEX, LATEX_NAME_CHARS, MARKDOWN, Dialect, latex_name, latex_text
@@ -315,16 +315,17 @@ class PaperTable:
         groups = None if groups is None or pd.isna(groups) else int(groups)
         return cell['method'], groups, cell['interval'][len(cell['method']):]
 
-    def _anatomy_said(self) -> pd.DataFrame:
-        """The rows of :attr:`anatomy` the long caption says: with a baseline, the FD cells marked against it (▲/▼ or
-        ⇄) — a caption over 19 systems and three FD columns would otherwise hold 57 sentences (``report`` prints every
-        row in its section "What moves FD"); without one, none (the attribute holds them all)."""
+    def _anatomy_said(self) -> Tuple[pd.DataFrame, pd.DataFrame]:
+        """(the rows of :attr:`anatomy` whose FD cell is marked ⇄, said one by one; those marked ▲/▼ against the
+        baseline, summed up in one sentence) — the long caption of 19 systems and three FD columns would otherwise
+        hold dozens of sentences (``report`` prints every row in its section "What moves FD"). Without a baseline
+        and comparisons: none (the attribute holds them all)."""
         if self.baseline is None or self.comparisons is None:
-            return self.anatomy.iloc[:0]
-        keep = [bool(self.contradicts(r.name, r.measure) or self._marks(self.cell(r.name, r.measure))[0])
-                if r.measure in self.measures and r.name != self.baseline else False
-                for r in self.anatomy.itertuples()]
-        return self.anatomy[keep]
+            return self.anatomy.iloc[:0], self.anatomy.iloc[:0]
+        shown = self.anatomy[self.anatomy['measure'].isin(self.measures) & (self.anatomy['name'] != self.baseline)]
+        contradicting = [self.contradicts(r.name, r.measure) for r in shown.itertuples()]
+        marked = [bool(self._marks(self.cell(r.name, r.measure))[0]) for r in shown.itertuples()]
+        return shown[contradicting], shown[[m and not c for m, c in zip(marked, contradicting)]]
 
     def _classical_named(self) -> str:
         """The classical measures the FD cells contradict, named (e.g. 'nDCG@10' or 'nDCG@10/RR@10')."""
@@ -450,10 +451,18 @@ class PaperTable:
         if self.disagreements is not None:
             parts.append(f'{CONTRADICTS}: ' + describe(self.disagreements, limit=len(self.disagreements)) + '.')
         if self.anatomy is not None:
-            shown = self._anatomy_said()
-            if len(shown):
-                parts.append('What moves FD (FD = mean term ‖μ₁ − μ₂‖² + covariance term; spread: total variance of the '
-                             'retrieved set over the relevant set\'s): ' + '; '.join(anatomy_notes(shown)) + '.')
+            said, summed = self._anatomy_said()
+            if len(said):
+                parts.append('What moves FD in the ⇄ cells (FD = mean term ‖μ₁ − μ₂‖² + covariance term; spread: total '
+                             'variance of the retrieved set over the relevant set\'s): '
+                             + '; '.join(anatomy_notes(said)) + '.')
+            if len(summed):
+                by_cov = int((summed['moved_by'] == 'covariance term').sum())
+                narrower = int((summed['spread'] < NARROWER).sum())
+                parts.append(f'Of the other {len(summed)} FD cells marked against {self.baseline}, the covariance term '
+                             f'moved FD more than the mean term in {by_cov} and the mean term in {len(summed) - by_cov}; '
+                             f'{narrower} of their retrieved sets are narrower than the relevant set (spread < '
+                             f'{NARROWER:g}).')
         ref = self.reference()
         if ref is not None and self.shows_tau():
             parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '

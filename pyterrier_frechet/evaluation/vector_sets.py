@@ -180,9 +180,11 @@ class VectorSets(NamedTuple):
 
 
 def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes: np.ndarray, qcodes: np.ndarray,
-                 vocabulary: np.ndarray, query_names: np.ndarray) -> _Side:
+                 vocabulary: np.ndarray, query_names: np.ndarray, drops: Dict[tuple, list]) -> _Side:
     """One side's vectors (``vecs``: a row per document of the side that has a vector, ``found`` which those are),
-    applying the measure's missing= policy, with the query of each row and the distinct docnos dropped."""
+    applying the measure's missing= policy, with the query of each row and the distinct docnos dropped. A drop is
+    recorded in ``drops`` (what was left out → the measures that left it out), logged once by the caller for every
+    measure that shares the selection (FD and its terms, FD@10 and SpreadRatio@10, ...)."""
     n_missing = int((~found).sum())
     dropped = np.unique(vocabulary[codes[~found]]) if n_missing else np.zeros(0, dtype=str)
     if n_missing:
@@ -192,7 +194,7 @@ def _set_vectors(measure, side: str, vecs: np.ndarray, found: np.ndarray, codes:
             hint = hint(dropped[:1000].tolist()) if callable(hint) else ''
             raise ValueError(f'{measure}: {n_missing} of {len(codes)} {side} document(s) have no vector, e.g. {example}'
                              f"{hint}. Provide vectors for them, or pass missing='drop' to leave them out (with a counted log).")
-        logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', measure, n_missing, len(codes), side, example)
+        drops.setdefault((side, n_missing, len(codes), tuple(example)), []).append(str(measure))
     if len(vecs) < 2:
         raise ValueError(f'{measure}: the {side} set has {len(vecs)} document(s) with a vector; a Gaussian needs at least 2')
     return _Side(vecs, query_names[qcodes[found]], dropped, qcodes[found], n_missing)
@@ -349,6 +351,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
     run_vectors = _RunVectors(run, ranked, np.unique(np.concatenate([p[3] for p in plans]))) if has_doc_vec else None
     names = judgments.query_names
     result = {}
+    drops: Dict[tuple, list] = {}
     relevant: Dict[tuple, Tuple[np.ndarray, np.ndarray]] = {}
     for measure, key, relevant_rows, selected, relevant_key in plans:
         vecs = vectors[key]
@@ -369,13 +372,16 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
                 relevant[relevant_key] = (_with_vector(all_vecs, found), found)
         rel_vecs, rel_found = relevant[relevant_key]
         rel = _set_vectors(measure, 'relevant', rel_vecs, rel_found, rel_codes, judgments.qcode[relevant_rows],
-                           ranked.vocabulary, names)
+                           ranked.vocabulary, names, drops)
         ret_vecs, ret_found = run_vectors.get(selected) if has_doc_vec else vecs.get(ret_codes)
         ret = _set_vectors(measure, 'retrieved', _with_vector(ret_vecs, ret_found), ret_found, ret_codes,
-                           ranked.qcode[selected], ranked.vocabulary, names)
+                           ranked.qcode[selected], ranked.vocabulary, names, drops)
         if rel.vecs.shape[1] != ret.vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
         result[measure] = VectorSets(rel, ret, relevant_key, names[judgments.query_mask(relevant_rows)].tolist())
+    for (side, n_missing, n, example), who in drops.items():  # once per selection, naming every measure it serves
+        logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', ', '.join(who), n_missing, n,
+                       side, list(example))
     return result
 
 
