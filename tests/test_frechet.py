@@ -283,3 +283,14 @@ def test_congruence_with_a_rank_deficient_factor_is_the_trace_term_or_refuses():
     thin = gaussian_stats(z)
     assert trace_sqrt_congruence(padded_factor(lower), thin.cov[np.ix_(perm, perm)], 6) is None
     assert frechet_distance_from_stats(sx, thin) == pytest.approx(mp_frechet(x, z, dps=40), rel=1e-12)
+
+
+def test_total_variance_is_the_trace_of_numpys_covariance():
+    from pyterrier_frechet.core.frechet import total_variance
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(30, 7)) * np.arange(1, 8)
+    w = rng.random(30)
+    assert total_variance(x) == pytest.approx(np.trace(np.cov(x.T)), rel=1e-13)
+    assert total_variance(x, w) == pytest.approx(np.trace(np.cov(x.T, aweights=w)), rel=1e-13)
+    with pytest.raises(ValueError, match='no spread'):
+        total_variance(x, np.eye(30)[0])

@@ -445,8 +445,13 @@ def total_variance(x, weights=None) -> float:
     :func:`check_vectors`, or where the weights leave no spread."""
     x = check_vectors(x)
     w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
-    mean, factor = _weighted_factor(x, w, 'vectors')
-    return float(np.einsum('ij,ij->', factor, factor))
+    if w.shape != (x.shape[0],) or not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError(f'weights must be {x.shape[0]} finite non-negative numbers, one per vector')
+    alpha = spread_normaliser(len(w), float(w.sum()), float((w ** 2).sum()))
+    if alpha is None:
+        raise ValueError('the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
+    centred = x - w @ x / w.sum()
+    return float(w @ np.einsum('ij,ij->i', centred, centred)) / alpha  # O(nd): no factor
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:
