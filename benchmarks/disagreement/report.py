@@ -68,7 +68,10 @@ def contradiction_table(systems: pd.DataFrame) -> pd.DataFrame:
             fd, n = fd.loc[both], nd.loc[both]
             sig = fd['sig'] & n['sig']
             contra = sig & (fd['better'] != n['better'])
-            rows.append({'collection': coll, 'encoder': enc, 'measure': m, 'n_compared': len(both),
+            if fd['p_value'].isna().all():  # scored without tests (--values-only)
+                rows.append({'collection': coll, 'encoder': enc, 'measure': m, 'n_compared': len(both), 'tested': False})
+                continue
+            rows.append({'tested': True,'collection': coll, 'encoder': enc, 'measure': m, 'n_compared': len(both),
                          'fd_sig': int(fd['sig'].sum()), 'ndcg_sig': int(n['sig'].sum()),
                          'both_sig_same_direction': int((sig & ~contra).sum()), 'contradictions': int(contra.sum()),
                          'contradicting_systems': '; '.join(contra[contra].index)})
@@ -174,7 +177,10 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
         c = contra[(contra['collection'] == coll) & (contra['encoder'] == enc)]
         for m in fd_measures:
             cc = c[c['measure'] == m]
-            row[f'contra. {m}'] = (f"{int(cc['contradictions'].iloc[0])}/{int(cc['n_compared'].iloc[0])}" if len(cc) else '–')
+            if len(cc) and not bool(cc['tested'].iloc[0]):
+                row[f'contra. {m}'] = 'not tested'
+            else:
+                row[f'contra. {m}'] = (f"{int(cc['contradictions'].iloc[0])}/{int(cc['n_compared'].iloc[0])}" if len(cc) else '–')
         head.append(row)
     out += ['## Summary: τ with nDCG@10 and significant contradictions per FD variant', '',
             _md(pd.DataFrame(head)), '',
@@ -183,7 +189,8 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
             '(`both_sig_same_direction`), with how many rejections each made alone (`fd_sig`, `ndcg_sig`).', '']
     # significance counts
     sig = contra.copy()
-    sig['cell'] = sig.apply(lambda r: f"{r['fd_sig']} / {r['ndcg_sig']} / {r['both_sig_same_direction']} / {r['contradictions']}", axis=1)
+    sig['cell'] = sig.apply(lambda r: (f"{int(r['fd_sig'])} / {int(r['ndcg_sig'])} / {int(r['both_sig_same_direction'])} / "
+                                       f"{int(r['contradictions'])}") if r['tested'] else 'not tested', axis=1)
     wide = sig.pivot_table(index=['collection', 'encoder'], columns='measure', values='cell', aggfunc='first', sort=False).reset_index()
     out += ['### Rejections against BM25 at p < 0.05 (FD variant / nDCG@10 / both, same direction / both, opposite)', '',
             _md(wide.fillna('–')), '']

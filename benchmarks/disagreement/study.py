@@ -340,6 +340,8 @@ def load_scoring_inputs(coll: str):
 #: (collection, encoder) parts whose FD rows come from the influence instead of exact leave-outs (--influence-rows):
 #: Cranfield under mpnet (225 queries, 1,612 relevant, d = 768) needs ~1,600 768×768 eigen-solves per FD variant
 INFLUENCE_ROWS = set()
+#: parts scored without baseline= (values only, no p-values: no leave-outs at all) (--values-only)
+VALUES_ONLY = set()
 
 
 def score(coll: str, encoder_key: str) -> None:
@@ -363,7 +365,8 @@ def score(coll: str, encoder_key: str) -> None:
     log.info('%s / %s: pt.Experiment over %d systems, %s (%s)', coll, encoder_key, len(frames), list(measures), now())
     with warnings.catch_warnings(record=True) as caught, pf.default_encoder(encoder):
         warnings.simplefilter('always')
-        table = pt.Experiment(frames, topics, qrels, eval_metrics=list(measures.values()), names=names, baseline=0)
+        table = pt.Experiment(frames, topics, qrels, eval_metrics=list(measures.values()), names=names,
+                              baseline=None if (coll, encoder_key) in VALUES_ONLY else 0)
     t1 = time.perf_counter()
     table = table.set_index('name')
     rows = []
@@ -392,7 +395,7 @@ def score(coll: str, encoder_key: str) -> None:
     pd.DataFrame(rows).to_csv(PARTS / f'{stem}.systems.csv', index=False)
     pd.DataFrame(var_rows).to_csv(PARTS / f'{stem}.variance.csv', index=False)
     meta = {'collection': coll, 'encoder': encoder_key, 'encoder_repr': repr(encoder), 'rel': rel, 'rel_why': rel_why,
-            'missing': missing, 'fd_rows': rows_kind, 'systems': len(slugs), 'queries_topics': int(topics['qid'].nunique()),
+            'missing': missing, 'fd_rows': 'none (values only, no tests)' if (coll, encoder_key) in VALUES_ONLY else rows_kind, 'systems': len(slugs), 'queries_topics': int(topics['qid'].nunique()),
             'queries_with_relevant': len(qset), 'experiment_s': round(t1 - t0, 1), 'variance_s': round(t2 - t1, 1),
             'term_variants': 'term' in FD.SUPPORTED_PARAMS, 'finished': now(),
             'warnings': sorted({f'{w.category.__name__}: {str(w.message)[:300]}' for w in caught})}
@@ -435,6 +438,8 @@ def main(argv=None) -> None:
     ap.add_argument('--influence-rows', nargs='+', default=['cranfield:mpnet'], metavar='COLL:ENC',
                     help="score these parts with FD(rows='influence') (same values, cheaper, more conservative test), "
                          "(default: cranfield:mpnet, whose exact rows take ~40 min here; 'none' for exact rows everywhere)")
+    ap.add_argument('--values-only', nargs='+', default=[], metavar='COLL:ENC',
+                    help='score these parts without baseline= (values, τ and own-encoder effects; no p-values)')
     ap.add_argument('--systems', nargs='+', choices=list(SYSTEMS), default=None,
                     help='build only these systems (default: all); scoring always takes every saved run')
     ap.add_argument('--deadline', default=None, help='UTC HH:MM: no build step starts after it (scores still run)')
@@ -442,6 +447,7 @@ def main(argv=None) -> None:
     logging.basicConfig(level=logging.INFO, format='%(asctime)s %(name)s %(levelname)s %(message)s', stream=sys.stdout)
     logging.getLogger('pyterrier_frechet').setLevel(logging.WARNING)
     WORK.mkdir(parents=True, exist_ok=True)
+    VALUES_ONLY.update(tuple(x.split(':')) for x in args.values_only)
     INFLUENCE_ROWS.update(tuple(x.split(':')) for x in args.influence_rows if x != 'none')
     deadline = None
     if args.deadline:

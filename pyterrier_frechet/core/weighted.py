@@ -411,21 +411,27 @@ def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Q
     parts, formed in chunks of samples; NaN where a side has fewer than 2 vectors. ``pbar``: anything with
     ``update(n)``."""
     out = np.full(len(rel_weights), np.nan)
-    chunk = sample_chunk(rel, *ret_parts)
-    for start in range(0, len(rel_weights), chunk):
-        sl = slice(start, start + chunk)
-        # weights in any numeric type (the bootstrap's counts are uint8), as float64 a chunk at a time (no copy when
-        # they are float64); the relevant side's and a retrieved part's weights are often the same matrix
-        w_rel = np.asarray(rel_weights[sl], dtype=np.float64)
-        w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
+    for start, w_rel, w_ret in _weight_chunks(rel, rel_weights, ret_parts, ret_weights):
         relevant = gaussians([rel], [w_rel], shift)
         retrieved = gaussians(ret_parts, w_ret, shift)
         for b, (s1, s2) in enumerate(zip(relevant, retrieved), start):
             if s1 is not None and s2 is not None:
                 out[b] = frechet_distance_from_stats(s1, s2)
         if pbar is not None:
-            pbar.update(len(rel_weights[sl]))
+            pbar.update(len(w_rel))
     return out
+
+
+def _weight_chunks(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
+                   ret_weights: Sequence[np.ndarray]):
+    """(first row, relevant weights, each retrieved part's weights) a chunk of samples at a time (:func:`sample_chunk`):
+    weights in any numeric type (the bootstrap's counts are uint8), as float64 a chunk at a time (no copy when they are
+    float64); the relevant side's and a retrieved part's weights are often the same matrix."""
+    chunk = sample_chunk(rel, *ret_parts)
+    for start in range(0, len(rel_weights), chunk):
+        sl = slice(start, start + chunk)
+        w_rel = np.asarray(rel_weights[sl], dtype=np.float64)
+        yield start, w_rel, [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
 
 
 def mean_terms(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
@@ -434,11 +440,7 @@ def mean_terms(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Que
     :func:`weighted_fds`' Gaussians (so ``weighted_fds − mean_terms`` is the covariance term of each sample); NaN where
     a side has no Gaussian (:func:`~.kernel.spread_normaliser`), as there. O(samples · queries · d), no d × d work."""
     out = np.full(len(rel_weights), np.nan)
-    chunk = sample_chunk(rel, *ret_parts)
-    for start in range(0, len(rel_weights), chunk):
-        sl = slice(start, start + chunk)
-        w_rel = np.asarray(rel_weights[sl], dtype=np.float64)
-        w_ret = [w_rel if w is rel_weights else np.asarray(w[sl], dtype=np.float64) for w in ret_weights]
+    for start, w_rel, w_ret in _weight_chunks(rel, rel_weights, ret_parts, ret_weights):
         n1, a1, b1, s1, _, _ = _moments([rel], [w_rel])
         n2, a2, b2, s2, _, _ = _moments(ret_parts, w_ret)
         ok = np.array([spread_normaliser(*one) is not None and spread_normaliser(*two) is not None
