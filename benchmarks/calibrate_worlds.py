@@ -117,7 +117,12 @@ def leave_one_out(rel, ret, shift, n: int, seed: int = 0, jackknife='auto', stat
     alone up to 500 queries, 200 seeded groups above), the grouping of the same seed for every system (paired
     leave-out values), the totals minus each group's statistics (:func:`~pyterrier_frechet.core.weighted.leave_out_fds`)."""
     from pyterrier_frechet.core.weighted import jackknife_plan
-    values, groups, n_groups = _planned_leave_outs(jackknife_plan(jackknife, n, seed), rel, ret, shift, n)
+    plan = jackknife_plan(jackknife, n, seed)
+    if TERM_OF.get(statistic) == 'mean':  # no FD needed: the groups alone
+        groups, n_groups = plan.assign(np.ones(n, dtype=bool))
+        values = None
+    else:
+        values, groups, n_groups = _planned_leave_outs(plan, rel, ret, shift, n)
     if statistic not in TERM_OF:
         return values
     from pyterrier_frechet.core.weighted import mean_terms

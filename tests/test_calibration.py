@@ -101,3 +101,23 @@ def test_leave_outs_equal_the_weight_matrix_they_replace(statistic):
     rel, (ret_a, _), _, shift = _draw_systems(WORLD, [(WORLD.p_a, WORLD.offset), (WORLD.p_b, WORLD.offset)], n, rng)
     np.testing.assert_allclose(_leave_outs(rel, ret_a, shift, statistic), _fds(rel, ret_a, 1.0 - np.eye(n), shift, statistic),
                                rtol=1e-10)
+
+
+def test_fds_terms_are_calibrated_through_their_own_resampling():
+    # the population terms split the closed-form population FD (the mean term ‖(1−p)m‖², by hand), and each trial's
+    # terms sum to its FD: on the package's bootstrap draws and on its leave-outs
+    from pyterrier_frechet.analyses.calibration import _fds, _leave_outs
+    world = World(d=6)
+    for p in (world.p_a, world.p_b):
+        assert world.population('fd-mean', p) == pytest.approx((1 - p) ** 2 * world.offset ** 2, rel=1e-14)
+        assert world.population('fd-mean', p) + world.population('fd-cov', p) == pytest.approx(
+            world.population('fd', p), rel=1e-13)
+    rel, ret, _, shift = world.draw(12, np.random.default_rng(3))
+    weights = np.random.default_rng(4).multinomial(12, np.full(12, 1 / 12), size=5).astype(np.float64)
+    np.testing.assert_allclose(_fds(rel, ret, weights, shift, 'fd-mean') + _fds(rel, ret, weights, shift, 'fd-cov'),
+                               _fds(rel, ret, weights, shift, 'fd'), rtol=1e-12)
+    np.testing.assert_allclose(_leave_outs(rel, ret, shift, 'fd-mean') + _leave_outs(rel, ret, shift, 'fd-cov'),
+                               _leave_outs(rel, ret, shift, 'fd'), rtol=1e-12)
+    table = coverage(world, n_queries=(12,), n_trials=3, n_samples=40, n_reference=10, verbose=False,
+                     statistic='fd-cov')
+    assert set(table['measure']) == {'fd-cov'} and table['coverage'].between(0, 1).all()

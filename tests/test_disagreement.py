@@ -149,3 +149,18 @@ def test_report_without_contradictions_writes_an_empty_file(flip, tmp_path):
                     n_samples=200, verbose=False)
     found = pd.read_csv(tmp_path / 'report' / 'disagreements.csv')
     assert found.empty and list(found.columns) == list(COLUMNS)
+
+
+def test_a_contradiction_on_a_cell_that_lost_vectors_says_so(flip, tmp_path):
+    # 'narrow' loses 3 of its 10 retrieved documents per query for want of a vector (30 % > 10 %: ‡): the long caption
+    # says the contradiction may be the missing vectors'
+    store, qrels, runs = flip
+    keep = [i for i, d in enumerate(store.docnos) if not (d.startswith('n') and d.split('_')[1] in ('0', '1', '2'))]
+    np.save(tmp_path / 'partial.npy', store.vectors[keep])
+    (tmp_path / 'partial.ids.txt').write_text('\n'.join(store.docnos[keep]) + '\n')
+    partial = pf.VectorStore(str(tmp_path / 'partial'))
+    table = pf.paper_table(runs, qrels, [FD(encoder=partial) @ 10, 'nDCG@10'], baseline='broad', n_samples=200,
+                           verbose=False)
+    fd = str(FD(encoder=partial) @ 10)  # the column label (missing= is not part of it)
+    assert table.contradicts('narrow', fd) and table.left_out('narrow', fd) == (60, True)
+    assert f'⇄ on a ‡ cell (narrow ({fd})): a set lost more than 10% of its documents' in table.caption(long=True)

@@ -271,7 +271,18 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
         v = v.reset_index()
         for c in v.columns[2:]:
             v[c] = v[c].map(lambda x: _fmt(float(x), 3))
+        trows = []
+        nd = systems[systems['measure'] == 'nDCG@10']
+        for (coll, enc), g in variance.groupby(['collection', 'encoder'], sort=False):
+            x = g.set_index('system').join(nd[(nd['collection'] == coll) & (nd['encoder'] == enc)].set_index('system')['value'])
+            rec = {'collection': coll, 'encoder': enc, 'systems': len(x)}
+            for c in vals:
+                ok = x[[c, 'value']].dropna()
+                rec[f'τ(−{c}, nDCG@10)'] = _fmt(float(kendalltau(-ok[c], ok['value'])[0]), 2) if len(ok) >= 3 else '–'
+            trows.append(rec)
         out += ['## Tr Σ_ret / Tr Σ_rel per system', '',
+                'Kendall τ between the negated ratio and nDCG@10 over the systems (positive: the narrower the retrieved '
+                'set relative to the relevant set, the higher nDCG@10):', '', _md(pd.DataFrame(trows)), '',
                 '`ratio`: pooled over the query set (the two sets FD@10 fits); `ratio_within`: Σ_q Tr Σ_ret,q / '
                 'Σ_q Tr Σ_rel,q over queries with ≥ 2 relevant documents (per part, `queries_within` in '
                 '`variance_ratio.csv`). < 1: narrower than the relevant set.', '', _md(v.fillna('–')), '']

@@ -450,6 +450,12 @@ class PaperTable:
                          f'of each measure, α = {self.alpha:g}); each column\'s marks are its own measure\'s test.')
         if self.disagreements is not None:
             parts.append(f'{CONTRADICTS}: ' + describe(self.disagreements, limit=len(self.disagreements)) + '.')
+            dropped = sorted({f'{r.system} ({r.fd_measure})' for r in self.disagreements.itertuples()
+                              if self.left_out(r.system, r.fd_measure)[1]})
+            if dropped:
+                parts.append(f'{CONTRADICTS} on a {DROPPED} cell ({", ".join(dropped)}): a set lost more than '
+                             f'{DROPPED_SHARE:.0%} of its documents for want of a vector, so the contradiction may be '
+                             'the missing vectors\', not the system\'s.')
         if self.anatomy is not None:
             said, summed = self._anatomy_said()
             if len(said):
