@@ -74,7 +74,10 @@ def contradiction_table(systems: pd.DataFrame) -> pd.DataFrame:
             rows.append({'tested': True,'collection': coll, 'encoder': enc, 'measure': m, 'n_compared': len(both),
                          'fd_sig': int(fd['sig'].sum()), 'ndcg_sig': int(n['sig'].sum()),
                          'both_sig_same_direction': int((sig & ~contra).sum()), 'contradictions': int(contra.sum()),
-                         'contradicting_systems': '; '.join(contra[contra].index)})
+                         'contradicting_systems': '; '.join(contra[contra].index),
+                         # weaker: FD rejects, nDCG@10 does not, and nDCG@10's point estimate goes the other way
+                         'fd_only_opposite': int((fd['sig'] & ~n['sig'] & (fd['better'] != n['better'])).sum()),
+                         'fd_only_opposite_systems': '; '.join(fd.index[fd['sig'] & ~n['sig'] & (fd['better'] != n['better'])])})
     return pd.DataFrame(rows)
 
 
@@ -185,6 +188,8 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
     out += ['## Summary: τ with nDCG@10 and significant contradictions per FD variant', '',
             _md(pd.DataFrame(head)), '',
             '`contra. X` = contradictions / systems compared with BM25. '
+            '`contradictions.csv` also counts the weaker case `fd_only_opposite`: the FD variant rejects, nDCG@10 does '
+            'not, and nDCG@10\'s point estimate goes the other way (systems named). '
             'Where FD/CFD and nDCG@10 both reject, in the same direction, is in `contradictions.csv` '
             '(`both_sig_same_direction`), with how many rejections each made alone (`fd_sig`, `ndcg_sig`).', '']
     # significance counts
