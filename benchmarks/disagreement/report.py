@@ -214,8 +214,10 @@ def render(systems, variance, tau, contra, own, metas, build, results) -> str:
             'FD values (the rows\' mean is FD exactly), but the `baseline=` p-values come from each query\'s first-order '
             'influence (infinitesimal jackknife), a more conservative test than the exact leave-one-query-out rows '
             '(package docs: level 0.015–0.025 vs 0.040–0.050, less power), chosen because exact rows for Cranfield under '
-            'mpnet (225 queries, d = 768) would have taken ~40 min on this machine. CFD keeps its exact rows. Its '
-            'contradiction counts are therefore not comparable one-to-one with the exact-row parts.', '']
+            'mpnet (225 queries, d = 768) would have taken ~40 min on this machine. CFD has no influence rows and its exact '
+            'leave-outs were the slow part there, so in such a part CFD is scored without a test (values and τ only). '
+            'Contradiction counts from influence rows are not comparable one-to-one with the exact-row parts. '
+            '`none (values only, no tests)`: scored without `baseline=` (`--values-only`).', '']
     warn = [(m['collection'], m['encoder'], w) for m in metas for w in m.get('warnings', [])]
     if warn:
         out += ['Warnings raised while scoring (first 300 characters each):', '']

@@ -188,7 +188,11 @@ def _sections(job: _Job, clock: _Sections) -> List[Section]:
     job.figures.mkdir()
     # the results and "What moves FD" in one pass: FD's mean terms and spread ratios beside the measures asked for
     extra = [m for m in extra_measures(job.measures) if column_label(m) not in {column_label(x) for x in job.measures}]
-    evaluated = evaluate(runs, job.qrels, job.measures + extra, verbose=job.verbose)
+    try:
+        evaluated = evaluate(runs, job.qrels, job.measures + extra, verbose=job.verbose)
+    except ValueError:  # the refusal names the measures the user asked for, as every other entry point's does
+        evaluate(runs, job.qrels, job.measures, verbose=job.verbose)
+        raise
     table = evaluated.drop(columns=[column_label(m) for m in extra])
     sections = [_title(job), _results(table)]
     if len(table) >= 3:
