@@ -14,7 +14,7 @@ import pyterrier as pt
 
 import pyterrier_frechet as pf
 
-SHARED = Path('/work/shared')
+SHARED = Path(__file__).resolve().parents[3] / 'shared'  # ../shared beside the checkout
 DATA = SHARED / 'data'
 MSMARCO = DATA / 'msmarco-passage'
 MINILM_DL = SHARED / 'embeddings' / 'msmarco-passage.dl19-dl20.minilm'

@@ -4,14 +4,14 @@
     python -m benchmarks.disagreement.study --stage score      # re-score every saved run (picks up new FD params)
     python -m benchmarks.disagreement.study --stage summary    # only rebuild the CSVs and summary.md from the parts
 
-Runs, indexes and logs go to $STUDY_WORK (default /work/study_work); results (CSVs, summary.md) to
+Runs, indexes and logs go to $STUDY_WORK (default ../study_work beside the checkout); results (CSVs, summary.md) to
 benchmarks/results/disagreement/. See benchmarks/disagreement/README.md.
 """
 import os
 
 for _k, _v in {'OMP_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1', 'OPENBLAS_NUM_THREADS': '1',
                'TOKENIZERS_PARALLELISM': 'false', 'HF_HUB_OFFLINE': '1',
-               'PYTERRIER_FRECHET_CACHE': '/work/study_cache'}.items():
+               'PYTERRIER_FRECHET_CACHE': str(__import__('pathlib').Path(__file__).resolve().parents[3] / 'study_cache')}.items():
     os.environ.setdefault(_k, _v)
 
 import argparse  # noqa: E402
@@ -40,7 +40,7 @@ from pyterrier_frechet import CFD, FD, pipelines  # noqa: E402
 from . import data  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-WORK = Path(os.environ.get('STUDY_WORK', '/work/study_work'))
+WORK = Path(os.environ.get('STUDY_WORK', Path(__file__).resolve().parents[3] / 'study_work'))
 RESULTS = REPO / 'benchmarks' / 'results' / 'disagreement'
 PARTS = RESULTS / 'parts'
 
