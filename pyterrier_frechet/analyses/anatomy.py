@@ -24,12 +24,12 @@ NARROWER = 0.95
 BROADER = 1.05
 
 #: The columns of :func:`fd_anatomy`'s frame.
-COLUMNS = ('name', 'measure', 'fd', 'mean_term', 'cov_term', 'spread', 'baseline', 'fd_change', 'mean_change',
-           'cov_change', 'moved_by', 'note')
+COLUMNS = ('name', 'measure', 'fd', 'mean_term', 'cov_term', 'spread', 'spread_within', 'baseline', 'fd_change',
+           'mean_change', 'cov_change', 'moved_by', 'note')
 
 
-def parts(measure) -> Optional[Tuple[object, object, object]]:
-    """(mean term, covariance term, spread ratio) measures of ``measure``, as it declares them
+def parts(measure) -> Optional[Tuple[object, object, object, object]]:
+    """(mean term, covariance term, spread ratio, spread ratio within queries) measures of ``measure``, as it declares them
     (:meth:`~pyterrier_frechet.measures.base.VectorMeasure.decomposition`: FD with any parameters but ``term`` and
     ``jackknife=True``); None for any other measure."""
     decomposition = getattr(measure, 'decomposition', None)
@@ -45,7 +45,7 @@ def spread_words(ratio: float) -> str:
 
 
 def extra_measures(measures) -> list:
-    """What :func:`fd_anatomy` evaluates beside ``measures``: each FD measure's mean term and spread ratio (its
+    """What :func:`fd_anatomy` evaluates beside ``measures``: each FD measure's mean term and spread ratios (its
     covariance term is FD less the mean term — ``FD(term='cov')`` to rounding, 3e-15 on DL19 — so it costs no second
     FD). An
     evaluation of ``measures + extra_measures(measures)`` in one pass (one ranking, one vector look-up) serves both
@@ -54,7 +54,7 @@ def extra_measures(measures) -> list:
     for m in parse_measures(measures):
         decomposition = parts(m)
         if decomposition is not None:
-            out += [decomposition[0], decomposition[2]]
+            out += [decomposition[0], decomposition[2], decomposition[3]]
     return list(dict.fromkeys(out))
 
 
@@ -79,12 +79,12 @@ def fd_anatomy(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, bas
     rows = []
     for m in fds:
         label = column_label(m)
-        mean, _, spread = (column_label(p) for p in parts(m))
+        mean, _, spread, within = (column_label(p) for p in parts(m))
         for name in runs:
             r = table.loc[name]
             fd, mean_term = float(r[label]), float(r[mean])
             row = {'name': name, 'measure': label, 'fd': fd, 'mean_term': mean_term, 'cov_term': fd - mean_term,
-                   'spread': float(r[spread]), 'baseline': baseline}
+                   'spread': float(r[spread]), 'spread_within': float(r[within]), 'baseline': baseline}
             if baseline is not None:
                 b = table.loc[baseline]
                 base_fd, base_mean = float(b[label]), float(b[mean])
@@ -107,7 +107,9 @@ def _sentence(row) -> str:
     else:
         head = (f'{name}: {label} {row["fd_change"]:+.3g} vs {row["baseline"]} (mean term {row["mean_change"]:+.3g}, '
                 f'covariance term {row["cov_change"]:+.3g})')
-    return f'{head}; {spread_words(row["spread"])}'
+    within = row.get('spread_within', float('nan'))
+    per_query = '' if not np.isfinite(within) else f'; within queries {spread_words(within)[len("retrieved set "):]}'
+    return f'{head}; {spread_words(row["spread"])}{per_query}'
 
 
 def notes(frame: pd.DataFrame) -> List[str]:

@@ -368,7 +368,9 @@ def _anatomy(anatomy: pd.DataFrame, baseline: Optional[str]) -> Section:
              'relevant documents\') + covariance term (`FD(term=\'cov\')`: how differently they spread). Per system '
              f'and FD measure: the two terms; {against}and the spread ratio Tr Σ_retrieved / Tr Σ_relevant '
              '(`SpreadRatio`: below 1 the retrieved set is narrower than the relevant set, as a system returning a '
-             'tight neighbourhood of the query makes it; either way the covariance term grows).'),
+             'tight neighbourhood of the query makes it; either way the covariance term grows), pooled and within '
+             'queries (`spread_within`, `SpreadRatio(scope=\'query\')`: with unit-length vectors and many topics the '
+             'pooled ratio stays near 1 while the per-query one separates systems).'),
         Bullets(tuple(markdown_text(n) for n in anatomy_notes(anatomy))),
         Table(anatomy.drop(columns=['note']), 'anatomy', floatfmt='.4g')))
 

@@ -60,6 +60,7 @@ __all__ = [
     'frechet_terms_reduced',
     'frechet_terms_weighted',
     'total_variance',
+    'query_total_variances',
 ]
 
 Method = Literal['auto', 'cross', 'qr', 'gram']
@@ -452,6 +453,20 @@ def total_variance(x, weights=None) -> float:
         raise ValueError('the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
     centred = x - w @ x / w.sum()
     return float(w @ np.einsum('ij,ij->i', centred, centred)) / alpha  # O(nd): no factor
+
+
+def query_total_variances(x, qids) -> Tuple[np.ndarray, np.ndarray]:
+    """(the distinct query ids, Tr Σ_q of each query's rows of ``x``): the unbiased covariance's trace,
+    Σ_{i∈q}‖xᵢ − μ_q‖²/(n_q − 1), NaN for a query with fewer than 2 rows. O(nd)."""
+    x = np.asarray(x, dtype=np.float64)
+    keys, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
+    inverse = inverse.ravel()
+    sums = np.zeros((len(keys), x.shape[1]))
+    np.add.at(sums, inverse, x)
+    centred = x - (sums / counts[:, None])[inverse]
+    scatter = np.bincount(inverse, weights=np.einsum('ij,ij->i', centred, centred), minlength=len(keys))
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return keys, np.where(counts >= 2, scatter / (counts - 1), np.nan)
 
 
 def frechet_distance_from_stats(stats1: GaussianStats, stats2: GaussianStats) -> float:

@@ -172,8 +172,9 @@ class VectorMeasure(SetMeasure):
         return False
 
     def decomposition(self) -> Optional[tuple]:
-        """(its mean term, its covariance term, the spread ratio of its two sets) as measures, where its value is the FD
-        of one pair of Gaussians (FD; :mod:`~pyterrier_frechet.analyses.anatomy` reads them); None for any other."""
+        """(its mean term, its covariance term, the spread ratio of its two sets, the same within queries) as measures,
+        where its value is the FD of one pair of Gaussians (FD; :mod:`~pyterrier_frechet.analyses.anatomy` reads them);
+        None for any other."""
         return None
 
     def needs_query_ids(self) -> bool:
