@@ -164,3 +164,22 @@ def test_a_contradiction_on_a_cell_that_lost_vectors_says_so(flip, tmp_path):
     fd = str(FD(encoder=partial) @ 10)  # the column label (missing= is not part of it)
     assert table.contradicts('narrow', fd) and table.left_out('narrow', fd) == (60, True)
     assert f'⇄ on a ‡ cell (narrow ({fd})): a set lost more than 10% of its documents' in table.caption(long=True)
+
+
+def test_the_long_caption_sums_up_the_other_marked_cells_pooled_and_within_queries(flip):
+    # a third system, 'neighbours', returns the unjudged documents close to *another* query's centre: nDCG@10 0 like
+    # the baseline (no mark, no contradiction) but FD@10 significantly worse; its documents spread far less than the
+    # relevant ones, pooled (0.22×) and within each query
+    store, qrels, runs = flip
+    n = 20
+    neighbours = pd.DataFrame([(f'q{q}', f'n{(q + 1) % n}_{j}', 10.0 - j) for q in range(n) for j in range(10)],
+                              columns=['query_id', 'doc_id', 'score'])
+    table = pf.paper_table({**runs, 'neighbours': neighbours}, qrels, [FD(encoder=store) @ 10, 'nDCG@10'],
+                           baseline='broad', n_samples=200, verbose=False)
+    fd = str(FD(encoder=store) @ 10)
+    row = table.anatomy[(table.anatomy['name'] == 'neighbours')].iloc[0]
+    assert table._marks(table.cell('neighbours', fd))[0] == '▼' and not table.contradicts('neighbours', fd)
+    assert row.spread < 0.95 and row.spread_within < 0.95
+    assert ('Of the other 1 FD cells marked against broad, the covariance term moved FD more than the mean term in 1 '
+            'and the mean term in 0; 1 of their retrieved sets are narrower than the relevant set (spread < 0.95), '
+            '1 within queries') in table.caption(long=True)

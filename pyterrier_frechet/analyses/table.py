@@ -465,10 +465,12 @@ class PaperTable:
             if len(summed):
                 by_cov = int((summed['moved_by'] == 'covariance term').sum())
                 narrower = int((summed['spread'] < NARROWER).sum())
+                within = int((summed['spread_within'] < NARROWER).sum())
                 parts.append(f'Of the other {len(summed)} FD cells marked against {self.baseline}, the covariance term '
                              f'moved FD more than the mean term in {by_cov} and the mean term in {len(summed) - by_cov}; '
                              f'{narrower} of their retrieved sets are narrower than the relevant set (spread < '
-                             f'{NARROWER:g}).')
+                             f'{NARROWER:g}), {within} within queries (the pooled spread stays near 1 where many topics '
+                             'share the pool).')
         ref = self.reference()
         if ref is not None and self.shows_tau():
             parts.append(f'τ: Kendall τ-b with {ref} (lower-is-better measures negated: positive τ is agreement), '

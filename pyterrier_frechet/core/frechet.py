@@ -403,8 +403,9 @@ def terms_from_factors(mean_sq: float, f1: np.ndarray, f2: np.ndarray) -> FDTerm
     return fd_terms(mean_sq, tr1, tr2, nuclear_norm(f1 @ f2.T))
 
 
-def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
-    """Mean and a factor F with FᵀF = the covariance ``numpy.cov(x.T, aweights=w)``, reduced to at most d rows."""
+def _weighted_moments(x: np.ndarray, w, name: str):
+    """(weights as float64, the weighted mean, the normaliser α = V₁ − V₂/V₁ of ``numpy.cov(x.T, aweights=w)``), or
+    ValueError naming ``name`` where the weights are not one finite non-negative number per vector or leave no spread."""
     w = np.asarray(w, dtype=np.float64)
     if w.shape != (x.shape[0],) or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError(f'{name}: weights must be {x.shape[0]} finite non-negative numbers, one per vector')
@@ -412,7 +413,12 @@ def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
     alpha = spread_normaliser(len(w), v1, v2)
     if alpha is None:
         raise ValueError(f'{name}: the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
-    mean = w @ x / v1
+    return w, w @ x / v1, alpha
+
+
+def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):
+    """Mean and a factor F with FᵀF = the covariance ``numpy.cov(x.T, aweights=w)``, reduced to at most d rows."""
+    w, mean, alpha = _weighted_moments(x, w, name)
     return mean, at_most_d_rows(np.sqrt(w / alpha)[:, None] * (x - mean))
 
 
@@ -445,13 +451,8 @@ def total_variance(x, weights=None) -> float:
     that of ``numpy.cov(x.T, aweights=weights)`` (the weighted side of :func:`frechet_distance_weighted`). ValueError as
     :func:`check_vectors`, or where the weights leave no spread."""
     x = check_vectors(x)
-    w = np.ones(len(x)) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (x.shape[0],) or not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError(f'weights must be {x.shape[0]} finite non-negative numbers, one per vector')
-    alpha = spread_normaliser(len(w), float(w.sum()), float((w ** 2).sum()))
-    if alpha is None:
-        raise ValueError('the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
-    centred = x - w @ x / w.sum()
+    w, mean, alpha = _weighted_moments(x, np.ones(len(x)) if weights is None else weights, 'vectors')
+    centred = x - mean
     return float(w @ np.einsum('ij,ij->i', centred, centred)) / alpha  # O(nd): no factor
 
 

@@ -331,10 +331,11 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
         if not is_vector_measure(measure):
             raise ValueError(f'{measure} is not a vector measure')
         encoder = measure_encoder(measure)
-        warn_own_encoder(str(measure), encoder)  # its model is one a compared pipeline retrieves with: say so once
         relevant_rows = judgments.relevant(measure)
         selected = _retrieved_rows(measure, judgments, ranked, relevant_rows, run_qids)
         key = encoder_key(encoder)
+        if key not in encoders:  # once per encoder: is its model one a compared pipeline retrieves with? say so once
+            warn_own_encoder(str(measure), encoder)
         rel_codes, ret_codes = judgments.dcode[relevant_rows], ranked.code[selected]
         # what the relevant set *is*: the encoder and its docnos in order (keys the memos of its vectors and reduction)
         relevant_key = key + (hashlib.sha1('\n'.join(ranked.vocabulary[rel_codes]).encode()).hexdigest(),)

@@ -316,14 +316,11 @@ class _FD(VectorMeasure):
         return reduce_set(relevant)  # the same for every run evaluated on the same qrels: the evaluation reuses it
 
     def statistic(self, relevant, retrieved) -> float:
-        from ..core.frechet import (ReducedSet, check_vectors, frechet_distance_reduced, frechet_terms_reduced,
-                                    reduce_set)
+        from ..core.frechet import ReducedSet, check_vectors, frechet_terms_reduced, reduce_set
         rel = relevant if isinstance(relevant, ReducedSet) else reduce_set(relevant)
         if self['term'] == 'mean':  # the means alone: no factor of the retrieved set
             diff = rel.mean - check_vectors(retrieved).mean(axis=0)
             return float(diff @ diff)
-        if self['term'] == 'fd':
-            return frechet_distance_reduced(rel, reduce_set(retrieved))
         return self._term(frechet_terms_reduced(rel, reduce_set(retrieved)))
 
     def per_query_values(self, relevant, rel_qids, retrieved, ret_qids, queries: List[str]) -> Dict[str, float]:
