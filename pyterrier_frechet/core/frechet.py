@@ -459,13 +459,12 @@ def total_variance(x, weights=None) -> float:
 def query_total_variances(x, qids) -> Tuple[np.ndarray, np.ndarray]:
     """(the distinct query ids, Tr Σ_q of each query's rows of ``x``): the unbiased covariance's trace,
     Σ_{i∈q}‖xᵢ − μ_q‖²/(n_q − 1), NaN for a query with fewer than 2 rows. O(nd)."""
-    x = np.asarray(x, dtype=np.float64)
     keys, inverse, counts = np.unique(np.asarray(qids), return_inverse=True, return_counts=True)
-    inverse = inverse.ravel()
-    sums = np.zeros((len(keys), x.shape[1]))
-    np.add.at(sums, inverse, x)
-    centred = x - (sums / counts[:, None])[inverse]
-    scatter = np.bincount(inverse, weights=np.einsum('ij,ij->i', centred, centred), minlength=len(keys))
+    order = np.argsort(inverse.ravel(), kind='stable')  # the rows grouped by query: sums by reduceat, not add.at
+    x = np.asarray(x, dtype=np.float64)[order]
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    x -= np.repeat(np.add.reduceat(x, starts, axis=0) / counts[:, None], counts, axis=0)  # centred on each query
+    scatter = np.add.reduceat(np.einsum('ij,ij->i', x, x), starts)
     with np.errstate(invalid='ignore', divide='ignore'):
         return keys, np.where(counts >= 2, scatter / (counts - 1), np.nan)
 
