@@ -1,15 +1,21 @@
 """Outputs that never destroy what the package did not write, tables that are safe to open, and the bad inputs of
 issue 25 (outputs and CLI half) and issue 24 item 5 (one τ_AP convention): each reproduction is a test here."""
+import html
 import io
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
+import unicodedata
+from typing import Optional
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
+from markdown_it import MarkdownIt
 
 import pyterrier_frechet as pf
 from pyterrier_frechet import cli
@@ -237,9 +243,50 @@ def test_csv_cells_are_neutralised_and_numbers_stay_numbers():
         assert csv_cell(bad) == "'" + bad
     for fine in ('-5', '+1.5e3', 'bm25', '', 'a=b', -3.0, 7):
         assert csv_cell(fine) == fine
-    assert markdown_text('a|b\nc<script>&') == 'a\\|b<br>c&lt;script&gt;&amp;'
     assert csv_cell(' =1+2') == "' =1+2" and csv_cell(' 5') == ' 5'
-    assert markdown_text('[x](javascript:alert(1)) *b* `c`') == '\\[x\\](javascript:alert(1)) \\*b\\* \\`c\\`'
+
+
+# --- issue 63 item 9: names as given in Markdown, checked by a CommonMark/GFM parser ---
+
+_MD = MarkdownIt('commonmark').enable(['table', 'strikethrough'])
+_HOSTILE_NAMES = ['bm25_base', 'A&B', 'BM25 >> MiniLM', '_it_', '*b*', '`c`', '[x](javascript:alert(1))',
+                  'a|b<i>&x', '&amp;', '&#65;', '# h', '> q', '- l', '+ l', '1. x', '===', 'a\\b', 'a\\*b', 'x\\',
+                  '~~s~~', '__init__', 'c<script>&', '![i](x.png)', '[r]: /u', 'a\nb', 'trail\\\nx', 'é_ü', 'sn_ake_',
+                  '<http://a>', 'a\\|b', '$x$', '\\_', 'bell\x07\x1b[31m', 'rtl\u202eoverride']
+
+
+def _as_given(name: str) -> str:
+    """What a reader must see: the name, its line breaks as breaks, control and format characters as a space."""
+    name = re.sub(r'\r\n|\r|\u2028|\u2029', '\n', name)
+    return ''.join(ch if ch == '\n' or unicodedata.category(ch) not in ('Cc', 'Cf') else ' ' for ch in name)
+
+
+def _rendered(markdown: str, tag: str) -> Optional[str]:
+    found = re.search(rf'<{tag}>(.*?)</{tag}>', _MD.render(markdown), re.S)
+    return None if found is None else html.unescape(found.group(1).replace('<br>', '\n'))
+
+
+@pytest.mark.parametrize('name', _HOSTILE_NAMES)
+def test_markdown_text_renders_as_given_in_a_cell_and_a_paragraph(name):
+    text = markdown_text(name)
+    assert _rendered(f'| h |\n|--|\n| {markdown_text(name, cell=True)} |\n', 'td') == _as_given(name).strip()
+    assert _rendered(text + '\n', 'p') == _as_given(name).strip()
+    assert '\n' not in text and '\x1b' not in text
+
+
+def test_markdown_text_escapes_only_what_markdown_would_change():
+    for plain in ('bm25_base', 'A&B', 'BM25 >> MiniLM', 'monoT5 (k=10)', 'rank1-7b', 'a < b', 'Q&A: 5%'):
+        assert markdown_text(plain) == plain
+    assert markdown_text('# runs', cell=True) == '# runs' and markdown_text('# runs') == '\\# runs'
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(st.sampled_from(list('ab_*`~$[]()<>&#;!|\\-+=.:1 \n\té')), min_size=1, max_size=12))
+def test_markdown_text_renders_as_given_property(name):
+    want = _as_given(name).strip(' \t')
+    assert _rendered(f'| h |\n|--|\n| {markdown_text(name, cell=True)} |\n', 'td') == want
+    if want and not name[0].isspace():  # a paragraph opening with spaces is code, and one of spaces is none
+        assert _rendered(markdown_text(name) + '\n', 'p') == want
 
 
 def test_run_names_reach_csv_inert_and_markdown_escaped(files, tmp_path, capsys):
@@ -253,7 +300,7 @@ def test_run_names_reach_csv_inert_and_markdown_escaped(files, tmp_path, capsys)
     assert table['nDCG@3'].dtype == np.float64  # numbers stay numbers
     assert main(['eval', *_data(files), '--metrics', 'nDCG@3']) == 0
     text = capsys.readouterr().out
-    assert '| a\\|b&lt;i&gt;&amp;x ' in text and '<i>' not in text
+    assert '| a\\|b\\<i>&x ' in text and '|b<i>' not in text
     rows = [line for line in text.splitlines() if line.startswith('|')]
     assert len({line.count('|') - line.count('\\|') for line in rows}) == 1  # every row has the same cells
     out = tmp_path / 'report'
@@ -262,7 +309,7 @@ def test_run_names_reach_csv_inert_and_markdown_escaped(files, tmp_path, capsys)
     assert "'=HYPERLINK(1,2)" in set(pd.read_csv(out / 'results.csv')['name'])
     assert set(pd.read_csv(out / 'comparisons.csv')['a']) >= {"'=HYPERLINK(1,2)"}
     report = (out / 'report.md').read_text()
-    assert 'a\\|b&lt;i&gt;&amp;x' in report and '<i>' not in report
+    assert 'a\\|b\\<i>&x' in report and '|b<i>' not in report
 
 
 # --- issue 24 item 5: one τ_AP convention, checked by hand ---

@@ -223,12 +223,12 @@ def test_latex_text_escapes_every_special_character():
 def test_markdown_caption_names_value_and_interval(data):
     md = data[4].to_markdown(long_caption=True)
     assert md.splitlines()[0] == '| # | system | FD@5 ↓ | nDCG@5 ↑ | RR@5 ↑ |'
-    assert '| a | bm25\\_base |' in md and '| c | A&amp;B |' in md  # HTML and _ escaped (_it_ is not italic); % plain
+    assert '| a | bm25_base |' in md and '| c | A&B |' in md  # names as given: nothing here would render otherwise
     caption = md.strip().splitlines()[-1]
     assert 'Value: each measure on the full query set' in caption
-    assert ('\\[low, high\\] of FD@5: 95% log-scale jackknife interval over queries for E\\[FD̂ₙ\\], the expected value '
+    assert ('[low, high] of FD@5: 95% log-scale jackknife interval over queries for E[FD̂ₙ], the expected value '
             'at 12 queries (not the population FD), centred on the value on the log scale.') in caption
-    assert ('\\[low, high\\] of nDCG@5, RR@5: 95% Student t (mean ± t·s/√n, n − 1 degrees of freedom, clipped to '
+    assert ('[low, high] of nDCG@5, RR@5: 95% Student t (mean ± t·s/√n, n − 1 degrees of freedom, clipped to '
             'the range of the per-query values) interval for the population mean.') in caption
     assert 'Kendall τ with nDCG@5' in md and "Holm's correction over the 10 comparisons" in caption
     assert 'Superscripts: the systems (#) it is significantly better than (paired jackknife t-test for FD@5' in caption
@@ -370,7 +370,7 @@ def test_an_undefined_interval_prints_a_dash_and_the_caption_says_so():
          'estimand': 'E[θ̂ₙ] at this number of queries'}])
     table = PaperTable.from_results(BootstrapResult(summary, {'x': {}, 'y': {}}, ['q1', 'q2']), ['FD@5'])
     md, tex = table.to_markdown(), table.to_latex()
-    assert '| x | 0.300 [–] |' in md and '\\[–\\]: undefined.' in md
+    assert '| x | 0.300 [–] |' in md and '[–]: undefined.' in md
     assert '[–]: undefined there (1 cell' in table.caption(long=True)
     assert '0.300 {\\scriptsize [--]}' in tex
     assert '\\textbf{$-$0.250} {\\scriptsize [$-$0.500, 0.100]}' in tex  # LaTeX minus signs; lowest FD is bold
@@ -456,6 +456,88 @@ def test_the_default_drops_and_counts_each_cell_against_a_count_by_hand(data, ho
         assert table.cell(name, 'FD@5')['value'] == want[name]
     tex = table.to_latex()
     assert '{\\scriptsize ($-$12\\ddag{})}' in tex
+
+
+# --- issue 63 item 1: disclosures by construction ---
+
+#: every vector measure family over a run's top-k (issue 63: adding FD(per_query=5, draws=10)@10 removed every count)
+EVERY_VECTOR_VARIANT = ('FD@5', 'FD(per_query=3)@5', 'FD(per_query=3, draws=3)@5', "FD(term='mean')@5",
+                        "FD(term='cov')@5", "FD(weighting='query')@5", 'CFD@5', 'SpreadRatio@5',
+                        "SpreadRatio(scope='query')@5", 'FDInf@5', 'KID@5', 'KNNPrecision@5', 'KNNRecall@5')
+
+
+@pytest.fixture(scope='module')
+def partial_holes(data, tmp_path_factory):
+    """The data's vectors less the non-relevant documents bm25_base ranks first (no relevant document lost): its cells
+    lose a share of their retrieved sets past 10 % (‡), the others a few or none."""
+    folder, qrels, runs, _, _, _ = data
+    vecs = np.load(folder / 'vecs.npy')
+    ids = (folder / 'vecs.ids.txt').read_text().split()
+    labels = qrels.set_index('docno')['label']
+    gone = {d for d in _top(runs['bm25_base'], 1)['docno'] if labels[d] == 0}
+    gone |= {min(d for d in _top(runs['dense 50%'], 5)['docno'] if labels[d] == 0 and d not in gone)}  # one more
+    keep = [i for i, d in enumerate(ids) if d not in gone]
+    out = tmp_path_factory.mktemp('partial_holes')
+    np.save(out / 'vecs.npy', vecs[keep])
+    (out / 'vecs.ids.txt').write_text('\n'.join(ids[i] for i in keep) + '\n')
+    return gone, pf.VectorStore(str(out / 'vecs'))
+
+
+def test_every_vector_variant_keeps_its_drop_count_whatever_else_is_in_the_table(data, partial_holes):
+    _, qrels, runs, _, _, _ = data
+    gone, holed = partial_holes
+    relevant = qrels[qrels['label'] >= 1]
+    assert not relevant['docno'].isin(gone).any() and len(gone) >= 5
+    table = pf.paper_table(runs, qrels, [*EVERY_VECTOR_VARIANT, 'nDCG@5'], encoder=holed, verbose=False,
+                           baseline='late fusion', n_samples=50)
+    frame = table.to_dataframe().set_index(['name', 'measure'])
+    labels = [column_label(m) for m in pf.evaluation.evaluate.parse_measures(EVERY_VECTOR_VARIANT)]
+    md = {line.split(' | ')[0].strip('| ').replace('\\', ''): line.split(' | ')[1:]
+          for line in table.to_markdown().splitlines() if line.startswith('| ') and 'Kendall' not in line}
+    for name, run in runs.items():
+        top = _top(run[run['qid'].isin(set(relevant['qid']))], 5)  # the retrieved set: top 5 of judged queries
+        missing = int(top['docno'].isin(gone).sum())
+        over = missing / len(top) > 0.10
+        row = md[name.replace('late fusion', 'late fusion (baseline)')]
+        for j, label in enumerate(labels):
+            assert frame.loc[(name, label), 'missing_retrieved'] == missing, (name, label)
+            assert frame.loc[(name, label), 'retrieved'] == len(top), (name, label)
+            assert frame.loc[(name, label), 'missing_relevant'] == 0, (name, label)
+            assert table.left_out(name, label) == (missing, over)
+            cell = row[j].rstrip(' |')
+            if missing:
+                assert cell.endswith(f'(−{missing}‡)' if over else f'(−{missing})'), (name, label, cell)
+            if over:  # a cell the table distrusts is never bold and never marked against the baseline
+                assert '**' not in cell and '▲' not in cell and '▼' not in cell and not table.cell(name, label)['best']
+    assert any(table.left_out(n, 'FD@5')[1] for n in runs) and not all(table.left_out(n, 'FD@5')[1] for n in runs)
+    # the best of each column is the best of the cells not distrusted, in the measure's direction
+    for label in labels:
+        col = table.cells[(table.cells['measure'] == label) & ~table.cells['distrusted']]
+        want = col['value'].max() if table.higher_is_better[label] else col['value'].min()
+        assert set(col.loc[col['best'], 'value']) == {want}, label
+    # columns without an interval say why, in both captions
+    short, long = table.caption(), table.caption(long=True)
+    assert 'a mean over 3 balancing draws' in short and 'a mean over 3 balancing draws' in long
+    for name in ('FDInf', 'KID', 'SpreadRatio', 'KNNPrecision'):
+        assert f'{name} declares no resampling' in short, name
+    assert 'over 10% of a set, unmarked' in short
+    # the columns follow the order given
+    assert table.measures == tuple(labels) + ('nDCG@5',)
+
+
+def test_a_point_table_that_lost_its_counts_is_refused_not_silent(data, partial_holes):
+    _, qrels, runs, _, _, _ = data
+    _, holed = partial_holes
+    boot = pf.bootstrap(runs, qrels, ["FD(missing='drop')@5"], encoder=holed, n_samples=20, verbose=False)
+    other = boot.point[['name']].copy()
+    other.attrs['source'] = 'elsewhere'
+    merged = boot.point.merge(other, on='name')  # pandas keeps attrs through a merge only where both sides' are equal
+    assert merged.attrs == {} and merged['no_vector_retrieved'].sum() > 0
+    with pytest.raises(ValueError, match=r"carries no per-cell count for \['FD@5'\].*coverage="):
+        PaperTable.from_results(boot, ["FD(missing='drop')@5"], point=merged)
+    table = PaperTable.from_results(boot, ["FD(missing='drop')@5"], point=merged,
+                                    coverage=pf.evaluation.evaluate.no_vector_counts(boot.point))
+    assert table.left_out('bm25_base', 'FD@5')[0] > 0
 
 
 def test_missing_error_still_stops_with_the_count(data, holes):
@@ -549,7 +631,7 @@ def test_report_completes_without_missing_and_its_table_counts_what_was_left_out
     theirs = theirs.set_index(['name', 'measure'])['missing_retrieved']
     pd.testing.assert_series_equal(mine.sort_index(), theirs.sort_index(), check_dtype=False)
     report = (out / 'report.md').read_text()
-    assert 'Graded qrels (labels up to 2): FD@5, RR@5 count label &gt;= 1 as relevant' in report
+    assert 'Graded qrels (labels up to 2): FD@5, RR@5 count label >= 1 as relevant' in report
     assert "**Notes** (the long caption):" in report and 'had no vector and were left out' in report
 
 

@@ -345,15 +345,31 @@ def to_csv(table: pd.DataFrame, path=None, **kwargs):
     return csv_safe(table).to_csv(path, **kwargs)
 
 
-def markdown_text(value) -> str:
-    """Text for a markdown table cell or paragraph: HTML (``& < >``) escaped; ``|`` and the characters that start
-    links, images, code, emphasis, strike-through and math (``\\ [ ] ` * _ ~ $``) backslash-escaped (``_it_`` stays
-    literal, not italic); line breaks (also U+2028/2029) as ``<br>``; other control and format characters (BEL, ESC,
-    bidirectional overrides) as a space, so a name can neither split a row nor drive a terminal."""
-    text = re.sub(r'([\\`*_~$\[\]|])', r'\\\1', str(value))
-    text = text.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
-    text = re.sub(r'\r\n|\r|\n|\u2028|\u2029', '<br>', text)
-    return ''.join(' ' if unicodedata.category(ch) in ('Cc', 'Cf') else ch for ch in text)
+_ASCII_PUNCTUATION = r'!-/:-@\[-`{-~'  # the characters a backslash escapes in Markdown (CommonMark 2.4)
+
+
+def markdown_text(value, *, cell: bool = False) -> str:
+    """Text for a markdown table cell or paragraph, escaped only where Markdown would change it, so a name prints
+    as given (``bm25_base``, ``A&B``, ``BM25 >> MiniLM``) and renders as given. Backslash-escaped: ``|`` (a cell's
+    end); ``*`` `` ` `` ``~`` ``$`` (emphasis, code, strike-through, math); ``_`` unless inside a word (GFM: ``a_b``
+    is not emphasis); ``]`` before ``(`` or ``[`` (a link); ``<`` before a tag or an autolink; ``&`` of an entity
+    (``&amp;``); ``\\`` before any of them; and, outside a table ``cell``, what opens a line and would make it a
+    block (``#``, ``>``, ``-``, ``+``, ``=``, ``1.``, ``[x]:``). Line breaks (also U+2028/2029) become ``<br>``; other
+    control and format characters (BEL, ESC, bidirectional overrides) a space, so a name can neither split a row nor
+    drive a terminal. Checked by rendering with a CommonMark/GFM parser (tests/test_outputs.py)."""
+    text = ''.join(ch if ch in '\r\n\u2028\u2029' or unicodedata.category(ch) not in ('Cc', 'Cf') else ' '
+                   for ch in str(value))
+    text = re.sub(rf'\\(?=[{_ASCII_PUNCTUATION}\r\n\u2028\u2029]|$)', r'\\\\', text)
+    text = re.sub(r'([|*`~$])', r'\\\1', text)
+    text = re.sub(r'(?<![^\W_])_|_(?![^\W_])', r'\\_', text)
+    text = re.sub(r'\](?=[(\[])', r'\\]', text)
+    text = re.sub(r'<(?=[A-Za-z/!?])', r'\\<', text)
+    text = re.sub(r'&(?=#?[0-9A-Za-z]+;)', r'\\&', text)
+    if not cell:  # a reference definition '[x]: url' opens a line: its '[' escaped
+        text = re.sub(r'(^|[\r\n\u2028\u2029])([ \t]*)\[(?=[^\r\n\u2028\u2029]*\]:)', r'\1\2\\[', text)
+        text = re.sub(r'(^|[\r\n\u2028\u2029])([ \t]*)([#>+=-])', r'\1\2\\\3', text)
+        text = re.sub(r'(^|[\r\n\u2028\u2029])([ \t]*\d{1,9})([.)])', r'\1\2\\\3', text)
+    return re.sub(r'\r\n|\r|\n|\u2028|\u2029', '<br>', text)
 
 
 def markdown_safe(table: pd.DataFrame) -> pd.DataFrame:
@@ -361,8 +377,8 @@ def markdown_safe(table: pd.DataFrame) -> pd.DataFrame:
     out = table.copy()
     for col in out.columns:
         if not pd.api.types.is_numeric_dtype(out[col]) and not pd.api.types.is_bool_dtype(out[col]):
-            out[col] = out[col].map(lambda v: markdown_text(v) if isinstance(v, str) else v)
-    out.columns = [markdown_text(c) for c in out.columns]
+            out[col] = out[col].map(lambda v: markdown_text(v, cell=True) if isinstance(v, str) else v)
+    out.columns = [markdown_text(c, cell=True) for c in out.columns]
     return out
 
 

@@ -162,7 +162,7 @@ class _Markdown(Dialect):
     """Markdown (GitHub pipe tables): ``markdown_text`` escaping, ``**bold**``, Unicode marks."""
 
     def text(self, value) -> str:
-        return markdown_text(value)
+        return markdown_text(value, cell=True)
 
     def bold(self, text: str) -> str:
         return f'**{text}**'
@@ -242,7 +242,7 @@ class Pipe(_Markdown):
     floatfmt: str = '.4g'
 
     def value(self, value, floatfmt: str = None):
-        return markdown_text(value) if isinstance(value, str) else value
+        return markdown_text(value, cell=True) if isinstance(value, str) else value
 
     def table(self, head: Sequence[str], align: str, *groups) -> List[str]:
         from tabulate import tabulate

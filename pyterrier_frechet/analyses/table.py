@@ -27,7 +27,8 @@ import pandas as pd
 
 from ..evaluation.evaluate import (NO_VECTOR_COLUMNS, check_labels_distinct, no_vector_counts, parse_measures,
                                    with_options)
-from ..measures.base import column_label, higher_is_better, is_set_measure, resampled_names
+from ..measures.base import (column_label, higher_is_better, is_set_measure, is_vector_measure, resampled_names,
+                             unresampled_reason)
 from ..core.intervals import interval_method
 from .bootstrap import bootstrappable
 from .correlation import TAU_ESTIMAND
@@ -102,8 +103,11 @@ class PaperTable:
         cells: one row per (system, measure): ``name``, ``measure``, ``value`` (the measure on the full query set),
             ``low``, ``high`` (the interval; NaN where there is none), ``interval`` (its method), ``estimand`` (what
             it is an interval for), ``inside`` (low ≤ value ≤ high), ``better_than`` and ``worse_than`` (lists of
-            the systems this one is significantly better / worse than, Holm-corrected), ``best`` (the best printed
-            value of its column, in the measure's direction).
+            the systems this one is significantly better / worse than, Holm-corrected), ``left_out`` (documents of
+            its retrieved set without a vector), ``distrusted`` (``‡``: a set lost more than :data:`DROPPED_SHARE`;
+            such a cell is never bold and carries no significance mark), ``best`` (the best printed value of its
+            column, in the measure's direction, among the cells not distrusted), ``no_interval`` (why a column
+            has no interval, where it has none).
         systems: the row order; ``measures``: the column order (column labels).
         higher_is_better: column label → orientation, from each measure's ``HIGHER_IS_BETTER``.
         comparisons: :func:`~pyterrier_frechet.compare_systems`'s rows (None: no marks).
@@ -176,7 +180,7 @@ class PaperTable:
         systems = list(boot.samples) if boot.samples else list(dict.fromkeys(summary['name']))
         if baseline is not None and baseline not in systems:
             raise ValueError(f'baseline {baseline!r} is not one of the systems {systems[:10]}')
-        cells = _cells(summary, point, systems, labels)
+        cells = _cells(summary, point, systems, labels, {column_label(m): unresampled_reason(m) for m in ms})
         if tau is not None and 'measure' in tau.columns and 'a' not in tau.columns:  # agreement_table's frame
             tau = tau.rename(columns={'measure': 'a', 'reference': 'b'}).dropna(subset=['kendall_tau'])
         if ci is None:
@@ -186,19 +190,14 @@ class PaperTable:
             if baseline is None and len(systems) > 2 and comparisons['a'].nunique() == 1:
                 baseline = comparisons['a'].iloc[0]  # compare_systems(baseline=...) puts the baseline first
         caveats = tuple(getattr(boot, 'caveats', ())) if any(fd_like(m) for m in ms) else ()
-        if coverage is None:
-            coverage = no_vector_counts(point) if point is not None else None
-        if coverage is not None:
-            coverage = coverage[coverage['measure'].isin(labels) & coverage['name'].isin(systems)]
-            if not (coverage[['missing_relevant', 'missing_retrieved']].to_numpy() > 0).any():
-                coverage = None
+        coverage = _coverage(point, coverage, systems, labels)
         contradictions = None if comparisons is None else disagreements(comparisons, warn=False, measures=ms)
-        return cls(_marked_cells(cells, systems, orient, comparisons, digits), tuple(systems), tuple(labels),
+        return cls(_marked_cells(cells, systems, orient, comparisons, digits, coverage), tuple(systems), tuple(labels),
                    dict(orient), comparisons=comparisons, tau=tau if tau is not None and len(tau) else None,
                    baseline=baseline, alpha=alpha, ci=ci,
                    n_queries=len(boot.queries) if boot.queries is not None else None, n_samples=_samples_of(boot),
                    seed=seed, dropped=_dropped(point), digits=digits, caveats=caveats,
-                   coverage=None if coverage is None else coverage.reset_index(drop=True),
+                   coverage=coverage,
                    jackknife_queries=_jackknife_units(boot, labels),
                    disagreements=contradictions if contradictions is not None and len(contradictions) else None,
                    anatomy=anatomy if anatomy is not None and len(anatomy) else None)
@@ -230,15 +229,8 @@ class PaperTable:
     def left_out(self, name: str, measure: str) -> Tuple[int, bool]:
         """(documents of the cell's retrieved set left out for want of a vector, whether either of its sets lost
         more than :data:`DROPPED_SHARE`)."""
-        if self.coverage is None:
-            return 0, False
-        hit = self.coverage[(self.coverage['name'] == name) & (self.coverage['measure'] == measure)]
-        if not len(hit):
-            return 0, False
-        r = hit.iloc[0]
-        shares = [r['missing_retrieved'] / r['retrieved'] if r['retrieved'] else 0.0,
-                  r['missing_relevant'] / r['relevant'] if r['relevant'] else 0.0]
-        return int(r['missing_retrieved']), max(shares) > DROPPED_SHARE
+        r = self.cell(name, measure)
+        return int(r.get('left_out', 0)), bool(r.get('distrusted', False))
 
     def to_dataframe(self) -> pd.DataFrame:
         """The table in long form: the ``cells`` (``row`` = ``'system'``; for vector measures ``relevant``,
@@ -271,8 +263,9 @@ class PaperTable:
 
     def _marks(self, r) -> Tuple[str, str]:
         """(significance, outside) marks of one cell, as plain text: letters of the systems it beats (all pairs)
-        or ▲/▼ (against the baseline); † where the value is outside its interval."""
-        if self.comparisons is None:
+        or ▲/▼ (against the baseline), none on a ‡ cell (its value may reflect the missing vectors more than the
+        system: the long caption names what it withholds); † where the value is outside its interval."""
+        if self.comparisons is None or r.get('distrusted', False):
             sig = ''
         elif self.baseline is not None:
             sig = BETTER if self.baseline in r['better_than'] else WORSE if self.baseline in r['worse_than'] else ''
@@ -314,6 +307,11 @@ class PaperTable:
         groups = cell['groups']
         groups = None if groups is None or pd.isna(groups) else int(groups)
         return cell['method'], groups, cell['interval'][len(cell['method']):]
+
+    def _none_why(self, labels) -> str:
+        """Why these columns have no interval (their cells' ``no_interval``), each reason once."""
+        why = [self._first_cell(lab).get('no_interval') for lab in labels]
+        return '; '.join(dict.fromkeys(w if isinstance(w, str) and w else 'not resampled' for w in why))
 
     def _anatomy_said(self) -> Tuple[pd.DataFrame, pd.DataFrame]:
         """(the rows of :attr:`anatomy` whose FD cell is marked ⇄, said one by one; those marked ▲/▼ against the
@@ -367,7 +365,7 @@ class PaperTable:
             if n_groups is not None:  # 'jackknife_log (cluster jackknife over G=4 query groups, t reference)'
                 clusters = f', over {n_groups} query groups'
             if key == 'none':
-                groups.append(f'{names}: none')
+                groups.append(f'{names}: none ({self._none_why(labels)})')
             elif key == 'jackknife_log':
                 groups.append(f'{names}: jackknife{self._over(labels)}, for E[FD̂ₙ]')
             elif key == 't':
@@ -387,7 +385,7 @@ class PaperTable:
         if len(self.cells[np.isfinite(self.cells['low']) & ~self.cells['inside']]):
             parts.append(f'{OUTSIDE}: outside its interval.')
         if self.coverage is not None:
-            parts.append(f'(−n): documents left out, no vector; {DROPPED}: over {DROPPED_SHARE:.0%} of a set.')
+            parts.append(f'(−n): documents without a vector; {DROPPED}: over {DROPPED_SHARE:.0%} of a set, unmarked.')
         if self.tau is not None and self.reference() is not None:
             parts.append(f'τ: Kendall τ-b with {self.reference()}.' if self.shows_tau() else
                          f'τ not shown: fewer than {TAU_MIN_SYSTEMS} systems.')
@@ -409,7 +407,7 @@ class PaperTable:
             # query groups: 'jackknife_log (cluster jackknife over G=9 query groups, t reference)' says it in the caption
             grouped = notes if n_groups is not None else ''
             if key == 'none':
-                parts.append(f'{names}: no interval (the bootstrap cannot resample it).')
+                parts.append(f'{names}: no interval ({self._none_why(labels)}).')
             elif key == 'jackknife_log':
                 count = self._jackknife_count(labels)
                 at = (f'{count} queries (those with a relevant document at its rel; the jackknife leaves out each of '
@@ -450,12 +448,7 @@ class PaperTable:
                          f'of each measure, α = {self.alpha:g}); each column\'s marks are its own measure\'s test.')
         if self.disagreements is not None:
             parts.append(f'{CONTRADICTS}: ' + describe(self.disagreements, limit=len(self.disagreements)) + '.')
-            dropped = sorted({f'{r.system} ({r.fd_measure})' for r in self.disagreements.itertuples()
-                              if self.left_out(r.system, r.fd_measure)[1]})
-            if dropped:
-                parts.append(f'{CONTRADICTS} on a {DROPPED} cell ({", ".join(dropped)}): a set lost more than '
-                             f'{DROPPED_SHARE:.0%} of its documents for want of a vector, so the contradiction may be '
-                             'the missing vectors\', not the system\'s.')
+
         if self.anatomy is not None:
             said, summed = self._anatomy_said()
             if len(said):
@@ -487,10 +480,25 @@ class PaperTable:
                          'the value may reflect the missing vectors more than the system'
                          + (f'; {rel} of the {rel_total} relevant documents were left out for every run' if rel else '')
                          + ' (counts per cell: table.csv).')
+            withheld = self._withheld()
+            if withheld:
+                parts.append(f'Marks withheld on {DROPPED} cells (their value may be the missing vectors\', not the '
+                             f'system\'s): {"; ".join(withheld)}.')
         elif self.dropped is not None:
             parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
                          'documents.')
         return parts
+
+    def _withheld(self) -> List[str]:
+        """What the ‡ cells would have carried ('rank1 FD(urr=True)@10: ▼, ⇄, best'), for the long caption."""
+        out = []
+        for r in self.cells[self.cells.get('distrusted', pd.Series(False, index=self.cells.index))].itertuples():
+            marks = self._marks(pd.Series(r._asdict()).drop('distrusted'))[0] if self.comparisons is not None else ''
+            if self.contradicts(r.name, r.measure):
+                marks += (', ' if marks else '') + CONTRADICTS
+            if marks:
+                out.append(f'{r.name} {r.measure}: {marks}')
+        return out
 
     # --- renderers ---
 
@@ -522,7 +530,7 @@ class PaperTable:
                                       if np.isfinite(r['low']) else d.missing)
                 if sig:
                     text += d.marks(sig, letters)
-                if self.contradicts(name, m):
+                if self.contradicts(name, m) and not r.get('distrusted', False):
                     text += d.contradiction()
                 n, over = self.left_out(name, m)
                 row.append(text + (d.left_out(n, over) if n or over else ''))
@@ -586,9 +594,11 @@ def _samples_of(boot) -> Optional[int]:
     return boot.n_samples or None
 
 
-def _cells(summary: pd.DataFrame, point: Optional[pd.DataFrame], systems, labels) -> pd.DataFrame:
+def _cells(summary: pd.DataFrame, point: Optional[pd.DataFrame], systems, labels,
+           reasons: Optional[Mapping[str, str]] = None) -> pd.DataFrame:
     """One row per (system, measure): from the bootstrap's ``summary``, or from ``point`` (no interval) for a measure
-    it did not resample."""
+    it did not resample (its ``interval`` says why: ``reasons``, label → :func:`unresampled_reason`)."""
+    reasons = reasons or {}
     rows = []
     by_key = summary.set_index(['name', 'measure'])
     point_by_name = point.set_index('name') if point is not None else None
@@ -601,12 +611,45 @@ def _cells(summary: pd.DataFrame, point: Optional[pd.DataFrame], systems, labels
                              'groups': r.get('groups'), 'estimand': str(r.get('estimand', ''))})
             elif point_by_name is not None and label in point_by_name.columns:
                 rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
-                             'low': np.nan, 'high': np.nan, 'interval': 'none (not resampled)', 'method': 'none',
-                             'groups': None, 'estimand': ''})
+                             'low': np.nan, 'high': np.nan,
+                             'interval': f'none ({reasons.get(label) or "not resampled"})', 'method': 'none',
+                             'groups': None, 'estimand': '', 'no_interval': reasons.get(label) or 'not resampled'})
             else:
                 raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
                                  'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
     return pd.DataFrame(rows)
+
+
+def _coverage(point: Optional[pd.DataFrame], coverage: Optional[pd.DataFrame], systems, labels) -> Optional[pd.DataFrame]:
+    """The per-cell counts of documents left out for want of a vector, of the table's systems and columns (None:
+    nothing was left out). ``coverage`` as given, else the counts ``point`` (an :func:`~pyterrier_frechet.evaluate`
+    table) carries. Where ``point`` says documents were left out (its ``no_vector_*`` columns) but carries no count for
+    one of the table's vector columns (pandas keeps ``attrs`` through a merge only where both sides' are equal), its
+    cells would show no ``(−n)``: refused, never silent."""
+    if coverage is None:
+        coverage = no_vector_counts(point) if point is not None else None
+        if coverage is not None and _dropped(point) is not None:
+            counted = set(coverage['measure'])
+            lost = [lab for lab in labels if lab not in counted and _is_vector_label(lab)]
+            if lost:
+                raise ValueError(f'point= says documents were left out for want of a vector, but carries no per-cell '
+                                 f'count for {lost} (pandas keeps a frame\'s attrs through a merge only where both '
+                                 'sides\' are equal): pass '
+                                 'coverage= (pd.concat of pf.evaluation.evaluate.no_vector_counts of each evaluate '
+                                 'table), or point= as evaluate returned it')
+    if coverage is None:
+        return None
+    coverage = coverage[coverage['measure'].isin(labels) & coverage['name'].isin(systems)]
+    if not (coverage[['missing_relevant', 'missing_retrieved']].to_numpy() > 0).any():
+        return None
+    return coverage.reset_index(drop=True)
+
+
+def _is_vector_label(label: str) -> bool:
+    try:
+        return is_vector_measure(parse_measures([label])[0])
+    except ValueError:  # a column that is not a measure name (mrt): not a vector measure
+        return False
 
 
 def _dropped(point: Optional[pd.DataFrame]) -> Optional[Tuple[int, int]]:
@@ -628,11 +671,22 @@ def _jackknife_units(boot, labels) -> Optional[Dict[str, int]]:
 
 
 def _marked_cells(cells: pd.DataFrame, systems, orient: Mapping[str, bool], comparisons: Optional[pd.DataFrame],
-                  digits: int) -> pd.DataFrame:
-    """``cells`` with what the renderers mark: ``inside`` (low ≤ value ≤ high), ``better_than`` / ``worse_than``
-    (the systems this one beats / loses to, in ``systems`` order, from the Holm-corrected ``better`` calls of
-    ``comparisons``), ``best`` (the best value of its column as printed, in the measure's direction)."""
+                  digits: int, coverage: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+    """``cells`` with what the renderers mark: ``left_out`` (documents of its retrieved set without a vector, from
+    ``coverage``), ``distrusted`` (a set lost more than :data:`DROPPED_SHARE` of its documents: ``‡``), ``inside``
+    (low ≤ value ≤ high), ``better_than`` / ``worse_than`` (the systems this one beats / loses to, in ``systems``
+    order, from the Holm-corrected ``better`` calls of ``comparisons``), ``best`` (the best value of its column as
+    printed, in the measure's direction, among the cells not ``distrusted``: a value that reflects missing vectors is
+    never the best of its column)."""
     cells = cells.copy()
+    counts = {(n, m): (0, False) for n, m in zip(cells['name'], cells['measure'])}
+    for r in ([] if coverage is None else coverage.itertuples(index=False)):
+        shares = [r.missing_retrieved / r.retrieved if r.retrieved else 0.0,
+                  r.missing_relevant / r.relevant if r.relevant else 0.0]
+        counts[r.name, r.measure] = (int(r.missing_retrieved), max(shares) > DROPPED_SHARE)
+    keys = list(zip(cells['name'], cells['measure']))
+    cells['left_out'] = [counts[k][0] for k in keys]
+    cells['distrusted'] = [counts[k][1] for k in keys]
     tol = 1e-12 * np.maximum(1.0, np.abs(cells['value'].to_numpy(dtype=np.float64)))
     with np.errstate(invalid='ignore'):
         cells['inside'] = ((cells['low'] - tol <= cells['value']) & (cells['value'] <= cells['high'] + tol)).astype(bool)
@@ -652,7 +706,7 @@ def _marked_cells(cells: pd.DataFrame, systems, orient: Mapping[str, bool], comp
     best = []
     for label, group in cells.groupby('measure', sort=False):
         places = column_decimals(group[['value', 'low', 'high']].to_numpy().ravel(), digits)
-        shown = group['value'].map(lambda v: round(v, places) if np.isfinite(v) else np.nan)
+        shown = group['value'].map(lambda v: round(v, places) if np.isfinite(v) else np.nan).where(~group['distrusted'])
         target = shown.max() if orient[label] else shown.min()
         best += list(group.index[(shown == target).to_numpy()]) if np.isfinite(target) else []
     cells['best'] = cells.index.isin(best)
@@ -734,11 +788,13 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline:
     boot = bootstrap(runs, qrels, boot_ms, n_samples=options.n_samples, seed=seed, ci=ci, verbose=verbose,
                      encoder=encoder, interval=interval, population=population, query_groups=query_groups,
                      resample=resample_for(test))
-    point = boot.point
+    point, coverage = boot.point, no_vector_counts(boot.point)
     if others:
         from ..evaluation.evaluate import evaluate
         with using_encoder(encoder):
             extra = evaluate(runs, qrels, others, verbose=verbose)
+        # the counts of both evaluations, passed on by name: the merge below keeps no frame's attrs
+        coverage = pd.concat([coverage, no_vector_counts(extra)], ignore_index=True)
         point = point.merge(extra[['name'] + [column_label(x) for x in others]], on='name')
     comparisons = None
     if len(runs) >= 2:
@@ -749,7 +805,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline:
     with using_encoder(encoder):  # FD's terms and spread, for the long caption (the same selection, no resampling)
         anatomy = fd_anatomy(runs, qrels, ms, baseline=baseline, point=point, verbose=verbose)
     return PaperTable.from_results(boot, ms, comparisons=comparisons, tau=tau, baseline=baseline, alpha=alpha, ci=ci,
-                                   seed=seed, point=point, digits=digits, anatomy=anatomy)
+                                   seed=seed, point=point, digits=digits, coverage=coverage, anatomy=anatomy)
 
 
 __all__ = ['CORRECTION', 'DEFAULT_MEASURES', 'DROPPED_SHARE', 'PaperTable', 'TAU_MIN_SYSTEMS', 'WHICH_FD', 'latex_text',

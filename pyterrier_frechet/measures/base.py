@@ -286,6 +286,15 @@ def resampling(measure) -> Optional[Resampling]:
     return PER_QUERY
 
 
+def unresampled_reason(measure) -> str:
+    """Why the bootstrap gives ``measure`` no interval, in a few words for a table's caption ('' where it does)."""
+    if resampling(measure) is not None:
+        return ''
+    if isinstance(measure, SetMeasure) and len(measure.balancing_draws()) > 1:
+        return f'a mean over {len(measure.balancing_draws())} balancing draws, not one pair of sets to resample'
+    return f'{getattr(measure, "NAME", measure)} declares no resampling'
+
+
 #: Columns of a results table that name no measure and are better lower (pt.Experiment's mean response time).
 LOWER_IS_BETTER_COLUMNS = frozenset({'mrt'})
 
