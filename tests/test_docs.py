@@ -270,9 +270,23 @@ def _run_example(code: str, folder: Path, monkeypatch) -> dict:
     return namespace
 
 
+#: a measure as an example writes it and as a table prints it (FD@10, FD(urr=True)@10, nDCG@10, RR(rel=2)@10)
+_MEASURE_IN_CODE = re.compile(r'\b(?:FD|CFD|SpreadRatio|FDInf|KID|KNNPrecision|KNNRecall|DO|HSA|nDCG|RR|AP|P|R)'
+                              r'(?:\([^()]*\))?@\d+')
+
+
 @pytest.mark.parametrize('code', EXAMPLES)
-def test_example_runs(code, tmp_path, monkeypatch):
+def test_example_runs_and_shows_its_result(code, tmp_path, monkeypatch, capsys):
+    """Every example runs as pasted and prints what it computes (issue 63): its output names every measure the code
+    names, whole (no column elided by pandas: a measure missing from the output fails), with no terminal control
+    codes."""
     _run_example(code, tmp_path, monkeypatch)
+    out = capsys.readouterr().out
+    assert out.strip(), 'the example prints nothing: print its result'
+    written = re.sub(r'#.*$', '', code, flags=re.M)  # not the comments' alternatives
+    missing = sorted({m for m in _MEASURE_IN_CODE.findall(written) if m not in out})
+    assert missing == [], f'measures the example names but its output does not show: {missing}'
+    assert '\x1b' not in out and '\r' not in out
 
 
 def test_the_answers_page_example_runs_as_pasted(tmp_path, monkeypatch):

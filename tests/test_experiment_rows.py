@@ -197,3 +197,37 @@ def test_influence_rows_are_refused_with_the_jackknife_pseudo_values(toy):
     m = FD(encoder=DictEncoder(vectors), rows='influence', jackknife=True) @ 3
     with pytest.raises(ValueError, match="rows='influence' is not available with jackknife=True"):
         list(ir_measures.iter_calc([m], pt.model.to_ir_measures(qrels), pt.model.to_ir_measures(run)))
+
+
+def _said(caught, text) -> int:
+    return sum(text in str(w.message) for w in caught)
+
+
+@pytest.mark.parametrize('plan', ['flat', 'tree'])
+def test_pt_experiment_says_what_the_rows_columns_and_the_threshold_are_once_per_call(plan):
+    """Issue 63 items 5 and 6: in pt.Experiment (the path the README leads with) graded qrels name the relevance
+    threshold FD uses, and baseline= says that FD's '+'/'-' columns count pseudo-values, not wins and losses — each
+    once per call, not once per system, and again in the next call (PyTerrier evaluates each system on its own)."""
+    vectors, qrels, runs = _subspace_data(35)
+    runs['c'] = runs['b'].assign(score=lambda f: -f['score'])
+    graded = qrels.assign(label=qrels['label'] * 2)  # labels 0 and 2
+    m = FD(encoder=DictEncoder(vectors)) @ 10
+    topics = qrels[['qid']].drop_duplicates().assign(query='x')
+    systems = [pt.Transformer.from_df(r) for r in runs.values()]
+
+    def run(q, **kw):
+        return pt.Experiment(systems, topics, q, eval_metrics=[m, ir_measures.nDCG @ 10], names=list(runs), plan=plan,
+                             **kw)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        run(graded, baseline=0)
+        run(graded, baseline=0)
+    assert _said(caught, f'graded qrels (labels up to 2): {m} count label >= 1') == 2  # once per call over three systems
+    assert _said(caught, 'count queries whose pseudo-value is above / below the baseline') == 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        run(qrels)  # binary labels, no baseline: neither note
+        pt.Experiment(systems, topics, graded, eval_metrics=[FD(encoder=DictEncoder(vectors), rel=2) @ 10],
+                      names=list(runs), baseline=0, plan=plan)  # rel given: no threshold note
+    assert _said(caught, 'graded qrels') == 0 and _said(caught, 'pseudo-value is above') == 1

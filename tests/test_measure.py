@@ -246,6 +246,8 @@ def test_the_private_names_read_on_the_stack_exist():
     assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _execution.__file__
     from pyterrier._evaluation import _experiment  # rows_are_read: the parameters of Experiment, in that folder
     assert {'baseline', 'perquery', 'save_dir'} <= set(inspect.signature(_experiment.Experiment).parameters)
+    # warn_once_per_experiment: the renderer PyTerrier makes for each call
+    assert 'renderer' in _experiment.Experiment.__code__.co_varnames
     assert pt.Experiment is _experiment.Experiment
     assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _experiment.__file__
 

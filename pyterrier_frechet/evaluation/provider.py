@@ -9,6 +9,7 @@ registered measure needs no change here.
 import os
 import sys
 import warnings
+import weakref
 from typing import Dict, Iterator, List, Optional
 
 import ir_measures
@@ -87,6 +88,11 @@ class SetEvaluator(providers.Evaluator):
         self.judgments = memo.judgments(qrels) if memo is not None else Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
         super().__init__(measures, self.judgments.query_names.tolist())
         self.qrels = self.judgments.frame
+        from .evaluate import graded_threshold_note  # (evaluate imports this module)
+        # the path the README leads with says which label counts as relevant, as pf.evaluate does (issue 63)
+        note = graded_threshold_note(self.qrels, measures)
+        if note:
+            warn_once_per_experiment(note)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         from .answers import is_answer_frame, warn_other_kind
@@ -97,6 +103,9 @@ class SetEvaluator(providers.Evaluator):
             raise ValueError(pyterrier_names_hint('run'))
         run = prepare_run(run, 'pyterrier_frechet')
         outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_are_read())
+        with_rows = [m for m, o in outcomes.items() if getattr(o, 'rows', None) is not None]
+        if with_rows and paired_test_is_run():
+            warn_plus_minus(with_rows)
         for measure, outcome in outcomes.items():
             value = outcome_value(outcome)
             per_query = value if isinstance(value, dict) else getattr(outcome, 'rows', None)
@@ -152,6 +161,19 @@ def _beside_other_measures() -> bool:
     return False
 
 
+def warn_plus_minus(measures) -> None:
+    """Say what pt.Experiment(baseline=...)'s ``+``/``-`` columns of a set measure count: PyTerrier counts the queries
+    whose row is above / below the baseline's, and a set measure's row is a query's jackknife pseudo-value, not the
+    query's own score — so they are no per-query wins and losses (and for FD, lower is better, ``+`` leans worse).
+    Once per ``pt.Experiment`` call (:func:`warn_once_per_experiment`)."""
+    labels = ', '.join(str(m) for m in measures)
+    warn_once_per_experiment(f'{labels} in pt.Experiment(baseline=...): each row is a query\'s jackknife pseudo-value (the '
+                  'measure is one number per query set), so its "+" / "-" columns count queries whose pseudo-value is '
+                  'above / below the baseline\'s, not per-query wins and losses (lower is better for FD: "+" leans '
+                  'worse); read the measure\'s value and its p-value (Tukey\'s jackknife t-test); pt_docs '
+                  '"FD inside pt.Experiment"')
+
+
 def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
     """Warn that ``pt.Experiment(baseline=...)``'s paired t-test on ``measure``'s rows is not its jackknife test:
     ``n_rows − n_units`` qrels queries are no jackknife unit (no relevant document at the measure's ``rel``), so the
@@ -162,12 +184,34 @@ def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
     the t statistic onto the other degrees of freedom for every pair of systems."""
     rel = measure['rel'] if 'rel' in measure.SUPPORTED_PARAMS else None
     where = f' at rel={rel}' if rel is not None else ''
-    warnings.warn(f'{measure}: {n_rows - n_units} of the {n_rows} qrels queries have no relevant document{where}, so '
+    warn_once_per_experiment(f'{measure}: {n_rows - n_units} of the {n_rows} qrels queries have no relevant document{where}, so '
                   f'the paired t-test pt.Experiment(baseline=...) runs on its {n_rows} rows has {n_rows - 1} degrees of '
                   f'freedom, not the {n_units - 1} of its jackknife test over the {n_units} queries with one: its '
                   'p-value is below the jackknife test\'s. For that test compare systems with pf.compare_systems / '
-                  '`python -m pyterrier_frechet compare`, or leave those queries out of the topics and qrels',
-                  UserWarning, stacklevel=3)
+                  '`python -m pyterrier_frechet compare`, or leave those queries out of the topics and qrels')
+
+
+#: per pt.Experiment call (its renderer, an object PyTerrier makes for each call and drops after it: weakly held, so
+#: an entry ends with its call), the messages already said
+_SAID: 'weakref.WeakKeyDictionary' = weakref.WeakKeyDictionary()
+
+
+def warn_once_per_experiment(message: str) -> None:
+    """Warn ``message`` once per ``pt.Experiment`` call: PyTerrier evaluates each system in its own ir_measures call
+    (an evaluator each, 19 for DL19's runs) and wraps them so that Python's own once-per-place filter shows one
+    message again for every system. Outside pt.Experiment, or where its per-call object cannot be found (read on the
+    one walk of :func:`_experiment_locals`; it only decides whether to repeat a warning), every call warns."""
+    local = _experiment_locals()
+    call = local.get('renderer') if local is not None else None
+    try:
+        said = _SAID.setdefault(call, set()) if call is not None else None
+    except TypeError:  # not weakly referable: say it every time
+        said = None
+    if said is not None:
+        if message in said:
+            return
+        said.add(message)
+    warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def paired_test_is_run() -> bool:
