@@ -605,7 +605,8 @@ def cmd_demo(args) -> int:
         raise CliError(str(ex)) from ex
     result = run_demo(args.model, args.work_dir, verbose=not args.quiet, figures_dir=figures)
     print(result.table.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
-    print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Encoder: {result.embedder!r}.')
+    print(f'\nFD: lower is better (nDCG@10, RR@10: higher is better). Relevant: Cranfield grade >= 1 (of 1-4, 4 best; '
+          f'nDCG@10 weighs the grades). Encoder: {result.embedder!r}.')
     for metric, names in result.frontiers.items():
         print(f'Pareto frontier of {metric} against mrt (not dominated): {", ".join(names)}')
     print(f'Pareto plots (PNG and PDF) in {figures.path}: '

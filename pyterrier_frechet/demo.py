@@ -4,6 +4,7 @@ the bundled Cranfield collection, scored with FD@1, FD@10, FD(urr=True)@10, nDCG
 written to ``WORK_DIR/figures`` by default, beside the indexes and the embedding cache, so the current directory is
 left as it was: a new, empty or earlier-marked folder only)."""
 import logging
+import warnings
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Union
 
@@ -13,6 +14,7 @@ from ir_measures import RR, nDCG
 
 from .data.bundled import cranfield
 from .extras import require
+from .progress import quiet_progress
 from . import pipelines
 from .analyses import plots
 from .analyses.cost import pareto_frontier
@@ -81,7 +83,8 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
     Args:
         model_name: the encoder for FD and for the dense retriever (default all-MiniLM-L6-v2).
         work_dir: where indexes and the embedding cache live (default: the package's cache root,
-            ``$PYTERRIER_FRECHET_CACHE`` or ``~/.cache/pyterrier_frechet``).
+            ``$PYTERRIER_FRECHET_CACHE`` or ``~/.cache/pyterrier_frechet``, which is also :class:`Embedder`'s default
+            cache root: one cache, one layout, the vectors embedded once per model for the demo and the Python API).
         verbose: progress bars.
         figures_dir: where the Pareto plots go (default ``WORK_DIR/figures``: the folder ``figures`` of the work dir,
             so nothing is written into the current directory): a new folder, an empty one, or one this package wrote
@@ -92,11 +95,16 @@ def run_demo(model_name: Optional[str] = None, work_dir: Optional[str] = None, v
     work = work_folder(work_dir)
     folder = figures_dir if isinstance(figures_dir, OutputFolder) else figures_folder(figures_dir, work_dir=work)
     collection = cranfield()
-    embedder = Embedder(model_name, texts=collection.texts, empty_text='embed', cache_dir=work / 'embeddings', verbose=verbose)
+    # the work dir is the Embedder's cache root, as pf.Embedder's default is: the README's next example (and the CLI's
+    # --text) reads these vectors instead of encoding the collection again
+    embedder = Embedder(model_name, texts=collection.texts, empty_text='embed', cache_dir=work, verbose=verbose)
     bm25 = pipelines.bm25(collection, work / 'demo')
     rerank = bm25 >> pipelines.dense_reranker(collection, embedder, work / 'demo', verbose=verbose)
     dense = pipelines.dense(collection, embedder, work / 'demo', verbose=verbose)
-    with default_encoder(embedder):
+    with default_encoder(embedder), quiet_progress(not verbose), warnings.catch_warnings():
+        # Cranfield's grades are 1-4 (4 best): every grade counts as relevant here, said in the legend (cli), not as
+        # the note for qrels whose convention is unknown
+        warnings.filterwarnings('ignore', message=r'graded qrels \(labels up to 4\)', category=UserWarning)
         # validate='ignore': pyterrier-dr's scorer cannot be inspected, and PyTerrier would warn that it is "unclear"
         table = pt.Experiment([bm25, rerank, dense], collection.topics, collection.qrels, eval_metrics=METRICS,
                               names=['BM25 (PISA)', f'BM25 >> {embedder.name}', f'Dense ({embedder.name})'], validate='ignore')

@@ -52,7 +52,7 @@ def test_demo_with_tiny_model_embeds_once(tmp_path):
     rel = c.qrels[c.qrels.label >= 1]
     res = res[res.qid.isin(rel.qid)].sort_values(['qid', 'score', 'docno'], ascending=[True, False, False])
     top10 = res.groupby('qid').head(10)
-    emb = pf.Embedder(model, cache_dir=tmp_path / 'work' / 'embeddings', verbose=False)
+    emb = pf.Embedder(model, cache_dir=tmp_path / 'work', verbose=False)
     vec = lambda docnos: np.stack(emb(pd.DataFrame({'docno': list(docnos)})).doc_vec)
     # mpmath reference: mean-pooled LayerNorm outputs lie close to a hyperplane, which costs a float64 eigh route digits
     expected = reference_fd(vec(rel.docno), vec(top10.docno))
@@ -70,6 +70,19 @@ def test_cli_demo_prints_table(tmp_path, capsys):
     assert 'Documents encoded by this run: 0' in capsys.readouterr().out
     assert main(['demo', '--model', str(tmp_path / 'missing'), '--work-dir', str(tmp_path / 'w'), '--figures', str(tmp_path / 'f')]) == 2
     assert 'does not exist' in capsys.readouterr().err
+
+
+def test_the_demo_and_the_python_api_share_one_embedding_cache(tmp_path, monkeypatch, capsys):
+    """Issue 63: the demo with its defaults, then the README's next example (pf.Embedder over the same collection,
+    default cache): every document comes from the demo's cache, none is encoded again."""
+    model = _tiny_bert(tmp_path / 'tiny-bert')
+    monkeypatch.setenv('PYTERRIER_FRECHET_CACHE', str(tmp_path / 'cache'))
+    assert main(['demo', '--model', model, '--quiet']) == 0
+    assert 'Documents encoded by this run: 1400' in capsys.readouterr().out
+    collection = pf.bundled.cranfield()
+    embedder = pf.Embedder(model, texts=collection.texts, empty_text='embed', verbose=False)  # the README's, by default
+    vectors = embedder(pd.DataFrame({'docno': sorted(collection.texts)}))
+    assert len(vectors) == 1400 and embedder.n_encoded == 0
 
 
 @pytest.mark.slow

@@ -540,6 +540,28 @@ def test_a_point_table_that_lost_its_counts_is_refused_not_silent(data, partial_
     assert table.left_out('bm25_base', 'FD@5')[0] > 0
 
 
+def test_a_quiet_table_says_what_it_left_out_in_one_line_and_the_threshold_once(data, partial_holes, caplog, capsys):
+    """Issue 63 item 9: verbose=False logs one line for the documents left out (not one per selection: 48 on DL19),
+    prints no progress, and warns once about the relevance threshold of graded qrels (not once per evaluation)."""
+    import logging
+    import warnings
+    _, qrels, runs, _, _, _ = data
+    _, holed = partial_holes
+    measures = ['FD@5', 'FD(per_query=3, draws=2)@5', 'nDCG@5']
+    with caplog.at_level(logging.WARNING, logger='pyterrier_frechet'), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        pf.paper_table(runs, qrels, measures, encoder=holed, verbose=False, n_samples=50)
+    lines = [r.getMessage() for r in caplog.records if 'without a vector' in r.getMessage()]
+    assert len(lines) == 1 and "counts per cell are in the table's cells" in lines[0], lines
+    assert sum('graded qrels' in str(w.message) for w in caught) == 1
+    assert capsys.readouterr().err == ''
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger='pyterrier_frechet'), warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        pf.paper_table(runs, qrels, measures, encoder=holed, verbose=True, n_samples=50)
+    assert sum('without a vector' in r.getMessage() for r in caplog.records) > 1  # verbose: each selection
+
+
 def test_missing_error_still_stops_with_the_count(data, holes):
     _, qrels, runs, _, _, _ = data
     _, holed, _ = holes

@@ -19,6 +19,7 @@ outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, 
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
 import logging
+import warnings
 from dataclasses import KW_ONLY, dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -752,11 +753,8 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline:
 
     One :func:`~pyterrier_frechet.bootstrap` pass serves the intervals, the comparisons and τ.
     """
-    from .bootstrap import TAU_DRAWS, bootstrap
-    from .correlation import tau_intervals
+    from .bootstrap import TAU_DRAWS
     from .options import ResamplingOptions
-    from .significance import compare_with, resample_for
-    from ..vectors.sources import using_encoder
     if not isinstance(runs, Mapping):
         raise ValueError(f'runs must be a dict of system name -> run frame, got {type(runs).__name__}; read TREC run '
                          'files with pf.runs.read_run (names: pf.runs.run_names(pf.runs.run_files([folder])))')
@@ -780,6 +778,25 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline:
     if not boot_ms:
         raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name {", ".join(resampled_names())} '
                          'or a per-query measure')
+    from ..evaluation.evaluate import graded_threshold_note
+    from ..evaluation.vector_sets import one_drop_summary
+    note = graded_threshold_note(qrels, ms)
+    if note:  # once for the table, not once for each of its evaluations
+        warnings.warn(note, UserWarning, stacklevel=2)
+    with one_drop_summary(not verbose, "the table's cells ((−n)) and to_dataframe()"), warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='graded qrels', category=UserWarning)
+        return _paper_table(runs, qrels, ms, boot_ms, options, encoder=encoder, text=text, verbose=verbose, seed=seed,
+                            ci=ci, alpha=alpha, interval=interval, population=population, query_groups=query_groups,
+                            test=test, baseline=baseline, digits=digits)
+
+
+def _paper_table(runs, qrels, ms, boot_ms, options, *, encoder, text, verbose, seed, ci, alpha, interval, population,
+                 query_groups, test, baseline, digits) -> PaperTable:
+    """:func:`paper_table`'s work, once its inputs are checked."""
+    from .bootstrap import bootstrap
+    from .correlation import tau_intervals
+    from .significance import compare_with, resample_for
+    from ..vectors.sources import using_encoder
     others = [x for x in ms if x not in boot_ms]
     if text is not None:
         from ..vectors.embedder import Embedder

@@ -10,6 +10,8 @@ uncounted.
 import hashlib
 import logging
 import warnings
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
@@ -380,10 +382,40 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
         if rel.vecs.shape[1] != ret.vecs.shape[1]:
             raise ValueError(f'{measure}: relevant vectors are {rel.vecs.shape[1]}-d but retrieved vectors {ret.vecs.shape[1]}-d')
         result[measure] = VectorSets(rel, ret, relevant_key, names[judgments.query_mask(relevant_rows)].tolist())
+    summary = _DROP_SUMMARY.get()
     for (side, n_missing, n, example), who in drops.items():  # once per selection, naming every measure it serves
-        logger.warning('%s: left out %d of %d %s document(s) without a vector, e.g. %s', ', '.join(who), n_missing, n,
-                       side, list(example))
+        if summary is not None:  # a quiet caller says it once (one_drop_summary); each selection at DEBUG
+            summary.append((tuple(who), side, n_missing, n))
+        logger.log(logging.DEBUG if summary is not None else logging.WARNING,
+                   '%s: left out %d of %d %s document(s) without a vector, e.g. %s', ', '.join(who), n_missing, n,
+                   side, list(example))
     return result
+
+
+#: the selections' drops, collected while a quiet caller runs (:func:`one_drop_summary`); None: each is logged
+_DROP_SUMMARY: ContextVar[Optional[list]] = ContextVar('pyterrier_frechet_drop_summary', default=None)
+
+
+@contextmanager
+def one_drop_summary(quiet: bool = True, where: str = 'the table'):
+    """While ``quiet``, the documents each vector selection leaves out for want of a vector (``missing='drop'``)
+    are logged at DEBUG, and one WARNING line sums them up at the end ('... left out in 48 selections ... counts per
+    cell in ``where``'): what ``verbose=False`` / ``--quiet`` print (issue 63). Not quiet: one line per selection."""
+    if not quiet:
+        yield
+        return
+    collected: list = []
+    token = _DROP_SUMMARY.set(collected)
+    try:
+        yield
+    finally:
+        _DROP_SUMMARY.reset(token)
+    if collected:
+        worst = {side: max((missing for _, s, missing, _ in collected if s == side), default=0)
+                 for side in ('relevant', 'retrieved')}
+        logger.warning('documents without a vector were left out (missing=\'drop\'): at most %d relevant and %d '
+                       'retrieved from one set; the counts per cell are in %s', worst['relevant'], worst['retrieved'],
+                       where)
 
 
 def _mean_rows(rows: List[Optional[Dict[str, float]]]) -> Optional[Dict[str, float]]:

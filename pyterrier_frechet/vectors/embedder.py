@@ -181,6 +181,11 @@ class Embedder(pt.Transformer):
     def _load(self):
         if self._model is not None:
             return
+        from ..progress import quiet_progress
+        with quiet_progress(not self.verbose):  # verbose=False: no 'Loading weights' bar of transformers either
+            self._load_model()
+
+    def _load_model(self):
         if self.backend == 'openvino':
             from .openvino_backend import OpenVINOEncoder
             self._model = OpenVINOEncoder(
