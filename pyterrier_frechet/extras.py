@@ -2,11 +2,11 @@
 
 The base install scores runs (``pt.Experiment``, ``ir_measures.calc_aggregate``, ``pf.evaluate``, the CLI's ``eval``,
 ``bootstrap``, ``compare``, ...) with precomputed vectors or the default :class:`~pyterrier_frechet.Embedder`.
-Retrieval pipelines and figures need more::
+Retrieval pipelines and figures need more (from a clone of the repository: the package is not on PyPI yet)::
 
-    pip install 'pyterrier-frechet[pipelines]'   # pyterrier-pisa, pyterrier-splade, pyterrier-dr
-    pip install 'pyterrier-frechet[plots]'       # matplotlib
-    pip install 'pyterrier-frechet[demo]'        # both: what python -m pyterrier_frechet demo needs
+    pip install -e '.[pipelines]'   # pyterrier-pisa, pyterrier-splade, pyterrier-dr
+    pip install -e '.[plots]'       # matplotlib
+    pip install -e '.[demo]'        # both: what python -m pyterrier_frechet demo needs
 
 This module imports nothing of the package, so every layer may use it.
 """
@@ -30,7 +30,7 @@ class MissingExtra(ImportError, ValueError):
 
 def require(module: str, extra: str, what: str) -> ModuleType:
     """Import ``module`` for ``what`` (e.g. ``'pipelines.bm25'``), or raise :class:`MissingExtra` naming the extra
-    that installs it: ``pip install 'pyterrier-frechet[EXTRA]'``."""
+    that installs it (:func:`install_hint`)."""
     top = module.split('.')[0]
     if top not in EXTRAS.get(extra, {}):
         raise ValueError(f'{module!r} is not provided by the extra {extra!r}: {sorted(EXTRAS)}')
@@ -40,4 +40,11 @@ def require(module: str, extra: str, what: str) -> ModuleType:
         if ex.name is not None and ex.name.split('.')[0] != top:
             raise  # the module is there but one of its own imports failed: that is not a missing extra
         raise MissingExtra(f'{what} needs {EXTRAS[extra][top]} ({top} cannot be imported), which the '
-                           f"[{extra}] extra installs: pip install 'pyterrier-frechet[{extra}]'", name=top) from ex
+                           f'[{extra}] extra installs: {install_hint(extra, EXTRAS[extra].values())}', name=top) from ex
+
+
+def install_hint(extra: str, distributions) -> str:
+    """How to install an extra, as it works today: from the clone (the package is not on PyPI yet), or the
+    distributions themselves into any install."""
+    return (f"pip install -e '.[{extra}]' in the repository's clone (pyterrier-frechet is not on PyPI yet), or "
+            f"pip install {' '.join(sorted(set(distributions)))}")

@@ -152,10 +152,11 @@ def test_eval_with_vectors_refuses_encoding_options(tmp_path, capsys):
 
 @pytest.fixture(scope='module')
 def openvino_model(tmp_path_factory):
-    pytest.importorskip('openvino')
+    import openvino  # noqa: F401  (the [slow] extra installs it: a missing one fails, it is not skipped)
     return tiny_encoder(tmp_path_factory.mktemp('ov') / 'tiny-bert', seed=0)
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra)
 @pytest.mark.parametrize('damage', ['truncated_bin', 'altered_bin', 'garbage_xml', 'missing_manifest'])
 def test_a_damaged_converted_openvino_model_names_its_folder(openvino_model, tmp_path, damage):
     """C7: a damaged converted model is a ValueError with its folder and the hint to delete it (not a raw

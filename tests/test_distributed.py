@@ -36,8 +36,14 @@ def test_the_actor_encodes_as_the_drivers_embedder(model, tmp_path):
     assert not np.allclose(plain, expected, atol=1e-3)
 
 
+def _ray_not_started() -> bool:
+    """Ray (an optional dependency: the [slow] extra installs it, the fast set runs without) never imported, or
+    imported and not started."""
+    import sys
+    return 'ray' not in sys.modules or not sys.modules['ray'].is_initialized()
+
+
 def test_refusals_come_before_ray_is_started(model, tmp_path):
-    ray = pytest.importorskip('ray')  # an optional dependency; the test extra installs it
     emb = pf.Embedder(model, cache_dir=tmp_path, verbose=False)
     with pytest.raises(ValueError, match='no cache'):
         encode_with_ray(pf.Embedder(model, cache_dir=None, verbose=False), DOCS)
@@ -49,14 +55,25 @@ def test_refusals_come_before_ray_is_started(model, tmp_path):
         encode_with_ray(emb, DOCS.assign(text=[None] + TEXTS[1:]))
     with pytest.raises(ValueError, match=r"empty or white-space-only text, e.g. \['d3'\]"):
         encode_with_ray(emb, DOCS.assign(text=TEXTS[:3] + ['  '] + TEXTS[4:]))
-    assert not ray.is_initialized()
+    assert _ray_not_started()
 
 
 def test_nothing_left_to_encode_returns_zero_without_ray(model, tmp_path):
-    ray = pytest.importorskip('ray')
     emb = pf.Embedder(model, cache_dir=tmp_path, verbose=False)
     emb(DOCS)  # everything cached in this process
     assert emb.n_encoded == 12
     # repeated docnos are one document each; all are in the cache, so no Ray is started and nothing is counted
     assert encode_with_ray(emb, pd.concat([DOCS, DOCS.iloc[:3]]), verbose=False) == 0
-    assert emb.n_encoded == 12 and not ray.is_initialized()
+    assert emb.n_encoded == 12 and _ray_not_started()
+
+
+def test_a_missing_ray_is_named_after_the_refusals_and_the_cache(model, tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, 'ray', None)  # `import ray` raises ImportError, as where it is not installed
+    emb = pf.Embedder(model, cache_dir=tmp_path, verbose=False)
+    with pytest.raises(ValueError, match='num_workers and chunk_size must be positive'):  # refusals first
+        encode_with_ray(emb, DOCS, num_workers=0)
+    with pytest.raises(ValueError, match=r"encode_with_ray needs Ray to encode 12 document\(s\): pip install"):
+        encode_with_ray(emb, DOCS)
+    emb(DOCS)
+    assert encode_with_ray(emb, DOCS) == 0  # nothing to encode: no Ray needed

@@ -159,8 +159,9 @@ def _build(src: Path, out: Path):
                            str(out)], capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
+@pytest.mark.slow  # needs Sphinx (the [slow] extra); the fast set checks every page reference without it
 def test_sphinx_builds_the_pages_with_warnings_as_errors(tmp_path):
-    import sphinx  # noqa: F401  (the [test] extra installs it: a missing one fails, it is not skipped)
+    import sphinx  # noqa: F401  (the [slow] extra installs it: a missing one fails, it is not skipped)
     result = _build(PT_DOCS, tmp_path / 'html')
     assert result.returncode == 0, result.stderr[-3000:]
     html = (tmp_path / 'html' / 'dl19.html').read_text(encoding='utf-8')
@@ -171,8 +172,9 @@ def test_sphinx_builds_the_pages_with_warnings_as_errors(tmp_path):
     assert 'id="pyterrier_frechet.Embedder"' in api and 'id="pyterrier_frechet.bootstrap"' in api
 
 
+@pytest.mark.slow  # needs Sphinx (the [slow] extra)
 def test_sphinx_build_fails_on_a_reference_to_nothing(tmp_path):
-    import sphinx  # noqa: F401  (the [test] extra installs it: a missing one fails, it is not skipped)
+    import sphinx  # noqa: F401  (the [slow] extra installs it: a missing one fails, it is not skipped)
     import shutil
     src = tmp_path / 'src'
     shutil.copytree(PT_DOCS, src)

@@ -39,6 +39,7 @@ def _vectors(frame):
     return np.stack(frame.doc_vec)
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra: the fast set runs without it)
 @pytest.mark.parametrize('kind', ['bert', 'distil'])
 @pytest.mark.parametrize('pooling,normalize', [('mean', False), ('cls', True)])
 def test_plain_transformers_give_the_torch_vectors(models, tmp_path, kind, pooling, normalize):
@@ -48,6 +49,7 @@ def test_plain_transformers_give_the_torch_vectors(models, tmp_path, kind, pooli
     np.testing.assert_allclose(_vectors(ov_emb(DOCS)), _vectors(torch_emb(DOCS)), rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra: the fast set runs without it)
 @pytest.mark.parametrize('pooling', ['cls', 'mean', 'max'])
 def test_sentence_transformers_pipelines_give_the_torch_vectors(models, tmp_path, pooling):
     from sentence_transformers import SentenceTransformer
@@ -56,6 +58,7 @@ def test_sentence_transformers_pipelines_give_the_torch_vectors(models, tmp_path
     np.testing.assert_allclose(_vectors(ov_emb(DOCS)), expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra: the fast set runs without it)
 def test_the_default_model_in_fp32_and_bf16(tmp_path):
     # all-MiniLM-L6-v2 on 120 Cranfield abstracts: fp32 equals torch to float32 round-off; bf16 keeps every
     # document's cosine to the fp32 vector >= 0.999 (BENCHMARKS.md: >= 0.99997 on 600 DL19 passages)
@@ -75,6 +78,7 @@ def test_the_default_model_in_fp32_and_bf16(tmp_path):
     assert cos.min() >= 0.999
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra: the fast set runs without it)
 def test_backends_never_share_cached_vectors(models, tmp_path):
     torch_emb = pf.Embedder(models['st-mean'], cache_dir=tmp_path, verbose=False)
     torch_emb(DOCS)
@@ -93,6 +97,7 @@ def test_backends_never_share_cached_vectors(models, tmp_path):
     assert repr(bf16) == f"Embedder('tiny-bert', pooling='cls', backend='openvino', precision='bf16', id={bf16.identity_digest})"
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra: the fast set runs without it)
 def test_the_converted_model_is_kept_and_reused(models, tmp_path, monkeypatch):
     from pyterrier_frechet.vectors import openvino_backend
     pf.Embedder(models['bert'], backend='openvino', cache_dir=tmp_path, verbose=False).encode(['one text'])
@@ -105,17 +110,21 @@ def test_the_converted_model_is_kept_and_reused(models, tmp_path, monkeypatch):
     assert vec.shape[0] == 1
 
 
-def test_refusals_come_before_any_work(models):
+@pytest.mark.slow  # needs openvino (the [slow] extra): its package check comes first
+def test_openvino_refusals_come_before_any_work(models):
     with pytest.raises(ValueError, match='Dense'):
         pf.Embedder(models['st-dense'], backend='openvino', cache_dir=None)
-    with pytest.raises(ValueError, match="precision='bf16' is offered by backend='openvino'"):
-        pf.Embedder(models['bert'], precision='bf16', cache_dir=None)
     with pytest.raises(ValueError, match="encodes on this machine's CPU"):
         pf.Embedder(models['st-mean'], backend='openvino', devices=['cpu', 'cpu'], cache_dir=None)
-    with pytest.raises(ValueError, match="backend must be 'torch' or 'openvino'"):
-        pf.Embedder(models['bert'], backend='onnx', cache_dir=None)
     with pytest.raises(ValueError, match="precision must be"):
         pf.Embedder(models['bert'], backend='openvino', precision='int8', cache_dir=None)
+
+
+def test_refusals_come_before_any_work(models):
+    with pytest.raises(ValueError, match="precision='bf16' is offered by backend='openvino'"):
+        pf.Embedder(models['bert'], precision='bf16', cache_dir=None)
+    with pytest.raises(ValueError, match="backend must be 'torch' or 'openvino'"):
+        pf.Embedder(models['bert'], backend='onnx', cache_dir=None)
 
 
 def test_a_missing_openvino_package_is_named_before_any_work(models, monkeypatch):

@@ -53,7 +53,6 @@ def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_si
         num_gpus_per_worker: GPUs each actor reserves (0: CPU).
         verbose: a progress bar over the documents.
     """
-    import ray
     if embedder.cache is None:
         raise ValueError(f'{embedder!r} has no cache (cache_dir=None): encode_with_ray writes into the cache')
     if num_workers < 1 or chunk_size < 1:
@@ -73,6 +72,11 @@ def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_si
     if len(todo) == 0:
         return 0
     embedder.cache.refuse_if_read_only(todo['docno'].tolist())  # before Ray starts
+    try:
+        import ray
+    except ImportError as ex:  # after the refusals and the cache: nothing to encode needs no Ray
+        raise ValueError(f'encode_with_ray needs Ray to encode {len(todo)} document(s): pip install \'ray[data]\' '
+                         '(or pip install -e \'.[ray]\')') from ex
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     config = {'model_name': embedder.path, 'pooling': embedder.pooling, 'normalize': embedder.normalize,

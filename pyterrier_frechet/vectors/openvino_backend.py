@@ -94,7 +94,7 @@ def check_supported(path: str, kind: str, pooling: str) -> None:
     import importlib.util
     if importlib.util.find_spec('openvino') is None:
         raise ValueError("backend='openvino' needs the openvino package: pip install openvino "
-                         "(or pip install 'pyterrier-frechet[openvino]')")
+                         "(or pip install -e '.[openvino]' in the repository's clone)")
     Pipeline(path, kind, pooling, False, None)
 
 
