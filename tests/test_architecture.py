@@ -17,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PACKAGE = Path(pf.__file__).resolve().parent
 LAYERS = ('core', 'measures', 'evaluation', 'vectors', 'data', 'pipelines', 'analyses')
+#: modules every layer may import: they import nothing of the package
+LEAVES = ('pyterrier_frechet.extras', 'pyterrier_frechet.files', 'pyterrier_frechet.progress')
 
 
 def _module_name(path: Path) -> str:
@@ -171,12 +173,12 @@ def test_layers_import_only_downwards():
             continue
         layer = parts[1]
         for dep in deps:
-            if dep in ('pyterrier_frechet.extras', 'pyterrier_frechet.files'):  # leaves: they import nothing of the
-                continue  # package (the optional-dependency check; opening compressed input files)
+            if dep in LEAVES:  # they import nothing of the package (the optional-dependency check; opening
+                continue  # compressed input files; silencing third parties' progress bars)
             dep_parts = dep.split('.')
             dep_layer = dep_parts[1] if len(dep_parts) > 1 else '<package>'
             assert dep_layer == layer or dep_layer in allowed[layer], f'{module} imports {dep} ({layer} -> {dep_layer})'
-    assert graph['pyterrier_frechet.extras'] == set() and graph['pyterrier_frechet.files'] == set()
+    assert all(graph[leaf] == set() for leaf in LEAVES)
     importers_of_cli = [m for m, deps in graph.items() if 'pyterrier_frechet.cli' in deps]
     assert importers_of_cli == ['pyterrier_frechet.__main__']
 

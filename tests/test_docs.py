@@ -119,7 +119,7 @@ def test_the_spelling_tables_show_every_parameter_of_fd():
     page = (PT_DOCS / 'measures.rst').read_text(encoding='utf-8')
     readme = README.read_text(encoding='utf-8')
     tables = {'measures.rst': re.findall(r'^   \* - (.+)$', page[:page.index('Precisely:')], re.M),
-              'README.md': re.findall(r'^\| (`FD.+?) \|', readme[readme.index('### The measure'):], re.M)}
+              'README.md': re.findall(r'^\| (`FD.+?) \|', readme[readme.index('## The measure'):], re.M)}
     for where, written in tables.items():
         missing = [p for p in pf.FD.SUPPORTED_PARAMS if p != 'cutoff' and not any(f'{p}=' in w for w in written)]
         assert missing == [], (where, missing)

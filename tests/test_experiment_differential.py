@@ -18,7 +18,7 @@ import pytest
 import scipy.stats
 
 import pyterrier_frechet as pf
-from conftest import DictEncoder
+from conftest import INFORMATIVE_NOTES, DictEncoder
 from pyterrier_frechet.measures.base import VECTOR_PARAMS, VectorMeasure, register_measure, unregister_measure
 from pyterrier_frechet.measures.resampling import VECTOR_STATS, Resampling
 
@@ -145,6 +145,7 @@ def test_every_query_a_unit_pt_experiment_gives_the_jackknife_test_on_n_minus_1(
     assert n == M
     with warnings.catch_warnings():
         warnings.simplefilter('error', UserWarning)  # a valid test: no warning
+        warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
         table = _experiment(data, measure)
     p_pt = table.loc['b', f'{measure} p-value']
     assert 0 < p_ref < 1
@@ -190,6 +191,7 @@ def test_judged_queries_without_a_relevant_document_are_no_units_and_the_df_gap_
     # outside pt.Experiment(baseline=...) the rows are given without the warning
     with warnings.catch_warnings():
         warnings.simplefilter('error', UserWarning)
+        warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
         pt.Experiment([pt.Transformer.from_df(runs[n]) for n in RUN_NAMES], topics, qrels, eval_metrics=[measure],
                       names=RUN_NAMES, perquery=True)
 
@@ -203,6 +205,7 @@ def test_the_warning_goes_away_when_the_non_units_leave_topics_and_qrels(data):
     reduced = (vectors, qrels[qrels.qid.isin(keep)], runs, topics[topics.qid.isin(keep)])
     with warnings.catch_warnings():
         warnings.simplefilter('error', UserWarning)
+        warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
         table = _experiment(reduced, measure)
     assert table.loc['b', f'{measure} p-value'] == pytest.approx(p_ref, rel=1e-6)
 
@@ -247,5 +250,6 @@ def test_answer_measures_warn_that_the_test_is_meaningless(kind):
     assert np.isfinite(table.loc['b', str(measure)])
     with warnings.catch_warnings():  # calc_aggregate forms no rows: no warning
         warnings.simplefilter('error', UserWarning)
+        warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
         import ir_measures
         ir_measures.calc_aggregate([measure], QRELS, ANSWERS.rename(columns={'qid': 'query_id'}))

@@ -13,7 +13,7 @@ import scipy.stats
 from ir_measures import RR, P, nDCG
 
 import pyterrier_frechet as pf
-from conftest import SHARED, DictEncoder, needs_shared, reference_fd_eigh
+from conftest import INFORMATIVE_NOTES, SHARED, DictEncoder, needs_shared, reference_fd_eigh
 from pyterrier_frechet.core.conditional import conditional_fds, conditional_frechet_distance, conditional_leave_out
 from pyterrier_frechet.core.jackknife import leave_one_out_fds
 from pyterrier_frechet.core.weighted import (jackknife_groups, leave_out_fds, per_query_weighted, relevant_leave_outs,
@@ -87,6 +87,7 @@ def test_jackknife_value_and_test_do_not_depend_on_the_other_measures(jk_data):
             assert sorted(rows) == sorted(topics.qid) and np.mean(list(rows.values())) == pytest.approx(estimate[name], rel=1e-9)
         with warnings.catch_warnings():
             warnings.simplefilter('error', UserWarning)  # K7: no "topics not found in qrels"
+            warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
             # q6, q7 have no relevant document: the paired test's M − 1 degrees of freedom are said (bad-inputs.md)
             warnings.filterwarnings('ignore', message=DF_WARNING)
             table = pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=['a', 'b'], baseline=0)
@@ -94,6 +95,7 @@ def test_jackknife_value_and_test_do_not_depend_on_the_other_measures(jk_data):
             pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=['a', 'b'], baseline=0)
         with warnings.catch_warnings():
             warnings.simplefilter('error', UserWarning)
+            warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
             per_query = pt.Experiment(systems, topics, qrels, eval_metrics=measures, names=['a', 'b'], perquery=True)
         table = table.set_index('name')
         assert table.loc['a', str(jk)] == pytest.approx(estimate['a'], rel=1e-9), others
@@ -169,6 +171,7 @@ def test_experiment_baseline_test_of_plain_fd_is_the_jackknife_test(jk_data, wei
     for others in ([], [nDCG @ 10, RR]):
         with warnings.catch_warnings():
             warnings.simplefilter('error', UserWarning)
+            warnings.filterwarnings('ignore', message=INFORMATIVE_NOTES)  # what the rows and labels are, not a defect
             warnings.filterwarnings('ignore', message=DF_WARNING)  # 2 of the 8 queries are no unit: M − 1 said
             table = pt.Experiment(systems, topics, qrels, eval_metrics=[m] + others, names=['a', 'b'], baseline=0)
         table = table.set_index('name')

@@ -31,7 +31,7 @@ def test_dialect_cells():
     assert (LATEX.marks('ab', True), LATEX.marks('▲', False), LATEX.marks('▼', False)) == (
         '$^{\\mathrm{ab}}$', '$^{\\blacktriangle}$', '$^{\\blacktriangledown}$')
     assert (MARKDOWN.left_out(3, True), LATEX.left_out(3, False)) == (' (−3‡)', ' {\\scriptsize ($-$3)}')
-    assert (MARKDOWN.text('a|b_c'), LATEX.text('a|b_c'), LATEX.name('[x] y')) == ('a\\|b\\_c', 'a|b\\_c', '{}[x] y')
+    assert (MARKDOWN.text('a|b_c'), LATEX.text('a|b_c'), LATEX.name('[x] y')) == ('a\\|b_c', 'a|b\\_c', '{}[x] y')  # a_b: no emphasis in GFM
     assert latex_name('n' * 70) == 'n' * 59 + '\\ldots{}'
     assert (LATEX.value(-2.5, '.2f'), LATEX.value(np.nan, '.2f'), LATEX.value('50%', '.2f'), LATEX.value(True, '.2f')) \
         == ('$-$2.50', '--', '50\\%', 'True')

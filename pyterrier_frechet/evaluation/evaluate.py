@@ -23,6 +23,7 @@ from ..measures.base import column_label, is_answer_measure, is_set_measure, is_
 from ..vectors.sources import using_encoder
 from .frames import DOCNO, LABEL, QID, SCORE, id_form_hint, prepare_qrels, prepare_run, run_dict
 from .provider import compute_set_measures, outcome_value
+from .relevance import graded_threshold_note, warn_graded_threshold  # noqa: F401  (evaluate's names before)
 from .selection import Judgments
 
 logger = logging.getLogger(__name__)
@@ -60,29 +61,6 @@ def with_options(measures, rel=None, missing=None) -> list:
             m = m(missing=missing)
         out.append(m)
     return out
-
-
-def graded_threshold_note(qrels: pd.DataFrame, measures) -> str:
-    """The sentence saying which label counts as relevant when the qrels are graded (a label above 1) and a measure
-    with a ``rel`` parameter leaves it unset ('' otherwise): ir_measures' default, label ≥ 1, is used — never
-    silently. TREC DL's binary measures count label ≥ 2 (``trec_eval -l 2``)."""
-    labels = qrels['label'] if 'label' in qrels.columns else qrels.get('relevance')
-    if labels is None or not len(labels) or float(np.nanmax(labels.to_numpy(dtype=np.float64))) <= 1:
-        return ''
-    unset = [column_label(m) for m in parse_measures(measures) if 'rel' in m.SUPPORTED_PARAMS and 'rel' not in m.params]
-    if not unset:
-        return ''
-    return (f'graded qrels (labels up to {int(np.nanmax(labels.to_numpy(dtype=np.float64)))}): {", ".join(unset)} '
-            'count label >= 1 as relevant (ir_measures\' default); for TREC DL\'s convention (label >= 2, as '
-            "trec_eval -l 2) pass rel=2 (--rel 2)")
-
-
-def warn_graded_threshold(qrels: pd.DataFrame, measures) -> None:
-    """Warn with :func:`graded_threshold_note`, once per process for the same qrels grades and measures (the
-    warning's location is this function, so Python's default filter shows it once)."""
-    note = graded_threshold_note(qrels, measures)
-    if note:
-        warnings.warn(note, UserWarning, stacklevel=1)
 
 
 _EXAMPLES = 'use ir_measures names such as nDCG@10, RR(rel=2)@10, AP, P@10, FD@10, FD(urr=True)@10'

@@ -21,6 +21,7 @@ from ir_measures.util import RunConverter
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
 from .experiment_rows import warn_constant_rows
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
+from .relevance import graded_threshold_note
 from .selection import Judgments, QrelsMemo
 
 
@@ -88,7 +89,6 @@ class SetEvaluator(providers.Evaluator):
         self.judgments = memo.judgments(qrels) if memo is not None else Judgments(prepare_qrels(qrels, 'pyterrier_frechet'))
         super().__init__(measures, self.judgments.query_names.tolist())
         self.qrels = self.judgments.frame
-        from .evaluate import graded_threshold_note  # (evaluate imports this module)
         # the path the README leads with says which label counts as relevant, as pf.evaluate does (issue 63)
         note = graded_threshold_note(self.qrels, measures)
         if note:

@@ -33,3 +33,4 @@ def balance_qrels(qrels: pd.DataFrame, per_query: int, rel: int = 1, seed: int =
     keep[keep_rel] = True
     keep |= ~is_rel
     return frame[keep].reset_index(drop=True)
+
