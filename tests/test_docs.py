@@ -318,3 +318,44 @@ def test_which_fd_to_report_is_one_sentence_from_one_place():
     for page in ('README.md', 'pyterrier_frechet/pt_docs/table.rst', 'pyterrier_frechet/pt_docs/interpretation.rst'):
         assert WHICH_FD in (ROOT / page).read_text(encoding='utf-8'), page
     assert WHICH_FD.count('. ') == 0 and WHICH_FD.endswith('.')  # one sentence
+
+
+# --- references between pages (issue 63: a glossary pointing at a README box that did not exist) ----------------
+
+def _titles() -> set:
+    return {p.read_text(encoding='utf-8').splitlines()[0].strip() for p in PT_DOCS.glob('*.rst')}
+
+
+def _resolves(name: str, titles) -> bool:
+    """A page named by its title, or by the title's head before ':' or ',' ('Calibration' for 'Calibration: how ...')."""
+    return any(t == name or t.startswith(name + ':') or t.startswith(name + ',') for t in titles)
+
+
+#: example paths in the contributor's guide and scripts' usage lines: a name to fill in, not a file
+_PLACEHOLDER = re.compile(r'test_foo|test_mmd|NAME|WORLD')
+
+
+def test_every_page_reference_resolves():
+    """Every 'pt_docs "Title"' names a page, every 'README "Heading"' a README heading, and every path to a file of
+    this repository (docs/…, benchmarks/…, pt_docs/…, examples/…) in the package, its pages, docs/ and the two
+    top-level Markdown files exists — history ('moved from', a commit to `git show`) excepted."""
+    titles = _titles()
+    heads = {line.lstrip('#').strip() for line in README.read_text(encoding='utf-8').splitlines() if line.startswith('#')}
+    sources = ([*PT_DOCS.rglob('*.rst'), *PT_DOCS.rglob('*.inc'), *(ROOT / 'pyterrier_frechet').rglob('*.py'),
+                *(ROOT / 'docs').glob('*.md'), *(ROOT / 'benchmarks').glob('*.py'), README, ROOT / 'BENCHMARKS.md'])
+    stale = []
+    for path in sources:
+        text = path.read_text(encoding='utf-8', errors='replace')
+        joined = re.sub(r'[\'"]\s*\n\s*f?[\'"]', '', text)  # Python's implicit string concatenation, joined
+        where = str(path.relative_to(ROOT))
+        stale += [(where, m) for m in re.findall(r'pt_docs,? ["“]([^"”\n]{3,60})["”]', joined) if not _resolves(m, titles)]
+        stale += [(where, m) for m in re.findall(r'README(?:\'s)? ["“]([^"”\n]{3,60})["”]', joined) if m not in heads]
+        for line in text.splitlines():
+            if 'moved from' in line or 'git show' in line:
+                continue
+            for ref in re.findall(r'(?<![\w/.])((?:docs|benchmarks|pyterrier_frechet/pt_docs|examples)/[\w./-]+'
+                                  r'\.(?:md|py|rst|sh|csv|inc))', line):
+                if not _PLACEHOLDER.search(ref) and not (ROOT / ref).exists():
+                    stale.append((where, ref))
+    assert stale == []
+    assert _resolves('Calibration', titles) and not _resolves('For a paper', titles)  # the rule, both ways
