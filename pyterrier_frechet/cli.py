@@ -967,7 +967,11 @@ def main(argv=None) -> int:
     package_log = logging.getLogger('pyterrier_frechet')
     # warnings about the inputs and the output folders are shown whatever --missing says
     kept = [logging.getLogger(f'pyterrier_frechet.{m}') for m in ('data.runs', 'analyses.outputs')]
-    levels = [log.level for log in [package_log] + kept]
+    # matplotlib's notes on the fonts it falls back from while drawing a figure (a dozen lines on a machine without
+    # the STIX and Computer Modern fonts): nothing a user acts on
+    fonts = logging.getLogger('matplotlib.font_manager')
+    levels = [log.level for log in [package_log] + kept + [fonts]]
+    fonts.setLevel(logging.ERROR)
     if getattr(args, 'missing', None) == 'drop':  # the no_vector columns and a closing note replace per-measure warnings
         package_log.setLevel(logging.ERROR)
         for log in kept:
@@ -987,5 +991,5 @@ def main(argv=None) -> int:
         print(f'error: {line}', file=sys.stderr)
         return 2
     finally:
-        for log, level in zip([package_log] + kept, levels):
+        for log, level in zip([package_log] + kept + [fonts], levels):
             log.setLevel(level)

@@ -169,6 +169,7 @@ def test_a_contradiction_on_a_cell_that_lost_vectors_says_so(flip, tmp_path):
     row = next(line for line in table.to_markdown().splitlines() if line.startswith('| narrow'))
     fd_cell = row.split(' | ')[1]  # the FD column's cell (nDCG@10's keeps its ▲)
     assert '⇄' not in fd_cell and '▼' not in fd_cell and fd_cell.endswith('(−60‡)')
+    assert '⇄' not in table.caption()  # no cell shows it: the short caption does not explain it
 
 
 def test_the_long_caption_sums_up_the_other_marked_cells_pooled_and_within_queries(flip):

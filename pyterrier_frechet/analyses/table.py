@@ -378,7 +378,7 @@ class PaperTable:
         if self.comparisons is not None:
             parts.append((f'{BETTER}/{WORSE}: better/worse than {self.baseline}' if self.baseline
                           else 'Superscripts: systems it beats') + f' (paired test, Holm α = {self.alpha:g}).')
-        if self.disagreements is not None:
+        if self.disagreements is not None and self._shows_contradiction():
             parts.append(f'{CONTRADICTS}: FD and {self._classical_named()} disagree significantly, in opposite directions.')
         parts.append('Bold: best.')
         if len(self.cells[~np.isfinite(self.cells['low']) & ~(self.cells['method'] == 'none')]):
@@ -489,6 +489,11 @@ class PaperTable:
             parts.append(f'Left out for want of a vector: {self.dropped[1]} retrieved and {self.dropped[0]} relevant '
                          'documents.')
         return parts
+
+    def _shows_contradiction(self) -> bool:
+        """Whether some printed cell carries ⇄ (on a ‡ cell it is withheld, and the long caption says it)."""
+        return any(self.contradicts(r.name, r.measure) and not r.distrusted
+                   for r in self.cells.assign(distrusted=self.cells.get('distrusted', False)).itertuples())
 
     def _withheld(self) -> List[str]:
         """What the ‡ cells would have carried ('rank1 FD(urr=True)@10: ▼, ⇄, best'), for the long caption."""
