@@ -6,6 +6,7 @@ A leaf module (it imports nothing of the package), so every layer may use it."""
 import bz2
 import json
 import gzip
+import io
 import lzma
 import os
 import re
@@ -32,19 +33,132 @@ def compression(path: Union[str, os.PathLike]) -> Optional[str]:
     return None
 
 
-_OPENERS = {'gzip': gzip.open, 'bzip2': bz2.open, 'xz': lzma.open}
+#: the most a file read whole (a qrels or run file) may hold once decompressed: several times a run of 1,000 documents
+#: for each of MS MARCO's 6,980 dev queries (about 0.4 GB); a larger one, or a compressed bomb, is refused while it is
+#: read, before it fills the memory
+MAX_TEXT_BYTES = 2 << 30
+
+_MAGIC = {'gzip': b'\x1f\x8b', 'bzip2': b'BZh', 'xz': b'\xfd7zXZ\x00'}
+_IN, _OUT = 1 << 20, 1 << 22  # compressed bytes read, decompressed bytes made, per step
 
 
-def open_binary(path: Union[str, os.PathLike]) -> BinaryIO:
-    """``path`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz."""
+class CompressedDataError(OSError):
+    """A compressed file that cannot be read as one: data after its last stream that is no stream of the same kind
+    (nor the NUL padding gzip and xz allow), a stream cut short, or more decompressed bytes than the bound. An
+    OSError, as a damaged stream's own errors are (:data:`READ_ERRORS`)."""
+
+
+def _decompressor(kind: str):
+    if kind == 'gzip':
+        return zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)  # one member; the next one gets its own
+    return bz2.BZ2Decompressor() if kind == 'bzip2' else lzma.LZMADecompressor(format=lzma.FORMAT_XZ)
+
+
+def _decompressed_chunks(fin: BinaryIO, kind: str, max_bytes: Optional[int]):
+    """The decompressed content of ``fin`` in chunks of at most 4 MiB, stream after stream of the same kind; every
+    compressed format held to one rule: after the last stream only NUL padding (gzip; xz in multiples of 4 bytes, as
+    its format allows), anything else :class:`CompressedDataError` — never ignored (Python's bz2 and lzma readers
+    skip such data silently, its gzip reader refuses it). More than ``max_bytes`` decompressed: refused when it is
+    reached, not after."""
+    magic, total, consumed = _MAGIC[kind], 0, 0
+    d, buf, in_stream, padding = _decompressor(kind), b'', True, 0
+    while True:
+        if in_stream:
+            wants = not buf if kind == 'gzip' else (not buf and d.needs_input)
+            if wants:
+                buf = fin.read(_IN)
+                consumed += len(buf)
+                if not buf:
+                    raise CompressedDataError(f'the {kind} stream ends before its end marker (a truncated file)')
+            if kind == 'gzip':
+                out = d.decompress(buf, _OUT)
+                buf = d.unused_data if d.eof else d.unconsumed_tail
+            else:
+                out = d.decompress(buf, _OUT)
+                buf = d.unused_data if d.eof else b''
+            total += len(out)
+            if max_bytes is not None and total > max_bytes:
+                raise CompressedDataError(f'decompresses to more than {max_bytes} bytes, the most this file may hold '
+                                          f'(after {consumed} compressed bytes); split it, or check that it is the '
+                                          'file you meant')
+            if out:
+                yield out
+            in_stream = not d.eof
+            continue
+        if not buf:
+            buf = fin.read(_IN)
+            consumed += len(buf)
+            if not buf:
+                if (kind == 'xz' and padding % 4) or (kind == 'bzip2' and padding):
+                    raise CompressedDataError(f'{padding} NUL bytes after the last {kind} stream, which '
+                                              + ('pads in multiples of 4' if kind == 'xz' else 'has no padding'))
+                return
+        stripped = buf.lstrip(b'\0')
+        padding += len(buf) - len(stripped)
+        buf = stripped
+        if not buf:
+            continue
+        while len(buf) < len(magic):
+            more = fin.read(_IN)
+            consumed += len(more)
+            if not more:
+                break
+            buf += more
+        if buf.startswith(magic) and (padding == 0 or (kind == 'gzip') or (kind == 'xz' and padding % 4 == 0)):
+            d, in_stream, padding = _decompressor(kind), True, 0
+            continue
+        raise CompressedDataError(f'data after the last {kind} stream, from compressed byte {consumed - len(buf)} on: '
+                                  f'not another {kind} stream (a damaged or appended file); recompress it')
+
+
+class _Decompressed(io.RawIOBase):
+    """A readable binary stream over :func:`_decompressed_chunks` (for line-by-line reading through
+    ``io.BufferedReader``)."""
+
+    def __init__(self, path, kind: str, max_bytes: Optional[int]):
+        super().__init__()
+        self._file = open(path, 'rb')
+        self._chunks = _decompressed_chunks(self._file, kind, max_bytes)
+        self._chunk, self._at = memoryview(b''), 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while self._at >= len(self._chunk):
+            nxt = next(self._chunks, None)
+            if nxt is None:
+                return 0
+            self._chunk, self._at = memoryview(nxt), 0
+        n = min(len(b), len(self._chunk) - self._at)
+        b[:n] = self._chunk[self._at:self._at + n]
+        self._at += n
+        return n
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def open_binary(path: Union[str, os.PathLike], max_bytes: Optional[int] = None) -> BinaryIO:
+    """``path`` opened for reading bytes, decompressed when its content is gzip, bzip2 or xz (one rule for what may
+    follow a stream: :func:`_decompressed_chunks`); ``max_bytes`` bounds what it decompresses to."""
     kind = compression(path)
-    return open(path, 'rb') if kind is None else _OPENERS[kind](path, 'rb')
+    return open(path, 'rb') if kind is None else io.BufferedReader(_Decompressed(path, kind, max_bytes), _OUT)
 
 
-def read_bytes(path: Union[str, os.PathLike]) -> bytes:
-    """The whole (decompressed) content of ``path``."""
-    with open_binary(path) as fin:
-        return fin.read()
+def read_bytes(path: Union[str, os.PathLike], max_bytes: Optional[int] = MAX_TEXT_BYTES) -> bytes:
+    """The whole (decompressed) content of ``path``, at most ``max_bytes`` of it (:class:`CompressedDataError`, an
+    OSError, past that — a plain file by its size, before it is read)."""
+    kind = compression(path)
+    if kind is None:
+        size = os.path.getsize(path)
+        if max_bytes is not None and size > max_bytes:
+            raise CompressedDataError(f'holds {size} bytes, more than the {max_bytes} this file may hold; split it')
+        with open(path, 'rb') as fin:
+            return fin.read()
+    with open(path, 'rb') as fin:
+        return b''.join(_decompressed_chunks(fin, kind, max_bytes))
 
 
 def id_form(qid: str) -> str:

@@ -3,11 +3,15 @@ read; the same file plain or compressed, named or misnamed, gives the same frame
 import bz2
 import gzip
 import lzma
+import re
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+import pyterrier_frechet as pf
 from pyterrier_frechet import files
+from pyterrier_frechet.files import CompressedDataError, open_binary, read_bytes
 from pyterrier_frechet.data.runs import read_qrels, read_run, run_names
 from pyterrier_frechet.vectors.text import TextLookup
 
@@ -152,3 +156,112 @@ def test_the_umask_is_read_without_changing_it(tmp_path, monkeypatch):
         assert sorted(p.name for p in tmp_path.iterdir()) == ['f']
     finally:
         os.umask(old)
+
+
+# --- issue 64 item 2: bounded work on any file, one rule for what follows a compressed stream ---------------------
+
+_COMPRESS = {'gzip': gzip.compress, 'bzip2': bz2.compress, 'xz': lzma.compress}
+_QRELS = b'q1 0 d1 1\nq2 0 d2 0\n'
+
+
+@pytest.mark.parametrize('kind', sorted(_COMPRESS))
+def test_what_follows_a_compressed_stream_is_one_rule_for_every_format(tmp_path, kind):
+    """Concatenated streams of the same kind are read in full (gzip members, pbzip2, xz streams); gzip's NUL padding
+    and xz's in multiples of 4 are allowed; anything else after the last stream is refused, for every format (bz2 and
+    xz readers skip it silently, gzip's refuses it); a stream cut short too."""
+    comp = _COMPRESS[kind]
+    cases = {'two': (comp(_QRELS) + comp(_QRELS), 2 * _QRELS),
+             'nul4': (comp(_QRELS) + b'\0' * 4, _QRELS if kind != 'bzip2' else None),
+             'nul3': (comp(_QRELS) + b'\0' * 3, _QRELS if kind == 'gzip' else None),
+             'garbage': (comp(_QRELS) + b'garbage!', None),
+             'other kind after': (comp(_QRELS) + _COMPRESS['gzip' if kind != 'gzip' else 'xz'](_QRELS), None),
+             'truncated': (comp(_QRELS)[:-6], None)}
+    for name, (blob, want) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(blob)
+        if want is not None:
+            assert read_bytes(path) == want, name
+            assert pf.runs.read_qrels(path)['qid'].tolist() == ['q1', 'q2'] * (len(want) // len(_QRELS)), name
+        else:
+            with pytest.raises(CompressedDataError):
+                read_bytes(path)
+            with pytest.raises(ValueError, match=rf'{re.escape(str(path))}: cannot be read \(CompressedDataError'):
+                pf.runs.read_qrels(path)
+
+
+def test_a_decompression_bomb_is_refused_while_it_is_read(tmp_path):
+    path = tmp_path / 'bomb.gz'
+    with gzip.open(path, 'wb', compresslevel=9) as fout:
+        for _ in range(40):
+            fout.write(b'\0' * (1 << 24))  # 640 MiB of NUL bytes, 0.6 MB compressed
+    with pytest.raises(CompressedDataError, match=r'decompresses to more than 67108864 bytes'):
+        read_bytes(path, max_bytes=1 << 26)
+    with open_binary(path, max_bytes=1 << 26) as fin:
+        with pytest.raises(CompressedDataError, match='more than 67108864 bytes'):
+            while fin.read(1 << 22):
+                pass
+
+
+def test_a_line_too_long_is_refused_before_any_split_and_quoted_short(tmp_path):
+    from pyterrier_frechet.data.runs import MAX_LINE_BYTES, QUOTED_CHARS
+    long = tmp_path / 'long.qrels'
+    long.write_bytes(b'q1 0 d1 1\n' + b'x ' * (MAX_LINE_BYTES // 2 + 10) + b'\nq2 0 d2 1\n')
+    with pytest.raises(ValueError, match=rf'long.qrels:2: a line of {MAX_LINE_BYTES + 20} bytes, longer than the '
+                                         rf'{MAX_LINE_BYTES}') as ex:
+        pf.runs.read_qrels(long)
+    assert len(str(ex.value)) < 400
+    endless = tmp_path / 'endless.gz'  # one line of NUL bytes, no newline
+    endless.write_bytes(gzip.compress(b'\0' * (1 << 22)))
+    with pytest.raises(ValueError, match=r'endless.gz:1: a line of more than 65536 bytes') as ex:
+        pf.runs.read_run(endless)
+    assert len(str(ex.value)) < 400
+    wide = tmp_path / 'wide.qrels'  # under the line bound, but one line of many columns: a short quote
+    wide.write_text('q1 0 d1 1\n' + ' '.join(['7'] * 20000) + '\n')
+    with pytest.raises(ValueError, match=r'wide.qrels:2: expected 4 columns .*found 20000') as ex:
+        pf.runs.read_qrels(wide)
+    assert len(str(ex.value)) < 200 + 2 * QUOTED_CHARS
+
+
+def test_a_fifth_qrels_column_is_named_not_read_as_a_label(tmp_path):
+    path = tmp_path / 'five.qrels'
+    path.write_text('q1 0 d1 1 extra\nq2 0 d2 0 extra\n')
+    with pytest.raises(ValueError, match=r"five.qrels:1: expected 4 columns \(qid iter docno label\), found 5 \(one "
+                                         r"more than the layout: the last, 'extra', is not part of a TREC qrels line"):
+        pf.runs.read_qrels(path)
+    run = tmp_path / 'seven.run'
+    run.write_text('q1 Q0 d1 1 2.0 tag more\n')
+    with pytest.raises(ValueError, match=r"seven.run:1: expected 6 columns .*found 7 \(one more than the layout"):
+        pf.runs.read_run(run)
+
+
+def test_a_jsonl_record_without_end_is_refused_bounded(tmp_path, monkeypatch):
+    from pyterrier_frechet.vectors import text
+    monkeypatch.setattr(text, 'MAX_RECORD_BYTES', 1 << 16)
+    path = tmp_path / 'corpus.jsonl.xz'
+    path.write_bytes(lzma.compress(b'{"docno": "d1", "text": "a"}\n' + b'\0' * (1 << 20)))
+    with pytest.raises(ValueError, match=r'corpus.jsonl.xz:2: a record longer than 65536 bytes'):
+        pf.TextLookup.from_jsonl(str(path))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(body=st.lists(st.tuples(st.integers(0, 9), st.sampled_from(['q', '0', 'd', '1', '\0', 'é', '\t', 'x' * 300])),
+                     max_size=40),
+       layers=st.lists(st.sampled_from(sorted(_COMPRESS)), max_size=2), tail=st.sampled_from([b'', b'\0' * 4, b'junk']))
+def test_hostile_files_get_an_answer_bounded_in_time_and_length(tmp_path_factory, body, layers, tail):
+    """Any mix of column counts, long and NUL-filled lines, nested compression and trailing bytes: read_qrels returns a
+    frame or raises ValueError — within a second, with a message of bounded length."""
+    import time
+    lines = '\n'.join(' '.join([tok] * n) for n, tok in body).encode('utf-8')
+    blob = lines
+    for kind in layers:
+        blob = _COMPRESS[kind](blob)
+    blob += tail if layers else b''
+    path = tmp_path_factory.mktemp('hostile') / 'f'
+    path.write_bytes(blob)
+    start = time.perf_counter()
+    try:
+        out = pf.runs.read_qrels(path)
+        assert list(out.columns) == ['qid', 'docno', 'label']
+    except ValueError as ex:
+        assert len(str(ex)) < 800, str(ex)[:200]
+    assert time.perf_counter() - start < 1.0

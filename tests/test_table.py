@@ -742,3 +742,12 @@ def test_a_table_of_measures_none_of_which_is_resampled_names_every_resampled_fa
     with pytest.raises(ValueError, match='can be bootstrapped') as got:
         pf.paper_table({'a': run}, qrels, ['KID@10', 'FDInf@10'])
     assert 'CFD' in resampled_names() and all(name in str(got.value) for name in resampled_names())
+
+
+def test_a_latex_label_is_kept_as_given_so_ref_resolves(data):
+    table = data[4]
+    tex = table.to_latex(label='tab:fd_results')
+    assert '\\label{tab:fd_results}' in tex and 'fd\\_results' not in tex.split('\\label')[1]
+    for bad in ('', 'tab:{x}', 'a b', 'x%y', 'back\\slash', None):
+        with pytest.raises(ValueError, match='a LaTeX label key'):
+            table.to_latex(label=bad)

@@ -224,8 +224,10 @@ class OutputFolder:
                                 f'(marked by {MARKER}) — nothing was deleted')
             clash = [e for e in foreign if self.reserved(e) and not (p / e).is_dir()]
             if clash:
-                raise self._say(f'holds {", ".join(sorted(clash)[:3])}, which this package did not write and would '
-                                'overwrite; move it or name another folder — nothing was deleted')
+                raise self._say(f'holds {", ".join(sorted(clash)[:3])}, which this package did not write, under a name '
+                                'of the files it writes there: the new output would sit beside it (it is neither '
+                                'replaced nor deleted), and a reader would take it for part of that output; move it '
+                                'out or name another folder — nothing was changed')
             self.listed = listed or []
         self._clean_stale()
 

@@ -19,6 +19,7 @@ outside its interval (possible with ``interval='basic'`` or ``'jackknife_bc'``, 
 estimate, or a skewed percentile interval) is marked ``†`` and the caption says why.
 """
 import logging
+import re
 import warnings
 from dataclasses import KW_ONLY, dataclass
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -581,7 +582,7 @@ class PaperTable:
         shortened = (f' Names over {LATEX_NAME_CHARS} characters are shortened (table.csv has them whole).'
                      if any(len(self._system_label(n)) > LATEX_NAME_CHARS for n in self.systems) else '')
         lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
-                 f'\\caption{{{self.caption(latex=True, long=long_caption)}{shortened}}}', f'\\label{{{latex_text(label)}}}']
+                 f'\\caption{{{self.caption(latex=True, long=long_caption)}{shortened}}}', f'\\label{{{_label_key(label)}}}']
         lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
         lines += self._table_lines(LATEX, intervals)
         lines += (['}'] if width else []) + [f'\\end{{{environment}}}']
@@ -594,6 +595,15 @@ class PaperTable:
 
     def __str__(self) -> str:
         return self.to_markdown()
+
+
+def _label_key(label) -> str:
+    """A ``\\label`` key as given (``tab:fd_results`` stays ``tab:fd_results``, so ``\\ref{tab:fd_results}`` resolves:
+    a key is not text, LaTeX does not typeset it); one that LaTeX cannot take as a key is refused."""
+    if not isinstance(label, str) or not label or re.search(r'[\\{}%#\s]', label) or not label.isprintable():
+        raise ValueError(f'label {label!r}: a LaTeX label key, non-empty, without braces, backslashes, %, # or white '
+                         'space (e.g. tab:fd_results)')
+    return label
 
 
 def _samples_of(boot) -> Optional[int]:

@@ -73,6 +73,7 @@ def read_text(path: Union[str, os.PathLike], what: str) -> str:
         data = read_bytes(path)
     except READ_ERRORS as ex:
         raise ValueError(f'{path}: cannot be read ({type(ex).__name__}: {ex})') from ex
+    _check_line_lengths(path, data, what)
     try:
         text = data.decode('utf-8')
     except UnicodeDecodeError as ex:
@@ -125,35 +126,76 @@ def _check_kind(path: str, text: str, expected: str) -> None:
     lineno, first = next((n, line) for n, line in enumerate(text.splitlines(), 1) if line.split())
     if expected == 'qrels':
         raise WrongFileKind(f'{path}:{lineno}: this looks like a run file (6 columns: qid Q0 docno rank score tag, e.g. '
-                            f'{first.strip()!r}), not qrels (4 columns: qid iter docno label); pass it as a run and '
+                            f'{quoted(first)}), not qrels (4 columns: qid iter docno label); pass it as a run and '
                             f'give the relevance judgments as the qrels', 'run')
-    raise WrongFileKind(f'{path}:{lineno}: expected 6 columns (qid Q0 docno rank score tag), found 4: {first.strip()!r}; '
+    raise WrongFileKind(f'{path}:{lineno}: expected 6 columns (qid Q0 docno rank score tag), found 4: {quoted(first)}; '
                         f'this looks like a qrels file (qid iter docno label), not a run: pass it as the qrels', 'qrels')
 
 
 def _columns(path: str, text: str, names, what: str) -> pd.DataFrame:
     """Whitespace-separated columns, all as str; a line with another number of columns is a ValueError naming
-    the file, the line and the expected layout."""
+    the file, the line and the expected layout. One column more than the layout is read too, so a line with an extra
+    column is named as such (pandas would otherwise take a first column for the index and shift the others)."""
     layout = ' '.join(names)
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=r'\s+', header=None, names=list(names), dtype=str,
+        frame = pd.read_csv(io.StringIO(text), sep=r'\s+', header=None, names=list(names) + [_EXTRA], dtype=str,
                             quoting=csv.QUOTE_NONE, skip_blank_lines=True, na_filter=False, engine='c')
     except (pd.errors.ParserError, ValueError) as ex:
         frame = None
         error = ex
-    if frame is None or (frame[names[-1]] == '').any():
+    if frame is None or (frame[names[-1]] == '').any() or (frame[_EXTRA] != '').any():
         raise ValueError(_bad_line(path, text, len(names), layout, what) or f'{path}: cannot be read as {what} ({layout}): {error}')
     if len(frame) == 0:
         raise ValueError(f'{path}: the {what} file is empty')
-    return frame
+    return frame.drop(columns=_EXTRA)
+
+
+_EXTRA = '_extra'
+#: the longest line a qrels or run file may have, in bytes: a TREC line is a few short columns; a longer one (a file of
+#: another kind, a bomb of one line) is refused before it is split
+MAX_LINE_BYTES = 1 << 16
+#: how much of a line an error message quotes
+QUOTED_CHARS = 160
+
+
+def quoted(line: str) -> str:
+    """``line`` (stripped) as an error message quotes it: at most :data:`QUOTED_CHARS` characters."""
+    line = line.strip()
+    return repr(line) if len(line) <= QUOTED_CHARS else f'{line[:QUOTED_CHARS]!r}… ({len(line)} characters)'
+
+
+def _check_line_lengths(path: str, data: bytes, what: str) -> None:
+    """Refuse a line longer than :data:`MAX_LINE_BYTES`, naming its number, before any split (a vectorised scan in
+    blocks, so its memory stays bounded)."""
+    start, line, block = 0, 1, 1 << 26
+    for offset in range(0, len(data), block):
+        chunk = np.frombuffer(data, dtype=np.uint8, count=min(block, len(data) - offset), offset=offset)
+        ends = np.flatnonzero(chunk == 10) + offset
+        bounds = np.concatenate([[start - 1], ends])
+        lengths = np.diff(bounds) - 1
+        if len(lengths) and lengths.max() > MAX_LINE_BYTES:
+            i = int(np.argmax(lengths > MAX_LINE_BYTES))
+            raise ValueError(f'{path}:{line + i}: a line of {int(lengths[i])} bytes, longer than the {MAX_LINE_BYTES} a '
+                             f'{what} line may have (a TREC line is a few short columns): is this a {what} file?')
+        if len(ends):
+            start, line = int(ends[-1]) + 1, line + len(ends)
+        if offset + len(chunk) - start > MAX_LINE_BYTES:
+            raise ValueError(f'{path}:{line}: a line of more than {MAX_LINE_BYTES} bytes, longer than a {what} line may '
+                             f'have (a TREC line is a few short columns): is this a {what} file?')
 
 
 def _bad_line(path: str, text: str, n_columns: int, layout: str, what: str):
     for lineno, line in enumerate(text.splitlines(), 1):
         parts = line.split()
         if parts and len(parts) != n_columns:
-            hint = ' (a qrels line needs a relevance label)' if what == 'qrels' and len(parts) == n_columns - 1 else ''
-            return f'{path}:{lineno}: expected {n_columns} columns ({layout}), found {len(parts)}{hint}: {line.strip()!r}'
+            if what == 'qrels' and len(parts) == n_columns - 1:
+                hint = ' (a qrels line needs a relevance label)'
+            elif len(parts) == n_columns + 1:
+                hint = (f' (one more than the layout: the last, {parts[-1][:QUOTED_CHARS]!r}, is not part of a TREC '
+                        f'{what} line; remove that column)')
+            else:
+                hint = ''
+            return f'{path}:{lineno}: expected {n_columns} columns ({layout}), found {len(parts)}{hint}: {quoted(line)}'
     return None
 
 
@@ -162,7 +204,7 @@ def _first_bad(path: str, bad: np.ndarray, text: str, message: str) -> str:
     row = int(np.flatnonzero(bad)[0])
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.split()]
     lineno, line = lines[row]
-    return f'{path}:{lineno}: {message}: {line.strip()!r}'
+    return f'{path}:{lineno}: {message}: {quoted(line)}'
 
 
 def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:

@@ -79,13 +79,24 @@ class TextLookup(pt.Transformer):
         return f'TextLookup({self.name!r})'
 
 
+#: the longest JSONL record read, in bytes: a document of several megabytes is still one; a longer line is not one
+MAX_RECORD_BYTES = 1 << 24
+
+
 def _lines(path: str):
     """(line number, line) of ``path``: gzip, bzip2 and xz recognised by their content (not the name), UTF-8 with a
     BOM dropped. A byte that is not UTF-8 or a damaged compressed stream is a ValueError naming the file and the line."""
     lineno = 0
     try:
         with open_binary(path) as fin:
-            for lineno, raw in enumerate(fin, 1):
+            while True:
+                raw = fin.readline(MAX_RECORD_BYTES + 1)  # bounded: a file of one endless line is refused, not read
+                if not raw:
+                    break
+                lineno += 1
+                if len(raw) > MAX_RECORD_BYTES:
+                    raise ValueError(f'TextLookup: {path}:{lineno}: a record longer than {MAX_RECORD_BYTES} bytes (one '
+                                     'JSON object per line, a document\'s text in it): is this a JSONL corpus?')
                 try:
                     line = raw.decode('utf-8')
                 except UnicodeDecodeError as ex:
