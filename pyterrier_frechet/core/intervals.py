@@ -57,9 +57,13 @@ interval is built from: the jackknife standard errors by √fpc; the bootstrap i
 Which one a statistic should use is measured, not assumed: :mod:`pyterrier_frechet.analyses.calibration`
 simulates query populations with known values and reports each method's coverage.
 """
+import inspect
 from typing import Callable, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
+
+from .registry import check_name, check_text
+
 
 def _finite(samples) -> np.ndarray:
     samples = np.asarray(samples, dtype=np.float64)
@@ -177,7 +181,7 @@ def interval(method: str, estimate: float, samples, ci: float = 0.95,
         raise ValueError(f'the {m.name} interval needs the jackknife (leave-one-query-out) values')
     alpha = (1 - ci) / 2
     jack = None if jackknife is None else _finite(jackknife)
-    low, high = m.compute(estimate, valid, jack, alpha, fpc, df)
+    low, high = _checked(m, *_pair(m, m.compute(estimate, valid, jack, alpha, fpc, df)))
     if fpc < 1 and m.finite_population == 'deviations':  # the bootstrap's deviations from θ̂, rescaled
         scale = float(np.sqrt(fpc))
         low, high = estimate + scale * (low - estimate), estimate + scale * (high - estimate)
@@ -269,8 +273,16 @@ INTERVAL_METHODS: Dict[str, IntervalMethod] = {}
 def register_interval_method(method: IntervalMethod) -> IntervalMethod:
     """Make ``method`` available to every entry point by its name (``interval=``, a resampling's default); a name
     already taken is a ValueError."""
-    if method.name in INTERVAL_METHODS:
-        raise ValueError(f'an interval method named {method.name!r} is already registered')
+    if not isinstance(method, IntervalMethod):
+        raise ValueError(f'register an IntervalMethod(name, title, estimand_label, estimand, compute, ...), got '
+                         f'{type(method).__name__}')
+    check_name(method.name, INTERVAL_METHODS, 'interval method')
+    for field in ('title', 'estimand_label', 'estimand'):
+        check_text(getattr(method, field), field, f'interval method {method.name!r}')
+    _check_compute(method)
+    for flag in ('needs_jackknife', 'from_jackknife', 'positive_only'):
+        if not isinstance(getattr(method, flag), bool):
+            raise ValueError(f'interval method {method.name!r}: {flag} must be True or False, got {getattr(method, flag)!r}')
     if method.finite_population not in ('variance', 'deviations', None):
         raise ValueError(f"{method.name}: finite_population must be 'variance', 'deviations' or None, "
                          f"got {method.finite_population!r}")
@@ -278,6 +290,45 @@ def register_interval_method(method: IntervalMethod) -> IntervalMethod:
         raise ValueError(f"{method.name}: centre must be 'value', 'bootstrap' or 'jackknife', got {method.centre!r}")
     INTERVAL_METHODS[method.name] = method
     return method
+
+
+def _check_compute(method: IntervalMethod) -> None:
+    """``compute`` is callable with the six arguments :func:`interval` passes it."""
+    if not callable(method.compute):
+        raise ValueError(f'interval method {method.name!r}: compute must be callable (estimate, samples, jackknife, '
+                         f'alpha, fpc, df) -> (low, high), got {type(method.compute).__name__}')
+    try:
+        inspect.signature(method.compute).bind(*range(6))
+    except TypeError as ex:
+        raise ValueError(f'interval method {method.name!r}: compute must take (estimate, samples, jackknife, alpha, '
+                         f'fpc, df): {ex}') from None
+    except ValueError:  # a builtin without a signature: taken as it is
+        pass
+
+
+def _pair(method: IntervalMethod, result) -> Tuple[object, object]:
+    try:
+        low, high = result
+    except (TypeError, ValueError):
+        raise ValueError(f'interval method {method.name!r} returned {result!r}, not (low, high)') from None
+    return low, high
+
+
+def _checked(method: IntervalMethod, low, high) -> Tuple[float, float]:
+    """An interval as a method returned it, before anything prints it: (NaN, NaN) for undefined, or two finite ends
+    with low ≤ high; anything else is the method's error, named."""
+    try:
+        low, high = float(low), float(high)
+    except (TypeError, ValueError):
+        raise ValueError(f'interval method {method.name!r} returned {(low, high)!r}, not two numbers') from None
+    if np.isnan(low) and np.isnan(high):
+        return low, high
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise ValueError(f'interval method {method.name!r} returned ({low}, {high}): an interval has two finite ends '
+                         '(or (nan, nan) where it is undefined)')
+    if low > high + 1e-12 * max(1.0, abs(low), abs(high)):
+        raise ValueError(f'interval method {method.name!r} returned ({low}, {high}): its low end is above its high end')
+    return low, max(low, high)  # equal ends apart by round-off: one point
 
 
 def interval_method(name: str) -> IntervalMethod:

@@ -28,6 +28,8 @@ import numpy as np
 from ir_measures import measures
 from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
 
+from ..core.intervals import interval_method
+from ..core.registry import check_name
 from .resampling import HISTOGRAM, PER_QUERY, VECTOR_STATS, Resampling
 
 #: ``INPUT`` values.
@@ -232,6 +234,12 @@ def register_measure(measure: SetMeasure) -> SetMeasure:
     ``MMD = register_measure(_MMD())``."""
     if not isinstance(measure, SetMeasure) or measure.INPUT not in (VECTORS, HISTOGRAMS, ANSWERS):
         raise ValueError(f'{measure!r} is not a VectorMeasure, HistogramMeasure or AnswerMeasure instance')
+    check_name(getattr(measure, 'NAME', None), measures.registry, 'measure')  # ir_measures' own names included
+    if not isinstance(getattr(measure, 'HIGHER_IS_BETTER', None), bool):
+        raise ValueError(f'measure {measure.NAME}: HIGHER_IS_BETTER must be True or False, got '
+                         f'{getattr(measure, "HIGHER_IS_BETTER", None)!r}')
+    if not isinstance(measure.SUPPORTED_PARAMS, dict) or not all(isinstance(k, str) for k in measure.SUPPORTED_PARAMS):
+        raise ValueError(f'measure {measure.NAME}: SUPPORTED_PARAMS must map parameter names to ParamInfo')
     measures.register(measure)
     return measure
 
@@ -282,8 +290,22 @@ def resampling(measure) -> Optional[Resampling]:
     :data:`~.resampling.PER_QUERY` for any measure with per-query values (e.g. nDCG), or None."""
     if isinstance(measure, SetMeasure):
         # a mean over balancing draws has no single pair of sets to re-weight
-        return measure.resampling() if len(measure.balancing_draws()) == 1 else None
+        return _checked_resampling(measure, measure.resampling()) if len(measure.balancing_draws()) == 1 else None
     return PER_QUERY
+
+
+def _checked_resampling(measure, declared) -> Optional[Resampling]:
+    """What a measure declares as its resampling, checked before the bootstrap uses it (a third party's too): None, or a
+    :class:`~.resampling.Resampling` whose default interval is a registered method and whose paired test is known."""
+    if declared is None:
+        return None
+    if not isinstance(declared, Resampling):
+        raise ValueError(f'{measure}: resampling() must return a Resampling (or None), got {type(declared).__name__}')
+    interval_method(declared.interval)  # a ValueError naming the registered ones
+    if declared.paired_test not in ('jackknife', 't', 'normal'):
+        raise ValueError(f"{measure}: its resampling's paired_test must be 'jackknife', 't' or 'normal', got "
+                         f'{declared.paired_test!r}')
+    return declared
 
 
 def unresampled_reason(measure) -> str:
