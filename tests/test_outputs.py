@@ -364,14 +364,19 @@ def test_correlate_and_agreement_give_the_same_tau_ap(files, tmp_path, capsys):
 
 
 def test_constant_reference_gives_nan_tau_and_tau_ap_with_a_warning(files, capsys):
-    # S9: NumRet (documents retrieved per query) is the same for every run: it ranks nothing (P(rel=5)@3, constant 0,
-    # is refused now: no label reaches 5)
-    with pytest.warns(UserWarning, match='NumRet is constant across the 3 systems'):
-        assert main(['agreement', *_data(files), '--metrics', 'NumRet', 'FD@3', '--samples', '120',
+    # S9: a reference measure that is the same for every run ranks nothing (P(rel=5)@3, constant 0, is refused: no
+    # label reaches 5)
+    # P@1000 counts every document each run retrieved, and the three runs retrieve the same ones: constant too
+    with pytest.warns(UserWarning, match=r'P@1000 is constant across the 3 systems'):
+        assert main(['agreement', *_data(files), '--metrics', 'P@1000', 'FD@3', '--samples', '120',
                      '--format', 'csv']) == 0
     row = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index('measure').loc['FD@3']
     assert np.isnan(row[['kendall_tau', 'tau_low', 'tau_high', 'tau_ap', 'tau_ap_low', 'tau_ap_high']].to_numpy(float)).all()
     assert np.isnan(pf.tau_ap([1.0, 2.0, 3.0], [5.0, 5.0, 5.0]))
+    # NumRet sums over queries: its bootstrap would resample a mean beside a sum (and its t interval came out with
+    # its low end above the high one); refused, saying why (issue 64)
+    assert main(['agreement', *_data(files), '--metrics', 'NumRet', 'FD@3', '--samples', '120']) == 2
+    assert 'NumRet: NumRet aggregates its per-query values otherwise than by their mean' in capsys.readouterr().err
 
 
 # --- S8: shuffle at the measure's rel ---

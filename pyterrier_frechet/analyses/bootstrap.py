@@ -32,7 +32,7 @@ from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
 from ..evaluation.vector_statistics import VectorStatistics, vector_statistics
-from ..measures.base import column_label, resampled_names, resampling
+from ..measures.base import column_label, resampled_names, resampling, unresampled_reason
 from ..measures.resampling import (HISTOGRAM_COUNTS, LEAVE_OUT_TESTS, PER_QUERY_VALUES, VECTOR_STATS, Engine,
                                    numpy_engine)
 from ..vectors.sources import using_encoder
@@ -417,11 +417,13 @@ RESAMPLE = ('all', 'needed')
 
 def check_bootstrappable(measures) -> None:
     """ValueError naming every measure the bootstrap cannot resample exactly — raised before any work."""
-    unsupported = [str(m) for m in measures if resampling(m) is None]
+    unsupported = [m for m in measures if resampling(m) is None]
     if unsupported:
-        raise ValueError(f'the bootstrap has no fast path for {unsupported}: it resamples {", ".join(resampled_names())} '
-                         '(with one balancing draw and, for FD, without jackknife=True) and per-query measures '
-                         '(bootstrap_naive resamples any measure, slowly); leave these out of the bootstrap')
+        why = '; '.join(dict.fromkeys(f'{m}: {unresampled_reason(m)}' for m in unsupported))
+        raise ValueError(f'the bootstrap has no fast path for {[str(m) for m in unsupported]} ({why}): it resamples '
+                         f'{", ".join(resampled_names())} (with one balancing draw and, for FD, without jackknife=True) '
+                         'and per-query measures averaged over queries (bootstrap_naive resamples any measure, slowly); '
+                         'leave these out of the bootstrap')
 
 
 def bootstrappable(measures) -> list:

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..files import READ_ERRORS, id_form_pairs, read_bytes
+from ..files import READ_ERRORS, check_ids, id_form_pairs, read_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -220,7 +220,13 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
     bad = ~frame['label'].str.fullmatch(r'[+-]?[0-9]{1,18}').to_numpy(dtype=bool)  # as trec_eval reads it: decimal digits
     if bad.any():
         raise ValueError(_first_bad(path, bad, text, 'the relevance label (4th column) must be an integer'))
+    _check_file_ids(path, frame)
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'label': frame['label'].astype(np.int64)})
+
+
+def _check_file_ids(path: str, frame: pd.DataFrame) -> None:
+    check_ids(frame['qid'].unique(), f'{path}: the query ids')
+    check_ids(frame['docno'].unique(), f'{path}: the docnos')
 
 
 def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
@@ -239,6 +245,7 @@ def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
     finite = np.isfinite(score.to_numpy(dtype=np.float64))
     if not finite.all():
         raise ValueError(_first_bad(path, ~finite, text, 'the score is not finite'))
+    _check_file_ids(path, frame)
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'rank': rank.astype(np.int64),
                          'score': score.astype(np.float64), 'name': frame['tag']})
 

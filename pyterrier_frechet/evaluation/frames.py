@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 from ir_measures.util import QrelsConverter, RunConverter
 
+from ..files import check_ids
+
 
 QID, DOCNO, LABEL, SCORE = 'query_id', 'doc_id', 'relevance', 'score'
 
@@ -95,6 +97,7 @@ def prepare_qrels(qrels, what: str) -> pd.DataFrame:
     if len(qrels) == 0:
         raise ValueError(f'{what}: the qrels are empty')
     qrels = _as_str_ids(qrels[[QID, DOCNO, LABEL]])
+    check_frame_ids(qrels, f'{what}: the qrels')
     check_duplicates(qrels, QID, DOCNO, 'the qrels')
     return qrels.assign(**{LABEL: check_labels(qrels[LABEL], what)})
 
@@ -128,8 +131,16 @@ def prepare_run(run, what: str) -> pd.DataFrame:
     text = [c for c in run.columns if isinstance(run[c].dtype, pd.StringDtype)]
     if text:
         run = run.astype({c: object for c in text})
+    check_frame_ids(run, f'{what}: the run')
     check_duplicates(run, QID, DOCNO, 'the run')
     return run
+
+
+def check_frame_ids(frame: pd.DataFrame, what: str) -> None:
+    """The query ids and docnos of a prepared frame by the one id rule of every input path
+    (:func:`~pyterrier_frechet.files.check_ids`)."""
+    check_ids(frame[QID].unique(), f'{what}\'s query ids')
+    check_ids(frame[DOCNO].unique(), f'{what}\'s docnos')
 
 
 def run_dict(run: pd.DataFrame):

@@ -291,7 +291,14 @@ def resampling(measure) -> Optional[Resampling]:
     if isinstance(measure, SetMeasure):
         # a mean over balancing draws has no single pair of sets to re-weight
         return _checked_resampling(measure, measure.resampling()) if len(measure.balancing_draws()) == 1 else None
-    return PER_QUERY
+    # the per-query resampling re-weights a mean of per-query values: a measure aggregated otherwise (NumRet sums
+    # over queries) would get a bootstrap and an interval of its mean beside its value, the sum
+    return PER_QUERY if _mean_aggregated(measure) else None
+
+
+def _mean_aggregated(measure) -> bool:
+    aggregator = getattr(measure, 'aggregator', None)
+    return not callable(aggregator) or isinstance(aggregator(), MeanAgg)
 
 
 def _checked_resampling(measure, declared) -> Optional[Resampling]:
@@ -314,6 +321,8 @@ def unresampled_reason(measure) -> str:
         return ''
     if isinstance(measure, SetMeasure) and len(measure.balancing_draws()) > 1:
         return f'a mean over {len(measure.balancing_draws())} balancing draws, not one pair of sets to resample'
+    if not isinstance(measure, SetMeasure) and not _mean_aggregated(measure):
+        return f'{getattr(measure, "NAME", measure)} aggregates its per-query values otherwise than by their mean'
     return f'{getattr(measure, "NAME", measure)} declares no resampling'
 
 

@@ -14,7 +14,7 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ..files import chmod_as_open
+from ..files import check_ids, chmod_as_open
 
 logger = logging.getLogger(__name__)
 
@@ -60,6 +60,13 @@ def fill_store(out: str, texts, encoder, source=None, docnos: Optional[Sequence[
         raise ValueError(f'the folder of {out!r} ({folder}) is not writable')
     have = texts.texts
     wanted = list(dict.fromkeys(str(d) for d in (have if docnos is None else docnos)))
+    check_ids(wanted, f'the docnos to write into {out}.ids.txt')  # one id per line: the rule every reader holds it to
+    if source is not None:
+        finite = np.isfinite(np.asarray(source.vectors)).all(axis=1)
+        if not finite.all():
+            bad = [source.docnos[i] for i in np.flatnonzero(~finite)[:5]]
+            raise ValueError(f'{source!r}: {int((~finite).sum())} of its rows are not finite (NaN or inf), e.g. docnos '
+                             f'{bad}: a damaged store is not copied; make the store again from the texts (without --from)')
     known = set() if source is None else set(source.docnos)
     todo = [d for d in wanted if d not in known and d in have]
     without_text = sum(1 for d in wanted if d not in known and d not in have)

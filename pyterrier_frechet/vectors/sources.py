@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
+from ..files import check_ids
+
 logger = logging.getLogger(__name__)
 
 _default_encoder = None
@@ -106,6 +108,7 @@ class VectorStore(pt.Transformer):
         if '' in ids:
             raise ValueError(f'VectorStore: {ids_path} has an empty id on line {ids.index("") + 1}; give every vector '
                              'its id on its own line (blank lines are allowed only at the end of the file)')
+        check_ids(ids, f'VectorStore: {ids_path}')
         if self.vectors.ndim != 2 or self.vectors.shape[0] != len(ids):
             raise ValueError(f'VectorStore: {npy} has shape {self.vectors.shape} but {ids_path} lists {len(ids)} ids')
         index = pd.Index(ids)

@@ -6,7 +6,7 @@ from typing import Dict, Optional, Sequence
 import pandas as pd
 import pyterrier as pt
 
-from ..files import READ_ERRORS, loads_line, open_binary
+from ..files import READ_ERRORS, check_ids, loads_line, open_binary
 
 _DOCNO_FIELDS = ('docno', 'docid', 'doc_id', '_id', 'id', 'pid')
 
@@ -55,9 +55,14 @@ class TextLookup(pt.Transformer):
                 raise ValueError(f'TextLookup: {path}:{lineno} has none of the text field(s) {list(text_fields)} '
                                  f'(--text-fields); its fields are {sorted(rec)}')
             text = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
+            docno = str(rec[field])
             if not text:
-                empty.append(str(rec[field]))
-            texts[str(rec[field])] = text
+                empty.append(docno)
+            if texts.get(docno, text) != text:
+                raise ValueError(f'TextLookup: {path}:{lineno}: docno {docno[:60]!r} has a second, different text; a '
+                                 'document has one text: keep one record for it')
+            texts[docno] = text
+        check_ids(texts, f'TextLookup: {path}: the docnos')
         if empty and not allow_empty:
             raise ValueError(f'TextLookup: {path}: {len(empty)} record(s) have an empty text in field(s) {list(text_fields)} '
                              f'(--text-fields), e.g. docnos {empty[:5]}; fix the corpus or name other fields, or pass '
