@@ -36,12 +36,13 @@ def parts(measure) -> Optional[Tuple[object, object, object, object]]:
     return decomposition() if decomposition is not None else None
 
 
-def spread_words(ratio: float) -> str:
-    """'narrower (0.86× the relevant set's variance)', 'broader (…)' or 'about as spread as the relevant set (…)'."""
+def spread_words(ratio: float, subject: str = 'retrieved set') -> str:
+    """'retrieved set narrower (0.86× the relevant set's variance)', '… broader (…)' or '… about as spread as the
+    relevant set (…)'; ``subject`` '' for the words alone."""
     if not np.isfinite(ratio):
         return 'spread not defined'
     what = 'narrower' if ratio < NARROWER else 'broader' if ratio > BROADER else 'about as spread as the relevant set'
-    return f'retrieved set {what} ({ratio:.2f}× the relevant set\'s variance)'
+    return f'{subject + " " if subject else ""}{what} ({ratio:.2f}× the relevant set\'s variance)'
 
 
 def extra_measures(measures) -> list:
@@ -108,7 +109,7 @@ def _sentence(row) -> str:
         head = (f'{name}: {label} {row["fd_change"]:+.3g} vs {row["baseline"]} (mean term {row["mean_change"]:+.3g}, '
                 f'covariance term {row["cov_change"]:+.3g})')
     within = row.get('spread_within', float('nan'))
-    per_query = '' if not np.isfinite(within) else f'; within queries {spread_words(within)[len("retrieved set "):]}'
+    per_query = '' if not np.isfinite(within) else f'; within queries {spread_words(within, subject="")}'
     return f'{head}; {spread_words(row["spread"])}{per_query}'
 
 

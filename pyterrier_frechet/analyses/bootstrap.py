@@ -397,13 +397,15 @@ def _summary_row(system, measure, value, samples, ci, method: str, jackknife=Non
         estimand = f'{estimand}, over draws without replacement from the N queries' if estimand else estimand
     return {'name': system, 'measure': measure, 'value': value, 'estimate': estimate, 'low': low, 'high': high,
             'interval': method + ''.join(f' ({note})' for note in notes), 'method': method, 'groups': groups,
+            'notes': ''.join(f' ({note})' for note in notes),
             'estimand': estimand, 'jackknife': how.jackknife, 'mean': float(np.mean(valid)) if len(valid) else np.nan,
             'std': float(np.std(valid, ddof=1)) if len(valid) > 1 else np.nan, 'n_valid': int(len(valid))}
 
 
-#: The summary's columns for code, not for print (the interval method's name and query groups: every printed word of
-#: them is in ``interval``); :func:`printed_summary` leaves them out.
-KEY_COLUMNS = ('method', 'groups')
+#: The summary's columns for code, not for print (the interval method's name, its query groups and its notes as printed
+#: after the name: every printed word of them is in ``interval``, which is their join); :func:`printed_summary` leaves
+#: them out.
+KEY_COLUMNS = ('method', 'groups', 'notes')
 
 
 def printed_summary(summary: pd.DataFrame) -> pd.DataFrame:

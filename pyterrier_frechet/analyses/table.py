@@ -308,7 +308,8 @@ class PaperTable:
         cell = self._first_cell(labels[0])
         groups = cell['groups']
         groups = None if groups is None or pd.isna(groups) else int(groups)
-        return cell['method'], groups, cell['interval'][len(cell['method']):]
+        notes = cell.get('notes')
+        return cell['method'], groups, notes if isinstance(notes, str) else ''
 
     def _none_why(self, labels) -> str:
         """Why these columns have no interval (their cells' ``no_interval``), each reason once."""
@@ -624,12 +625,14 @@ def _cells(summary: pd.DataFrame, point: Optional[pd.DataFrame], systems, labels
                 r = by_key.loc[(name, label)]
                 rows.append({'name': name, 'measure': label, 'value': float(r['value']), 'low': float(r['low']),
                              'high': float(r['high']), 'interval': str(r['interval']), 'method': str(r['method']),
+                             'notes': str(r['notes']) if isinstance(r.get('notes'), str) else '',
                              'groups': r.get('groups'), 'estimand': str(r.get('estimand', ''))})
             elif point_by_name is not None and label in point_by_name.columns:
                 rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
                              'low': np.nan, 'high': np.nan,
                              'interval': f'none ({reasons.get(label) or "not resampled"})', 'method': 'none',
-                             'groups': None, 'estimand': '', 'no_interval': reasons.get(label) or 'not resampled'})
+                             'groups': None, 'estimand': '', 'notes': '',
+                             'no_interval': reasons.get(label) or 'not resampled'})
             else:
                 raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
                                  'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
