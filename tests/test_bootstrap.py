@@ -41,7 +41,7 @@ def test_summary_columns_and_interval(toy):
     res = bootstrap({'a': run, 'b': run.assign(score=-run.score)}, qrels, [m, nDCG @ 3], n_samples=200, seed=1)
     s = res.summary.set_index(['name', 'measure'])
     assert list(res.summary.columns) == ['name', 'measure', 'value', 'estimate', 'low', 'high', 'interval', 'method',
-                                         'groups', 'estimand', 'jackknife', 'mean', 'std', 'n_valid']
+                                         'groups', 'notes', 'estimand', 'jackknife', 'mean', 'std', 'n_valid']
     # the method and its groups are for code; what is printed carries every word of them in `interval`
     from pyterrier_frechet.analyses.bootstrap import printed_summary
     assert 'method' not in printed_summary(res.summary) and (res.summary['method'] == ['jackknife_log', 't'] * 2).all()
