@@ -203,3 +203,20 @@ def test_the_runs_of_one_bootstrap_share_the_relevant_side_and_equal_each_run_al
         cols = ['value', 'low', 'high']
         np.testing.assert_allclose(together.summary.query('name == @name')[cols].to_numpy(dtype=float),
                                    alone.summary[cols].to_numpy(dtype=float), rtol=1e-10)
+
+
+def test_one_set_of_options_passes_through_and_two_are_refused(toy):
+    """Issue 65 item 4: report, paper_table and compare_systems pass their checked ResamplingOptions through;
+    the same numbers as the keywords, and a call that gives both (or options without a sample count) is refused."""
+    from pyterrier_frechet.analyses.options import ResamplingOptions
+    vectors, qrels, run = toy
+    m = pf.FD(encoder=DictEncoder(vectors)) @ 5
+    runs = {'a': run, 'b': run.assign(score=-run.score)}
+    by_keywords = bootstrap(runs, qrels, [m, nDCG @ 3], n_samples=120, seed=3, ci=0.9, verbose=False)
+    by_options = bootstrap(runs, qrels, [m, nDCG @ 3], options=ResamplingOptions(n_samples=120, seed=3, ci=0.9),
+                           verbose=False)
+    pd.testing.assert_frame_equal(by_keywords.summary, by_options.summary)
+    with pytest.raises(ValueError, match=r"give options= .* or \['seed'\] as keywords, not both"):
+        bootstrap(runs, qrels, [m], options=ResamplingOptions(n_samples=120), seed=4, verbose=False)
+    with pytest.raises(ValueError, match='give options= \\(with its n_samples set\\)'):
+        bootstrap(runs, qrels, [m], options=ResamplingOptions(), verbose=False)

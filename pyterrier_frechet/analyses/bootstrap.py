@@ -436,7 +436,8 @@ def bootstrappable(measures) -> list:
 def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, *, n_samples: int = 1000, seed: int = 0,
               ci: float = 0.95, verbose: bool = True, backend: str = 'numpy', device: Optional[str] = None,
               encoder=None, interval: Optional[str] = None, jackknife='auto',
-              population: Optional[int] = None, query_groups=None, resample: str = 'all') -> BootstrapResult:
+              population: Optional[int] = None, query_groups=None, resample: str = 'all',
+              options: Optional[ResamplingOptions] = None) -> BootstrapResult:
     """Bootstrap confidence intervals over queries for every (run, measure).
 
     Args:
@@ -479,6 +480,11 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, *, n
             the query: randomness inside a run (sampling, random tie-breaks) is not reduced by drawing more of the
             N queries, and the corrected intervals are too narrow for it. The interval text names N (pt_docs
             "Calibration").
+        options: a checked :class:`~pyterrier_frechet.analyses.options.ResamplingOptions` (with its ``n_samples``
+            set, as :meth:`~pyterrier_frechet.analyses.options.ResamplingOptions.for_runs` sets it) in place of
+            ``n_samples``, ``seed``, ``ci``, ``interval``, ``population`` and ``query_groups`` — what ``report``,
+            :func:`~pyterrier_frechet.paper_table` and :func:`~pyterrier_frechet.compare_systems` pass, one set of
+            options from the call to the resamples.
         query_groups: the queries are not independent — several queries share a topic, a session or an information
             need — and these are the groups (a dict or Series qid → group, or a frame with columns qid and group;
             every judged query needs one, a query may be a group of its own). Each bootstrap sample then draws G
@@ -501,10 +507,18 @@ def bootstrap(runs: Dict[str, pd.DataFrame], qrels: pd.DataFrame, measures, *, n
     their logs, what was measured about FD's default interval (its coverage across the measured worlds, which no
     set's counts were found to predict: :func:`~pyterrier_frechet.interval_caveat`).
     """
-    # the options checked as every entry point checks them (the sample count, seed, level, interval method,
-    # population and query groups), before any work
-    options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, interval=interval, population=population,
-                                query_groups=query_groups)
+    if options is None:
+        # the options checked as every entry point checks them (the sample count, seed, level, interval method,
+        # population and query groups), before any work
+        options = ResamplingOptions(n_samples=n_samples, seed=seed, ci=ci, interval=interval, population=population,
+                                    query_groups=query_groups)
+    else:  # checked where it was made (report, paper_table, compare_systems): one set of options, passed through
+        given = {k: v for k, v in (('n_samples', n_samples != 1000), ('seed', seed != 0), ('ci', ci != 0.95),
+                                   ('interval', interval is not None), ('population', population is not None),
+                                   ('query_groups', query_groups is not None)) if v}
+        if given or options.n_samples is None:
+            raise ValueError(f'bootstrap: give options= (with its n_samples set) or {sorted(given) or "n_samples"} '
+                             'as keywords, not both')
     with using_encoder(encoder):
         return _bootstrap(runs, qrels, measures, options, verbose, backend, device, jackknife, resample)
 

@@ -199,8 +199,7 @@ def _sections(job: _Job, clock: _Sections) -> List[Section]:
         sections.append(_correlations(job, table))
     boot_measures = bootstrappable(job.measures)
     clock.start('bootstrap')
-    boot = bootstrap(runs, job.qrels, boot_measures, n_samples=options.n_samples, seed=options.seed, ci=options.ci,
-                     verbose=job.verbose, population=options.population, query_groups=options.query_groups,
+    boot = bootstrap(runs, job.qrels, boot_measures, options=options, verbose=job.verbose,
                      resample=resample_for(options.test))
     taus = tau_intervals(boot, boot_measures, options.ci)
     sections.append(_bootstrap(job, boot, taus))

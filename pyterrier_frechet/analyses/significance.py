@@ -22,6 +22,7 @@ docs/report-scale.md); ``test='bootstrap'`` gives the count p-value :func:`boots
 Every test selects documents and vectors as :func:`~pyterrier_frechet.evaluate` does
 (:func:`~pyterrier_frechet.evaluation.vector_sets.select_vector_sets`).
 """
+import dataclasses
 import math
 import warnings
 from typing import Dict, NamedTuple, Optional, Tuple
@@ -370,8 +371,9 @@ def compare_with(runs, qrels, measures, options: ResamplingOptions, verbose: boo
     pairs = ([(baseline, n) for n in names if n != baseline] if baseline is not None
              else [(a, b) for i, a in enumerate(names) for b in names[i + 1:]])
     if boot is None:
-        boot = bootstrap(runs, qrels, measures, n_samples=options.n_samples, seed=seed, ci=ci, verbose=verbose,
-                         population=population, query_groups=options.query_groups, resample=resample_for(test))
+        # the measures' own interval methods: the comparisons read resamples and leave-outs, not printed intervals
+        boot = bootstrap(runs, qrels, measures, options=dataclasses.replace(options, interval=None), verbose=verbose,
+                         resample=resample_for(test))
     fpc = finite_population_correction(len(boot.queries), population)
     fpc_text = population_text(population, len(boot.queries))
     values = point_values(boot)

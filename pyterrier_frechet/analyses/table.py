@@ -803,14 +803,13 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline:
         warnings.warn(note, UserWarning, stacklevel=2)
     with one_drop_summary(not verbose, "the table's cells ((−n)) and to_dataframe()"), warnings.catch_warnings():
         warnings.filterwarnings('ignore', message='graded qrels', category=UserWarning)
-        return _paper_table(runs, qrels, ms, boot_ms, options, encoder=encoder, text=text, verbose=verbose, seed=seed,
-                            ci=ci, alpha=alpha, interval=interval, population=population, query_groups=query_groups,
-                            test=test, baseline=baseline, digits=digits)
+        return _paper_table(runs, qrels, ms, boot_ms, options, encoder=encoder, text=text, verbose=verbose,
+                            digits=digits)
 
 
-def _paper_table(runs, qrels, ms, boot_ms, options, *, encoder, text, verbose, seed, ci, alpha, interval, population,
-                 query_groups, test, baseline, digits) -> PaperTable:
-    """:func:`paper_table`'s work, once its inputs are checked."""
+def _paper_table(runs, qrels, ms, boot_ms, options, *, encoder, text, verbose, digits) -> PaperTable:
+    """:func:`paper_table`'s work, once its inputs are checked: every option from ``options``, one set."""
+    seed, ci, alpha, test, baseline = options.seed, options.ci, options.alpha, options.test, options.baseline
     from .bootstrap import bootstrap
     from .correlation import tau_intervals
     from .significance import compare_with, resample_for
@@ -820,8 +819,7 @@ def _paper_table(runs, qrels, ms, boot_ms, options, *, encoder, text, verbose, s
         from ..vectors.embedder import Embedder
         from ..vectors.text import TextLookup
         encoder = Embedder(texts=TextLookup.from_jsonl(text), verbose=verbose)
-    boot = bootstrap(runs, qrels, boot_ms, n_samples=options.n_samples, seed=seed, ci=ci, verbose=verbose,
-                     encoder=encoder, interval=interval, population=population, query_groups=query_groups,
+    boot = bootstrap(runs, qrels, boot_ms, options=options, verbose=verbose, encoder=encoder,
                      resample=resample_for(test))
     point, coverage = boot.point, no_vector_counts(boot.point)
     if others:
