@@ -33,9 +33,9 @@ def compression(path: Union[str, os.PathLike]) -> Optional[str]:
     return None
 
 
-#: the most a file read whole (a qrels or run file) may hold once decompressed: several times a run of 1,000 documents
-#: for each of MS MARCO's 6,980 dev queries (about 0.4 GB); a larger one, or a compressed bomb, is refused while it is
-#: read, before it fills the memory
+#: The most a file read whole (a qrels or run file) may hold once decompressed, in bytes. Several times a run of 1,000
+#: documents for each of MS MARCO's 6,980 dev queries (about 0.4 GB); a larger one, or a compressed bomb, is refused
+#: while it is read, before it fills the memory.
 MAX_TEXT_BYTES = 2 << 30
 
 _MAGIC = {'gzip': b'\x1f\x8b', 'bzip2': b'BZh', 'xz': b'\xfd7zXZ\x00'}
@@ -161,10 +161,10 @@ def read_bytes(path: Union[str, os.PathLike], max_bytes: Optional[int] = MAX_TEX
         return b''.join(_decompressed_chunks(fin, kind, max_bytes))
 
 
-#: what no id (a query id, a docno) may hold, wherever it enters — a frame, a TREC file, a JSONL corpus, a vector
-#: store's ids file, the ids ``embed`` writes: control characters (C0, DEL, C1: a tab or a line break splits the
-#: one-id-per-line and whitespace-separated formats), line and paragraph separators, zero-width and bidirectional
-#: format characters (two ids that print alike but differ), a byte-order mark
+#: The characters no id (a query id, a docno) may hold, wherever it enters (a frame, a TREC file, a JSONL corpus, a
+#: vector store's ids file, the ids ``embed`` writes). Control characters (C0, DEL, C1; a tab or a line break splits
+#: the one-id-per-line and whitespace-separated formats), line and paragraph separators, zero-width and bidirectional
+#: format characters (two ids that print alike but differ), a byte-order mark.
 BAD_ID_CHARACTERS = '[\x01-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]'
 _BAD_ID = re.compile(BAD_ID_CHARACTERS)
 

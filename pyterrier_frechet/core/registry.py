@@ -4,8 +4,8 @@ registered — not found later, when a table prints it or a parser cannot tell t
 import re
 from typing import Iterable
 
-#: what a registered name looks like: a Python identifier in ASCII (what ir_measures' parser reads before ``(`` and
-#: ``@``, what a command line takes unquoted)
+#: What a registered name looks like, a Python identifier in ASCII (what ir_measures' parser reads before ``(`` and
+#: ``@``, what a command line takes unquoted).
 NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
 
 

@@ -151,10 +151,10 @@ def _columns(path: str, text: str, names, what: str) -> pd.DataFrame:
 
 
 _EXTRA = '_extra'
-#: the longest line a qrels or run file may have, in bytes: a TREC line is a few short columns; a longer one (a file of
-#: another kind, a bomb of one line) is refused before it is split
+#: The longest line a qrels or run file may have, in bytes. A TREC line is a few short columns; a longer one (a file
+#: of another kind, a bomb of one line) is refused before it is split.
 MAX_LINE_BYTES = 1 << 16
-#: how much of a line an error message quotes
+#: How much of a line an error message quotes, in characters.
 QUOTED_CHARS = 160
 
 

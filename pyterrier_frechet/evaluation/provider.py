@@ -191,8 +191,8 @@ def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
                   '`python -m pyterrier_frechet compare`, or leave those queries out of the topics and qrels')
 
 
-#: per pt.Experiment call (its renderer, an object PyTerrier makes for each call and drops after it: weakly held, so
-#: an entry ends with its call), the messages already said
+#: The messages already said, per pt.Experiment call (keyed by its renderer, an object PyTerrier makes for each call
+#: and drops after it; weakly held, so an entry ends with its call).
 _SAID: 'weakref.WeakKeyDictionary' = weakref.WeakKeyDictionary()
 
 

@@ -392,7 +392,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
     return result
 
 
-#: the selections' drops, collected while a quiet caller runs (:func:`one_drop_summary`); None: each is logged
+#: The selections' drops, collected while a quiet caller runs (:func:`one_drop_summary`); None where each is logged.
 _DROP_SUMMARY: ContextVar[Optional[list]] = ContextVar('pyterrier_frechet_drop_summary', default=None)
 
 

@@ -84,7 +84,7 @@ class TextLookup(pt.Transformer):
         return f'TextLookup({self.name!r})'
 
 
-#: the longest JSONL record read, in bytes: a document of several megabytes is still one; a longer line is not one
+#: The longest JSONL record read, in bytes. A document of several megabytes is still one; a longer line is not.
 MAX_RECORD_BYTES = 1 << 24
 
 
