@@ -305,6 +305,7 @@ def test_the_answers_page_example_runs_as_pasted(tmp_path, monkeypatch):
         namespace = _run_example(code, tmp_path, monkeypatch)
     said = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
     assert any('is a ranking' in s for s in said) and any('is an answer frame' in s for s in said)
+    assert not any('baseline=' in s for s in said)  # the example passes no baseline: nothing about one (issue 63)
     table = namespace['table'].set_index('name')
     assert list(table.index) == ['retriever', 'RAG']
     assert table.loc['retriever', 'FD@10'] > 0 and table.loc['RAG', ['AnswerFD', 'AnswerCFD']].gt(0).all()

@@ -232,3 +232,19 @@ def test_pt_experiment_says_what_the_rows_columns_and_the_threshold_are_once_per
         pt.Experiment(systems, topics, graded, eval_metrics=[FD(encoder=DictEncoder(vectors), rel=2) @ 10],
                       names=list(runs), baseline=0, plan=plan)  # rel given: no threshold note
     assert _said(caught, 'graded qrels') == 0 and _said(caught, 'pseudo-value is above') == 1
+
+
+def test_constant_rows_are_said_only_where_something_reads_the_rows(toy):
+    """A measure without a leave-out path (KID) in pt.Experiment: without baseline= its rows are only averaged into the
+    table, so nothing is wrong and nothing is said; with baseline= its paired test is meaningless, said once."""
+    vectors, qrels, run = toy
+    m = pf.KID(encoder=DictEncoder(vectors)) @ 3
+    topics = qrels[['qid']].drop_duplicates().assign(query='x')
+    systems = [pt.Transformer.from_df(run), pt.Transformer.from_df(run.assign(score=-run['score']))]
+    for baseline, said in ((None, 0), (0, 1)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            pt.Experiment(systems, topics, qrels, eval_metrics=[m], names=['a', 'b'], baseline=baseline)
+        assert sum('rows repeat its value' in str(w.message) for w in caught) >= said
+        if not said:
+            assert not any('rows repeat its value' in str(w.message) for w in caught)

@@ -316,12 +316,16 @@ class AnswerEvaluator(providers.Evaluator):
         if is_ranking(run):
             yield from warn_other_kind(self.measures, 'ranking', self.qrel_qids)
             return
+        from .experiment_call import rows_are_read
         from .experiment_rows import warn_constant_rows
         values = compute_answer_measures(self.measures, self, run)
+        rows_read = rows_are_read()
         for measure, value in values.items():
-            # no leave-one-query-out path: the value on every row, and pt.Experiment(baseline=...)'s test on them
-            # is meaningless (as FDInf's and KID's)
-            warn_constant_rows(measure, 'it has no leave-one-query-out path')
+            # no leave-one-query-out path: the value on every row, and a paired test on them (pt.Experiment's
+            # baseline=) is meaningless (as FDInf's and KID's) — said where the rows are read, not where pt.Experiment
+            # only averages them
+            if rows_read:
+                warn_constant_rows(measure, 'it has no leave-one-query-out path')
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
 

@@ -9,7 +9,6 @@ registered measure needs no change here.
 import os
 import sys
 import warnings
-import weakref
 from typing import Dict, Iterator, List, Optional
 
 import ir_measures
@@ -19,6 +18,7 @@ from ir_measures import Metric, providers
 from ir_measures.util import RunConverter
 
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
+from .experiment_call import paired_test_is_run, rows_are_read, warn_once_per_experiment
 from .experiment_rows import warn_constant_rows
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
 from .relevance import graded_threshold_note
@@ -102,7 +102,8 @@ class SetEvaluator(providers.Evaluator):
         if has_pyterrier_names(run) and _beside_other_measures():
             raise ValueError(pyterrier_names_hint('run'))
         run = prepare_run(run, 'pyterrier_frechet')
-        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_are_read())
+        rows_read = rows_are_read()
+        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_read)
         with_rows = [m for m, o in outcomes.items() if getattr(o, 'rows', None) is not None]
         if with_rows and paired_test_is_run():
             warn_plus_minus(with_rows)
@@ -117,7 +118,7 @@ class SetEvaluator(providers.Evaluator):
                 for qid in self.qrel_qids:
                     yield Metric(query_id=qid, measure=measure, value=per_query[qid])
                 continue
-            if not measure.has_rows():
+            if not measure.has_rows() and rows_read:  # rows averaged into pt.Experiment's table say nothing wrong
                 warn_constant_rows(measure, 'it has no leave-one-query-out path')
             for qid in self.qrel_qids:
                 yield Metric(query_id=qid, measure=measure, value=value)
@@ -189,71 +190,6 @@ def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
                   f'freedom, not the {n_units - 1} of its jackknife test over the {n_units} queries with one: its '
                   'p-value is below the jackknife test\'s. For that test compare systems with pf.compare_systems / '
                   '`python -m pyterrier_frechet compare`, or leave those queries out of the topics and qrels')
-
-
-#: The messages already said, per pt.Experiment call (keyed by its renderer, an object PyTerrier makes for each call
-#: and drops after it; weakly held, so an entry ends with its call).
-_SAID: 'weakref.WeakKeyDictionary' = weakref.WeakKeyDictionary()
-
-
-def warn_once_per_experiment(message: str) -> None:
-    """Warn ``message`` once per ``pt.Experiment`` call: PyTerrier evaluates each system in its own ir_measures call
-    (an evaluator each, 19 for DL19's runs) and wraps them so that Python's own once-per-place filter shows one
-    message again for every system. Outside pt.Experiment, or where its per-call object cannot be found (read on the
-    one walk of :func:`_experiment_locals`; it only decides whether to repeat a warning), every call warns."""
-    local = _experiment_locals()
-    call = local.get('renderer') if local is not None else None
-    try:
-        said = _SAID.setdefault(call, set()) if call is not None else None
-    except TypeError:  # not weakly referable: say it every time
-        said = None
-    if said is not None:
-        if message in said:
-            return
-        said.add(message)
-    warnings.warn(message, UserWarning, stacklevel=3)
-
-
-def paired_test_is_run() -> bool:
-    """Whether the rows feed a paired test of PyTerrier: True inside ``pt.Experiment`` with ``baseline=`` (or one
-    whose parameters cannot be read: fails towards the warning), False inside one without and outside
-    ``pt.Experiment`` (``ir_measures.iter_calc``'s caller decides what to do with the rows; pt_docs/experiment.rst).
-    Reads the frame :func:`rows_are_read` reads."""
-    local = _experiment_locals()
-    return local is not None and local.get('baseline', True) is not None
-
-
-def _experiment_locals() -> Optional[dict]:
-    """The locals of the PyTerrier ``Experiment`` frame on the stack (its function in a file under
-    ``pyterrier/_evaluation/``), or None outside ``pt.Experiment``: the one walk :func:`paired_test_is_run` and
-    :func:`rows_are_read` share."""
-    marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
-    frame = sys._getframe(1)
-    while frame is not None:
-        code = frame.f_code
-        if code.co_name == 'Experiment' and marker in code.co_filename:
-            return frame.f_locals
-        frame = frame.f_back
-    return None
-
-
-def rows_are_read() -> bool:
-    """Whether anything will read the per-query rows of :meth:`SetEvaluator.iter_calc` beyond their mean: False only
-    under ``pt.Experiment`` without ``baseline=``, ``perquery=`` and ``save_dir=``, which averages the rows into its
-    table and drops them — the mean of FD's rows is FD itself, so each query's row is then FD, exactly the same
-    table, without the leave-one-query-out FDs the rows cost (43 eigenvalue solves per run and measure on DL19).
-    Anything else (``baseline=``, whose paired test reads them; ``perquery``; ``save_dir``, which writes
-    ``perquery.csv``; ``ir_measures.iter_calc`` and every other caller) gets the centred pseudo-values.
-
-    Stack inspection, and why (docs/state.md): ir_measures hands the evaluator the run only, never what its caller
-    will do with the rows. The check reads the frame of PyTerrier's ``Experiment`` (file under
-    ``pyterrier/_evaluation/``) and its parameters ``baseline``, ``perquery`` and ``save_dir`` (pinned by
-    ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if they move, the rows are
-    formed, as before (slower, never different)."""
-    local = _experiment_locals()
-    if local is None or not all(name in local for name in ('baseline', 'perquery', 'save_dir')):
-        return True
-    return local['baseline'] is not None or local['perquery'] is not False or local['save_dir'] is not None
 
 
 def refuse_batched_experiment(measures) -> None:

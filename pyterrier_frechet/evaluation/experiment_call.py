@@ -1,0 +1,83 @@
+"""What the ``pt.Experiment`` call an evaluation runs under will do with the per-query rows — the one place the package
+reads PyTerrier's frame (its ``Experiment`` function's locals) to decide anything, and what it decides: whether the
+rows are formed at all (:func:`rows_are_read`), whether a paired test reads them (:func:`paired_test_is_run`), and
+saying a note once per call (:func:`warn_once_per_experiment`).
+
+Why a stack walk (docs/state.md, "Stack inspection"): ir_measures hands an evaluator the run only, never what its
+caller will do with the rows, and PyTerrier exposes no hook that says it (what it would need: ``pt.Experiment`` passing
+its ``baseline``/``perquery``/``save_dir`` to the evaluator, e.g. as ir_measures evaluator options). The walk reads
+``baseline``, ``perquery``, ``save_dir`` and ``renderer`` of the frame of ``Experiment`` in a file under
+``pyterrier/_evaluation/`` (pinned by ``test_measure::test_the_private_names_read_on_the_stack_exist``) and fails open:
+if the names move, the rows are formed and the notes said on every call, as without it (slower, never different)."""
+import os
+import sys
+import warnings
+import weakref
+from typing import Optional
+
+#: The messages already said, per pt.Experiment call (keyed by its renderer, an object PyTerrier makes for each call
+#: and drops after it; weakly held, so an entry ends with its call).
+_SAID: 'weakref.WeakKeyDictionary' = weakref.WeakKeyDictionary()
+
+
+def warn_once_per_experiment(message: str) -> None:
+    """Warn ``message`` once per ``pt.Experiment`` call: PyTerrier evaluates each system in its own ir_measures call
+    (an evaluator each, 19 for DL19's runs) and wraps them so that Python's own once-per-place filter shows one
+    message again for every system. Outside pt.Experiment, or where its per-call object cannot be found (read on the
+    one walk of :func:`_experiment_locals`; it only decides whether to repeat a warning), every call warns."""
+    local = _experiment_locals()
+    call = local.get('renderer') if local is not None else None
+    try:
+        said = _SAID.setdefault(call, set()) if call is not None else None
+    except TypeError:  # not weakly referable: say it every time
+        said = None
+    if said is not None:
+        if message in said:
+            return
+        said.add(message)
+    warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def paired_test_is_run() -> bool:
+    """Whether the rows feed a paired test of PyTerrier: True inside ``pt.Experiment`` with ``baseline=`` (or one
+    whose parameters cannot be read: fails towards the warning), False inside one without and outside
+    ``pt.Experiment`` (``ir_measures.iter_calc``'s caller decides what to do with the rows; pt_docs/experiment.rst).
+    Reads the frame :func:`rows_are_read` reads."""
+    local = _experiment_locals()
+    return local is not None and local.get('baseline', True) is not None
+
+
+def _experiment_locals() -> Optional[dict]:
+    """The locals of the PyTerrier ``Experiment`` frame on the stack (its function in a file under
+    ``pyterrier/_evaluation/``), or None outside ``pt.Experiment``: the one walk :func:`paired_test_is_run` and
+    :func:`rows_are_read` share."""
+    marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == 'Experiment' and marker in code.co_filename:
+            return frame.f_locals
+        frame = frame.f_back
+    return None
+
+
+def rows_are_read() -> bool:
+    """Whether anything will read the per-query rows of :meth:`SetEvaluator.iter_calc` beyond their mean: False only
+    under ``pt.Experiment`` without ``baseline=``, ``perquery=`` and ``save_dir=``, which averages the rows into its
+    table and drops them — the mean of FD's rows is FD itself, so each query's row is then FD, exactly the same
+    table, without the leave-one-query-out FDs the rows cost (43 eigenvalue solves per run and measure on DL19).
+    Anything else (``baseline=``, whose paired test reads them; ``perquery``; ``save_dir``, which writes
+    ``perquery.csv``; ``ir_measures.iter_calc`` and every other caller) gets the centred pseudo-values.
+
+    Stack inspection, and why (docs/state.md): ir_measures hands the evaluator the run only, never what its caller
+    will do with the rows. The check reads the frame of PyTerrier's ``Experiment`` (file under
+    ``pyterrier/_evaluation/``) and its parameters ``baseline``, ``perquery`` and ``save_dir`` (pinned by
+    ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if they move, the rows are
+    formed, as before (slower, never different)."""
+    local = _experiment_locals()
+    if local is None or not all(name in local for name in ('baseline', 'perquery', 'save_dir')):
+        return True
+    return local['baseline'] is not None or local['perquery'] is not False or local['save_dir'] is not None
+
+
+__all__ = ['paired_test_is_run', 'rows_are_read', 'warn_once_per_experiment']
