@@ -81,6 +81,17 @@ def fd_like(measure) -> bool:
     return plan is not None and plan.interval == 'jackknife_log' and not balanced
 
 
+class Caveat(str):
+    """One sentence of :func:`interval_caveat` (a str, printed as it is) that keeps what it was made of: ``where``
+    (the set's relevant counts, in words) and ``kind`` (``'range'``: the measured range of FD's coverage;
+    ``'balanced'``: FD is FD(per_query=5) on this set), so a caption shortens it without parsing its text."""
+
+    def __new__(cls, text: str, where: str, kind: str):
+        out = super().__new__(cls, text)
+        out.where, out.kind = where, kind
+        return out
+
+
 def interval_caveat(qrels, measures) -> List[str]:
     """One sentence per relevance threshold of the FD-like ``measures``: the evaluated set's relevant counts and what
     was measured about FD's default interval — the range of its coverage across the measured worlds, which no set's
@@ -94,16 +105,16 @@ def interval_caveat(qrels, measures) -> List[str]:
         where = (f"relevant documents per query (label ≥ {rel}): {spread['min']} to {spread['max']} over "
                  f"{spread['queries']} queries, sd of log count {spread['sd_log']:.2f}")
         if spread['max'] <= FEW:
-            notes.append(f'{where[0].upper()}{where[1:]}: no query has more than {FEW}, so no query dominates the '
-                         f'relevant side and FD equals FD(per_query={FEW}) here, whose default interval covered '
-                         f'{BALANCED} {MEASURED}')
+            notes.append(Caveat(f'{where[0].upper()}{where[1:]}: no query has more than {FEW}, so no query dominates '
+                                f'the relevant side and FD equals FD(per_query={FEW}) here, whose default interval '
+                                f'covered {BALANCED} {MEASURED}', where, 'balanced'))
         else:
-            notes.append(f"{MEASURED_RANGE}: {where}; FD's default interval covered E[FD̂ₙ] in {REAL_DATA} of query "
-                         'sets per run with real vectors and runs (the 19 TREC DL 2019 runs, sd of log count 1.19; '
-                         f'Cranfield; SciFact) and in {SYNTHETIC_LOW} in synthetic worlds with heavy-tailed vectors '
-                         'or a few queries holding most relevant documents; in no measured world did a set\'s spread '
-                         'of counts tell the sets it missed from those it covered, so this is the measured range, not '
-                         f'a verdict on this set; {EVERY_BALANCED}')
+            notes.append(Caveat(f"{MEASURED_RANGE}: {where}; FD's default interval covered E[FD̂ₙ] in {REAL_DATA} of "
+                                'query sets per run with real vectors and runs (the 19 TREC DL 2019 runs, sd of log '
+                                f'count 1.19; Cranfield; SciFact) and in {SYNTHETIC_LOW} in synthetic worlds with '
+                                'heavy-tailed vectors or a few queries holding most relevant documents; in no measured '
+                                'world did a set\'s spread of counts tell the sets it missed from those it covered, so '
+                                f'this is the measured range, not a verdict on this set; {EVERY_BALANCED}', where, 'range'))
     return notes
 
 
@@ -112,8 +123,8 @@ def caption_caveats(notes) -> List[str]:
     range, where to read why); the note of a set where FD is FD(per_query=5) is left out."""
     shortened = []
     for note in notes:
-        if note.startswith(f'{MEASURED_RANGE}: '):
-            where = note[len(MEASURED_RANGE) + 2:].split('; ')[0]
+        if getattr(note, 'kind', None) == 'range':  # a Caveat keeps its parts: no text is parsed back
+            where = note.where
             shortened.append(f'{MEASURED_RANGE}: {where}; default FD intervals covered {REAL_DATA} per run with real '
                              f'vectors and runs, {SYNTHETIC_LOW} in synthetic worlds with heavy-tailed vectors or few '
                              f"dominant queries, whatever the spread of counts; FD(per_query={FEW})'s {BALANCED} in "
