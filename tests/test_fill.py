@@ -96,3 +96,49 @@ def test_a_store_without_some_vectors_names_the_command(tmp_path):
     _store(tmp_path / 'v', ['a', 'b', 'c'], np.random.default_rng(0).normal(size=(3, 4)).astype(np.float32))
     with pytest.raises(ValueError, match=r'python -m pyterrier_frechet embed --text TEXTS\.jsonl --from .*v --out NEWPREFIX'):
         pf.evaluate({'r': run}, qrels, ['FD@3'], encoder=pf.VectorStore(str(tmp_path / 'v')))
+
+
+def _cli_error(argv, capsys) -> str:
+    assert main(argv) == 2
+    return capsys.readouterr().err
+
+
+def test_embed_refuses_what_its_python_counterpart_refuses_in_the_same_words(models, texts, tmp_path, capsys):
+    """Issue 64: the new subcommand in the refusal comparison — a hostile docno in the corpus or in --docnos, a
+    damaged --from store and an existing --out: `embed` exits 2 with the message fill_store / TextLookup raise."""
+    from pyterrier_frechet.vectors.fill import fill_store
+    model = models['one']
+    hostile = tmp_path / 'hostile.jsonl'
+    hostile.write_text(json.dumps({'docno': 'd\u202ex', 'text': 'wing'}) + '\n', encoding='utf-8')
+    with pytest.raises(ValueError) as py:
+        pf.TextLookup.from_jsonl(str(hostile))
+    err = _cli_error(['embed', '--text', str(hostile), '--model', model, '--out', str(tmp_path / 'n1'), '--quiet'], capsys)
+    assert str(py.value) in err and 'U+202E' in err
+
+    listed = tmp_path / 'docnos.txt'
+    listed.write_text('a\nb\x01c\n', encoding='utf-8')
+    lookup = pf.TextLookup.from_jsonl(str(texts))
+    emb = pf.Embedder(model, texts=lookup, verbose=False)
+    with pytest.raises(ValueError) as py:
+        fill_store(str(tmp_path / 'n2'), lookup, emb, docnos=['a', 'b\x01c'])
+    err = _cli_error(['embed', '--text', str(texts), '--model', model, '--docnos', str(listed), '--out',
+                      str(tmp_path / 'n2'), '--quiet'], capsys)
+    assert str(py.value) in err and 'U+0001' in err
+
+    vectors = _reference(model, ['a', 'b'])
+    vectors[1, 0] = np.nan
+    _store(tmp_path / 'damaged', ['a', 'b'], vectors)
+    source = pf.VectorStore(str(tmp_path / 'damaged'))
+    with pytest.raises(ValueError) as py:
+        fill_store(str(tmp_path / 'n3'), lookup, emb, source=source)
+    err = _cli_error(['embed', '--text', str(texts), '--model', model, '--from', str(tmp_path / 'damaged'), '--out',
+                      str(tmp_path / 'n3'), '--quiet'], capsys)
+    assert 'are not finite (NaN or inf)' in str(py.value) and str(py.value).split(': ', 1)[1] in err
+
+    _store(tmp_path / 'exists', ['a'], _reference(model, ['a']))
+    with pytest.raises(ValueError) as py:
+        fill_store(str(tmp_path / 'exists'), lookup, emb)
+    err = _cli_error(['embed', '--text', str(texts), '--model', model, '--out', str(tmp_path / 'exists'), '--quiet'],
+                     capsys)
+    assert str(py.value) in err
+    assert not any((tmp_path / f'n{i}.npy').exists() for i in (1, 2, 3))
