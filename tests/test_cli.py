@@ -144,6 +144,7 @@ def test_text_mode_embeds_through_the_cached_embedder(files, toy, tmp_path, caps
     assert table.loc['fwd', 'FD@3'] == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.slow  # needs openvino (the [slow] extra: the fast set runs without it)
 def test_text_mode_with_the_openvino_backend(files, tmp_path, capsys):
     # --backend openvino gives torch's FD (fp32: the same vectors up to float32 round-off) from its own cache;
     # a precision the torch backend does not offer is a usage error before any work
