@@ -168,11 +168,11 @@ def warn_plus_minus(measures) -> None:
     query's own score — so they are no per-query wins and losses (and for FD, lower is better, ``+`` leans worse).
     Once per ``pt.Experiment`` call (:func:`warn_once_per_experiment`)."""
     labels = ', '.join(str(m) for m in measures)
-    warn_once_per_experiment(f'{labels} in pt.Experiment(baseline=...): each row is a query\'s jackknife pseudo-value (the '
-                  'measure is one number per query set), so its "+" / "-" columns count queries whose pseudo-value is '
-                  'above / below the baseline\'s, not per-query wins and losses (lower is better for FD: "+" leans '
-                  'worse); read the measure\'s value and its p-value (Tukey\'s jackknife t-test); pt_docs '
-                  '"FD inside pt.Experiment"')
+    warn_once_per_experiment(f'{labels} in pt.Experiment(baseline=...): each row is a query\'s jackknife pseudo-value '
+                             '(the measure is one number per query set), so its "+" / "-" columns count queries whose '
+                             'pseudo-value is above / below the baseline\'s, not per-query wins and losses (lower is '
+                             'better for FD: "+" leans worse); read the measure\'s value and its p-value (Tukey\'s '
+                             'jackknife t-test); pt_docs "FD inside pt.Experiment"')
 
 
 def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
@@ -185,11 +185,12 @@ def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
     the t statistic onto the other degrees of freedom for every pair of systems."""
     rel = measure['rel'] if 'rel' in measure.SUPPORTED_PARAMS else None
     where = f' at rel={rel}' if rel is not None else ''
-    warn_once_per_experiment(f'{measure}: {n_rows - n_units} of the {n_rows} qrels queries have no relevant document{where}, so '
-                  f'the paired t-test pt.Experiment(baseline=...) runs on its {n_rows} rows has {n_rows - 1} degrees of '
-                  f'freedom, not the {n_units - 1} of its jackknife test over the {n_units} queries with one: its '
-                  'p-value is below the jackknife test\'s. For that test compare systems with pf.compare_systems / '
-                  '`python -m pyterrier_frechet compare`, or leave those queries out of the topics and qrels')
+    warn_once_per_experiment(f'{measure}: {n_rows - n_units} of the {n_rows} qrels queries have no relevant '
+                             f'document{where}, so the paired t-test pt.Experiment(baseline=...) runs on its {n_rows} '
+                             f'rows has {n_rows - 1} degrees of freedom, not the {n_units - 1} of its jackknife test '
+                             f'over the {n_units} queries with one: its p-value is below the jackknife test\'s. For '
+                             'that test compare systems with pf.compare_systems / `python -m pyterrier_frechet '
+                             'compare`, or leave those queries out of the topics and qrels')
 
 
 def refuse_batched_experiment(measures) -> None:
