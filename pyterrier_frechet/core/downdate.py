@@ -61,7 +61,7 @@ def group_rows(stats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> Group
 
 class Side(NamedTuple):
     """One side over every unit: its normaliser α = V₁ − V₂/V₁, mean (shifted frame), scatter's trace, and per group
-    the V₁, V₂ and sum it loses (from :func:`~.weighted._side_totals`)."""
+    the V₁, V₂ and sum it loses (from its :class:`~.weighted.SideTotals`)."""
     alpha: float
     v1: float
     v2: float
@@ -74,14 +74,14 @@ class Side(NamedTuple):
 
 
 def side(totals, cross_trace: float) -> Optional[Side]:
-    """:class:`Side` from :func:`~.weighted._side_totals`' totals and the trace of the units' cross-product; None
+    """:class:`Side` from a side's :class:`~.weighted.SideTotals` and the trace of the units' cross-product; None
     where the side has fewer than 2 vectors or no spread."""
-    ((n, _), (v1, gv1), (v2, gv2)), (total, group_sums) = totals
-    alpha = spread_normaliser(n, v1, v2)
+    alpha = spread_normaliser(totals.n, totals.v1, totals.v2)
     if alpha is None:
         return None
-    mean = total / v1
-    return Side(alpha, v1, v2, total, mean, float(cross_trace - v1 * mean @ mean), gv1, gv2, group_sums)
+    mean = totals.total / totals.v1
+    return Side(alpha, totals.v1, totals.v2, totals.total, mean, float(cross_trace - totals.v1 * mean @ mean),
+                totals.group_v1, totals.group_v2, totals.group_sums)
 
 
 def covariance(s: Side, cross: np.ndarray, gather: np.ndarray) -> np.ndarray:
@@ -125,7 +125,7 @@ class RelevantDowndates(NamedTuple):
 def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, shift: np.ndarray, totals,
                        cross: np.ndarray, packed_index: np.ndarray) -> Optional[RelevantDowndates]:
     """:class:`RelevantDowndates` of the relevant side ``rel`` (a :class:`~.weighted.QueryStats`) over the units of
-    weight ``w``, from its totals (:func:`~.weighted._side_totals`) and the units' packed cross-product ``cross``;
+    weight ``w``, from its :class:`~.weighted.SideTotals` and the units' packed cross-product ``cross``;
     None where the side has no factor (fewer than 2 vectors, or refused by the pivoted Cholesky)."""
     d = len(shift)
     s = side(totals, float(cross[np.diagonal(packed_index)].sum()))
@@ -173,7 +173,7 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
     s = side(totals, float(cross[np.diagonal(relevant.gather)].sum()))
     if s is None:
         return out
-    keeps = totals[0][0][0] - totals[0][0][1]  # each leave-out's count of retrieved vectors
+    keeps = totals.n - totals.group_n  # each leave-out's count of retrieved vectors
     cov_perm = covariance(s, cross, relevant.gather)
     scale = relevant.scale * moment_scale(s.mean + shift, cov_perm)
     rows = group_rows(ret, w, groups, n_groups)

@@ -621,9 +621,24 @@ def group_cross_batches(stats: QueryStats, weight: np.ndarray, groups: np.ndarra
         yield np.arange(n_groups), acc
 
 
-def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups: int):
-    """Per-side totals over the units (count, V₁, V₂, sum) and each group's share of them (the rule of
-    :func:`gaussians`: a query of weight w contributes w·doc_weight to its sums)."""
+class SideTotals(NamedTuple):
+    """One side's totals over the units — the count of vectors ``n``, V₁ = Σu, V₂ = Σu², the weighted ``total`` of
+    the vectors — and each group's share of each (``group_n``, ``group_v1``, ``group_v2``, ``group_sums``): what a
+    leave-out subtracts. Read by name wherever a leave-out route uses them (:func:`leave_out_gaussians`,
+    :mod:`.downdate`)."""
+    n: float
+    v1: float
+    v2: float
+    total: np.ndarray
+    group_n: np.ndarray
+    group_v1: np.ndarray
+    group_v2: np.ndarray
+    group_sums: np.ndarray
+
+
+def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> SideTotals:
+    """:class:`SideTotals` of one side over the units of weight ``w`` (the rule of :func:`gaussians`: a query of
+    weight w contributes w·doc_weight to its sums)."""
     u = w * stats.doc_weight
     parts = (w * stats.n, u * stats.n, w * stats.n * stats.doc_weight ** 2)
     sel = groups >= 0
@@ -637,7 +652,8 @@ def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups:
         sums = u[part, None] * stats.s[part]
         total = np.add.reduce(np.concatenate([total[None], sums]), axis=0)
         np.add.at(group_sums, groups[part][sel[part]], sums[sel[part]])
-    return scalars, (total, group_sums)
+    (n, group_n), (v1, group_v1), (v2, group_v2) = scalars
+    return SideTotals(n, v1, v2, total, group_n, group_v1, group_v2, group_sums)
 
 
 def weighted_total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = False) -> np.ndarray:
@@ -683,10 +699,10 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
     for parts in zip(*batches):
         gids = parts[0][0]
         out = []
-        for ((scalars, (sum_total, group_sums)), cross_total, _), (_, crosses) in zip(info, parts):
-            (nt, ng), (at, ag), (bt, bg) = scalars
+        for (t, cross_total, _), (_, crosses) in zip(info, parts):
             got = [None if skip is not None and skip[g] else
-                   _packed_gaussian(nt - ng[g], at - ag[g], bt - bg[g], sum_total - group_sums[g], cross_total - c)
+                   _packed_gaussian(t.n - t.group_n[g], t.v1 - t.group_v1[g], t.v2 - t.group_v2[g],
+                                    t.total - t.group_sums[g], cross_total - c)
                    for g, c in zip(gids, crosses)]
             out.append(got if packed else [None if x is None else x.unpacked(shift) for x in got])
         yield gids, out
