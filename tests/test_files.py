@@ -265,3 +265,10 @@ def test_hostile_files_get_an_answer_bounded_in_time_and_length(tmp_path_factory
     except ValueError as ex:
         assert len(str(ex)) < 800, str(ex)[:200]
     assert time.perf_counter() - start < 1.0
+
+
+def test_line_ends_of_every_kind_are_lines_for_the_length_bound(tmp_path):
+    body = ''.join(f'q{i} 0 d{i} 1' + end for i in range(20000) for end in ['\r'])  # CR only: 260 KB, short lines
+    (tmp_path / 'cr.qrels').write_bytes(body.encode())
+    (tmp_path / 'crlf.qrels').write_bytes(body.replace('\r', '\r\n').encode())
+    assert len(pf.runs.read_qrels(tmp_path / 'cr.qrels')) == len(pf.runs.read_qrels(tmp_path / 'crlf.qrels')) == 20000

@@ -170,7 +170,8 @@ def _check_line_lengths(path: str, data: bytes, what: str) -> None:
     start, line, block = 0, 1, 1 << 26
     for offset in range(0, len(data), block):
         chunk = np.frombuffer(data, dtype=np.uint8, count=min(block, len(data) - offset), offset=offset)
-        ends = np.flatnonzero(chunk == 10) + offset
+        lf = chunk == 10  # a line ends at LF, or at a CR not followed by LF (old Mac files: pandas reads them too)
+        ends = np.flatnonzero(lf | ((chunk == 13) & ~np.append(lf[1:], False))) + offset
         bounds = np.concatenate([[start - 1], ends])
         lengths = np.diff(bounds) - 1
         if len(lengths) and lengths.max() > MAX_LINE_BYTES:
