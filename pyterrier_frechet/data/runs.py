@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pyterrier as pt
 
-from ..files import READ_ERRORS, check_ids, id_form_pairs, read_bytes
+from ..files import READ_ERRORS, ID_CHARACTERS_IN_TEXT, check_ids, id_form_pairs, read_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -134,23 +134,23 @@ def _check_kind(path: str, text: str, expected: str) -> None:
 
 def _columns(path: str, text: str, names, what: str) -> pd.DataFrame:
     """Whitespace-separated columns, all as str; a line with another number of columns is a ValueError naming
-    the file, the line and the expected layout. One column more than the layout is read too, so a line with an extra
-    column is named as such (pandas would otherwise take a first column for the index and shift the others)."""
+    the file, the line and the expected layout. Where every line has a column too many, pandas takes the first for
+    the index and shifts the others: an index that is not the row numbers gives it away, and the line is named."""
     layout = ' '.join(names)
+    error = None
     try:
-        frame = pd.read_csv(io.StringIO(text), sep=r'\s+', header=None, names=list(names) + [_EXTRA], dtype=str,
+        frame = pd.read_csv(io.StringIO(text), sep=r'\s+', header=None, names=list(names), dtype=str,
                             quoting=csv.QUOTE_NONE, skip_blank_lines=True, na_filter=False, engine='c')
     except (pd.errors.ParserError, ValueError) as ex:
         frame = None
         error = ex
-    if frame is None or (frame[names[-1]] == '').any() or (frame[_EXTRA] != '').any():
+    if frame is None or (frame[names[-1]] == '').any() or not isinstance(frame.index, pd.RangeIndex):
         raise ValueError(_bad_line(path, text, len(names), layout, what) or f'{path}: cannot be read as {what} ({layout}): {error}')
     if len(frame) == 0:
         raise ValueError(f'{path}: the {what} file is empty')
-    return frame.drop(columns=_EXTRA)
+    return frame
 
 
-_EXTRA = '_extra'
 #: The longest line a qrels or run file may have, in bytes. A TREC line is a few short columns; a longer one (a file
 #: of another kind, a bomb of one line) is refused before it is split.
 MAX_LINE_BYTES = 1 << 16
@@ -170,8 +170,12 @@ def _check_line_lengths(path: str, data: bytes, what: str) -> None:
     start, line, block = 0, 1, 1 << 26
     for offset in range(0, len(data), block):
         chunk = np.frombuffer(data, dtype=np.uint8, count=min(block, len(data) - offset), offset=offset)
-        lf = chunk == 10  # a line ends at LF, or at a CR not followed by LF (old Mac files: pandas reads them too)
-        ends = np.flatnonzero(lf | ((chunk == 13) & ~np.append(lf[1:], False))) + offset
+        ends = np.flatnonzero(chunk == 10)
+        if data.find(b'\r', offset, offset + len(chunk)) >= 0:  # a line also ends at a CR not followed by LF (old Mac
+            cr = np.flatnonzero(chunk == 13)                      # files, which pandas reads too)
+            lone = cr[(cr + 1 >= len(chunk)) | (chunk[np.minimum(cr + 1, len(chunk) - 1)] != 10)]
+            ends = np.union1d(ends, lone)
+        ends = ends + offset
         bounds = np.concatenate([[start - 1], ends])
         lengths = np.diff(bounds) - 1
         if len(lengths) and lengths.max() > MAX_LINE_BYTES:
@@ -221,11 +225,15 @@ def read_qrels(path: Union[str, os.PathLike]) -> pd.DataFrame:
     bad = ~frame['label'].str.fullmatch(r'[+-]?[0-9]{1,18}').to_numpy(dtype=bool)  # as trec_eval reads it: decimal digits
     if bad.any():
         raise ValueError(_first_bad(path, bad, text, 'the relevance label (4th column) must be an integer'))
-    _check_file_ids(path, frame)
+    _check_file_ids(path, frame, text)
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'label': frame['label'].astype(np.int64)})
 
 
-def _check_file_ids(path: str, frame: pd.DataFrame) -> None:
+def _check_file_ids(path: str, frame: pd.DataFrame, text: str) -> None:
+    """The file's query ids and docnos by the one id rule (:func:`~pyterrier_frechet.files.check_ids`); a file whose
+    text holds no character the rule refuses (besides the separators) passes in one scan of the text."""
+    if not ID_CHARACTERS_IN_TEXT.search(text):
+        return
     check_ids(frame['qid'].unique(), f'{path}: the query ids')
     check_ids(frame['docno'].unique(), f'{path}: the docnos')
 
@@ -246,7 +254,7 @@ def read_run(path: Union[str, os.PathLike]) -> pd.DataFrame:
     finite = np.isfinite(score.to_numpy(dtype=np.float64))
     if not finite.all():
         raise ValueError(_first_bad(path, ~finite, text, 'the score is not finite'))
-    _check_file_ids(path, frame)
+    _check_file_ids(path, frame, text)
     return pd.DataFrame({'qid': frame['qid'], 'docno': frame['docno'], 'rank': rank.astype(np.int64),
                          'score': score.astype(np.float64), 'name': frame['tag']})
 
