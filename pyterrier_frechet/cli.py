@@ -336,7 +336,7 @@ def check_agreement(args, measures) -> None:
 
 def run_agreement(args, data: Data, plot_dir) -> Output:
     from .analyses import plots
-    from .analyses.bootstrap import bootstrap, printed_summary
+    from .analyses.bootstrap import bootstrap
     from .analyses.discrimination import agreement_table, discriminative_power
     from .analyses.options import TEST_TEXT
     from .analyses.significance import resample_for
@@ -397,7 +397,7 @@ def _check_baseline(args, data: Data) -> None:
 
 
 def run_compare(args, data: Data, plot_dir) -> Output:
-    from .analyses.bootstrap import bootstrap, printed_summary
+    from .analyses.bootstrap import bootstrap
     from .analyses.options import ResamplingOptions
     from .analyses.significance import compare_with, randomised, randomised_names, resample_for
     from .vectors.sources import using_encoder

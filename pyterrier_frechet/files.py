@@ -5,7 +5,6 @@ through one bounded reader (:func:`read_json`). And the loose form of an id read
 A leaf module (it imports nothing of the package), so every layer may use it."""
 import bz2
 import json
-import gzip
 import io
 import lzma
 import os
@@ -70,12 +69,8 @@ def _decompressed_chunks(fin: BinaryIO, kind: str, max_bytes: Optional[int]):
                 consumed += len(buf)
                 if not buf:
                     raise CompressedDataError(f'the {kind} stream ends before its end marker (a truncated file)')
-            if kind == 'gzip':
-                out = d.decompress(buf, _OUT)
-                buf = d.unused_data if d.eof else d.unconsumed_tail
-            else:
-                out = d.decompress(buf, _OUT)
-                buf = d.unused_data if d.eof else b''
+            out = d.decompress(buf, _OUT)  # bz2 and lzma keep unread input themselves; zlib hands it back
+            buf = d.unused_data if d.eof else (d.unconsumed_tail if kind == 'gzip' else b'')
             total += len(out)
             if max_bytes is not None and total > max_bytes:
                 raise CompressedDataError(f'decompresses to more than {max_bytes} bytes, the most this file may hold '
@@ -165,12 +160,13 @@ def read_bytes(path: Union[str, os.PathLike], max_bytes: Optional[int] = MAX_TEX
 #: vector store's ids file, the ids ``embed`` writes). Control characters (C0, DEL, C1; a tab or a line break splits
 #: the one-id-per-line and whitespace-separated formats), line and paragraph separators, zero-width and bidirectional
 #: format characters (two ids that print alike but differ), a byte-order mark.
-BAD_ID_CHARACTERS = '[\x01-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]'
+# DEL, the C1 controls, and the zero-width, separator, bidirectional and byte-order marks: in both rules below
+_FORMAT_CHARACTERS = '\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff'
+BAD_ID_CHARACTERS = f'[\x01-\x1f{_FORMAT_CHARACTERS}]'
 _BAD_ID = re.compile(BAD_ID_CHARACTERS)
 #: The same characters in a whitespace-separated file's text, less its separators (tab, line feed, carriage return),
 #: plus NUL. One scan of a TREC file that finds none of them clears every id in it.
-ID_CHARACTERS_IN_TEXT = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064'
-                                   '\u2066-\u2069\ufeff]')
+ID_CHARACTERS_IN_TEXT = re.compile(f'[\x00-\x08\x0b\x0c\x0e-\x1f{_FORMAT_CHARACTERS}]')
 
 
 def id_problem(ids) -> Optional[str]:

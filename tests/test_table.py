@@ -609,7 +609,7 @@ def test_rel_and_missing_are_the_reports_options(data):
 def test_graded_qrels_say_which_threshold_is_used(data):
     import warnings
     _, qrels, runs, store, _, _ = data
-    from pyterrier_frechet.evaluation.evaluate import graded_threshold_note
+    from pyterrier_frechet.evaluation.relevance import graded_threshold_note
     note = graded_threshold_note(qrels, ['FD@5', 'RR@5', 'nDCG@5'])
     assert note.startswith('graded qrels (labels up to 2): FD@5, RR@5 count label >= 1 as relevant')
     assert 'rel=2' in note

@@ -25,7 +25,7 @@ import pyterrier as pt
 
 from ..core import intervals
 from ..core.linearised import anchored_resamples
-from ..core.weighted import QueryStats, cluster_note, jackknife_plan, weighted_fds as _weighted_fds_numpy
+from ..core.weighted import QueryStats, jackknife_plan, weighted_fds as _weighted_fds_numpy
 from ..evaluation.evaluate import check_labels_distinct, evaluate, measures_evaluator, parse_measures, provider_errors
 from ..evaluation.frames import prepare_qrels, prepare_run, run_dict, to_ir_measures
 from ..evaluation.histograms import QueryHistograms, query_histograms

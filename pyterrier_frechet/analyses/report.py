@@ -13,9 +13,10 @@ import pyterrier as pt
 
 from .outputs import OutputFolder, markdown_text, report_paths
 from .render import Bullets, Figure, Report, Section, Table, Text
-from ..evaluation.evaluate import (NO_VECTOR_COLUMNS, check_labels_distinct, evaluate, graded_threshold_note,
-                                   with_options)
+from ..evaluation.evaluate import NO_VECTOR_COLUMNS, check_labels_distinct, evaluate, with_options
+from ..evaluation.relevance import graded_threshold_note
 from ..measures.base import column_label, higher_is_better, is_set_measure, registered_measures, resampling
+from ..measures.resampling import PAIRED_TESTS
 from ..vectors.sources import using_encoder
 from . import plots
 from ..core.intervals import interval_method
@@ -323,7 +324,7 @@ def _comparisons(options: ResamplingOptions, pairs: pd.DataFrame, boot_measures)
     # each measure's own test (compare_systems' default): its resampling's, or the normal one where that needs no leave-outs
     own_test = {column_label(m): resampling(m).paired_test if resampling(m).paired_test in LEAVE_OUT_TESTS else 'normal'
                 for m in boot_measures}
-    own = {kind: ', '.join(c for c, t in own_test.items() if t == kind) for kind in ('jackknife', 't', 'normal')}
+    own = {kind: ', '.join(c for c, t in own_test.items() if t == kind) for kind in PAIRED_TESTS}
     parts = [text for kind, text in (
         ('jackknife', f'the jackknife t-test of the difference for {own["jackknife"]} (`p_jackknife`)'),
         ('t', f'the paired t-test for {own["t"]} (`p_t`: `scipy.stats.ttest_rel` on the per-query values)'),

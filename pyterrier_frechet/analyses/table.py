@@ -267,16 +267,23 @@ class PaperTable:
         """(significance, outside) marks of one cell, as plain text: letters of the systems it beats (all pairs)
         or ▲/▼ (against the baseline), none on a ‡ cell (its value may reflect the missing vectors more than the
         system: the long caption names what it withholds); † where the value is outside its interval."""
-        if self.comparisons is None or r.get('distrusted', False):
-            sig = ''
-        elif self.baseline is not None:
-            sig = BETTER if self.baseline in r['better_than'] else WORSE if self.baseline in r['worse_than'] else ''
-        else:
-            index = {s: i for i, s in enumerate(self.systems)}
-            sep = ',' if len(self.systems) > len(_LETTERS) else ''  # a2, b2, ...: separated
-            sig = sep.join(letter(index[s]) for s in r['better_than'])
+        sig = '' if r.get('distrusted', False) else self._significance(r)
         outside = OUTSIDE if np.isfinite(r['low']) and not r['inside'] else ''
         return sig, outside
+
+    def _significance(self, r) -> str:
+        """The significance mark a cell's comparisons give it ('' without comparisons), whether or not it is shown."""
+        if self.comparisons is None:
+            return ''
+        if self.baseline is not None:
+            return BETTER if self.baseline in r['better_than'] else WORSE if self.baseline in r['worse_than'] else ''
+        index = {s: i for i, s in enumerate(self.systems)}
+        sep = ',' if len(self.systems) > len(_LETTERS) else ''  # a2, b2, ...: separated
+        return sep.join(letter(index[s]) for s in r['better_than'])
+
+    def _distrusted(self) -> pd.Series:
+        """Which cells are ``‡`` (all False for cells built without the column)."""
+        return self.cells.get('distrusted', pd.Series(False, index=self.cells.index)).astype(bool)
 
     def contradicts(self, name: str, measure: str) -> bool:
         """Whether the cell's FD measure and a classical measure both call ``name`` significantly different from the
@@ -397,7 +404,6 @@ class PaperTable:
         return parts
 
     def _long_caption(self) -> List[str]:
-        ms = self.measures
         q = f' on {self.n_queries} queries' if self.n_queries else ''
         parts = [f'{len(self.systems)} system{"s" if len(self.systems) != 1 else ""}{q}. Value: each measure on the '
                  'full query set (FD as the paper defines it).']
@@ -451,7 +457,6 @@ class PaperTable:
                          f'of each measure, α = {self.alpha:g}); each column\'s marks are its own measure\'s test.')
         if self.disagreements is not None:
             parts.append(f'{CONTRADICTS}: ' + describe(self.disagreements, limit=len(self.disagreements)) + '.')
-
         if self.anatomy is not None:
             said, summed = self._anatomy_said()
             if len(said):
@@ -494,18 +499,16 @@ class PaperTable:
 
     def _shows_contradiction(self) -> bool:
         """Whether some printed cell carries ⇄ (on a ‡ cell it is withheld, and the long caption says it)."""
-        return any(self.contradicts(r.name, r.measure) and not r.distrusted
-                   for r in self.cells.assign(distrusted=self.cells.get('distrusted', False)).itertuples())
+        shown = self.cells[~self._distrusted()]
+        return any(self.contradicts(n, m) for n, m in zip(shown['name'], shown['measure']))
 
     def _withheld(self) -> List[str]:
         """What the ‡ cells would have carried ('rank1 FD(urr=True)@10: ▼, ⇄, best'), for the long caption."""
         out = []
-        for r in self.cells[self.cells.get('distrusted', pd.Series(False, index=self.cells.index))].itertuples():
-            marks = self._marks(pd.Series(r._asdict()).drop('distrusted'))[0] if self.comparisons is not None else ''
-            if self.contradicts(r.name, r.measure):
-                marks += (', ' if marks else '') + CONTRADICTS
-            if marks:
-                out.append(f'{r.name} {r.measure}: {marks}')
+        for _, r in self.cells[self._distrusted()].iterrows():
+            marks = [self._significance(r)] + ([CONTRADICTS] if self.contradicts(r['name'], r['measure']) else [])
+            if any(marks):
+                out.append(f'{r["name"]} {r["measure"]}: {", ".join(m for m in marks if m)}')
         return out
 
     # --- renderers ---
@@ -628,11 +631,10 @@ def _cells(summary: pd.DataFrame, point: Optional[pd.DataFrame], systems, labels
                              'notes': str(r['notes']) if isinstance(r.get('notes'), str) else '',
                              'groups': r.get('groups'), 'estimand': str(r.get('estimand', ''))})
             elif point_by_name is not None and label in point_by_name.columns:
+                why = reasons.get(label) or 'not resampled'
                 rows.append({'name': name, 'measure': label, 'value': float(point_by_name.loc[name, label]),
-                             'low': np.nan, 'high': np.nan,
-                             'interval': f'none ({reasons.get(label) or "not resampled"})', 'method': 'none',
-                             'groups': None, 'estimand': '', 'notes': '',
-                             'no_interval': reasons.get(label) or 'not resampled'})
+                             'low': np.nan, 'high': np.nan, 'interval': f'none ({why})', 'method': 'none',
+                             'groups': None, 'estimand': '', 'notes': '', 'no_interval': why})
             else:
                 raise ValueError(f'measure {label!r} is neither in the bootstrap summary nor in the point table; '
                                  'bootstrap it, or pass point= (the pf.evaluate table) for measures it cannot resample')
@@ -796,7 +798,7 @@ def paper_table(runs, qrels, measures: Sequence = DEFAULT_MEASURES, *, baseline:
     if not boot_ms:
         raise ValueError(f'none of {[str(m) for m in ms]} can be bootstrapped: name {", ".join(resampled_names())} '
                          'or a per-query measure')
-    from ..evaluation.evaluate import graded_threshold_note
+    from ..evaluation.relevance import graded_threshold_note
     from ..evaluation.vector_sets import one_drop_summary
     note = graded_threshold_note(qrels, ms)
     if note:  # once for the table, not once for each of its evaluations

@@ -127,7 +127,6 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
     """:class:`RelevantDowndates` of the relevant side ``rel`` (a :class:`~.weighted.QueryStats`) over the units of
     weight ``w``, from its :class:`~.weighted.SideTotals` and the units' packed cross-product ``cross``;
     None where the side has no factor (fewer than 2 vectors, or refused by the pivoted Cholesky)."""
-    d = len(shift)
     s = side(totals, float(cross[np.diagonal(packed_index)].sum()))
     if s is None:
         return None

@@ -167,6 +167,10 @@ def quoted(line: str) -> str:
 def _check_line_lengths(path: str, data: bytes, what: str) -> None:
     """Refuse a line longer than :data:`MAX_LINE_BYTES`, naming its number, before any split (a vectorised scan in
     blocks, so its memory stays bounded)."""
+    def refused(lineno: int, length: str) -> ValueError:
+        return ValueError(f'{path}:{lineno}: a line of {length} bytes, longer than the {MAX_LINE_BYTES} a {what} line '
+                          f'may have (a TREC line is a few short columns): is this a {what} file?')
+
     start, line, block = 0, 1, 1 << 26
     for offset in range(0, len(data), block):
         chunk = np.frombuffer(data, dtype=np.uint8, count=min(block, len(data) - offset), offset=offset)
@@ -180,13 +184,11 @@ def _check_line_lengths(path: str, data: bytes, what: str) -> None:
         lengths = np.diff(bounds) - 1
         if len(lengths) and lengths.max() > MAX_LINE_BYTES:
             i = int(np.argmax(lengths > MAX_LINE_BYTES))
-            raise ValueError(f'{path}:{line + i}: a line of {int(lengths[i])} bytes, longer than the {MAX_LINE_BYTES} a '
-                             f'{what} line may have (a TREC line is a few short columns): is this a {what} file?')
+            raise refused(line + i, str(int(lengths[i])))
         if len(ends):
             start, line = int(ends[-1]) + 1, line + len(ends)
         if offset + len(chunk) - start > MAX_LINE_BYTES:
-            raise ValueError(f'{path}:{line}: a line of more than {MAX_LINE_BYTES} bytes, longer than a {what} line may '
-                             f'have (a TREC line is a few short columns): is this a {what} file?')
+            raise refused(line, f'more than {MAX_LINE_BYTES}')
 
 
 def _bad_line(path: str, text: str, n_columns: int, layout: str, what: str):

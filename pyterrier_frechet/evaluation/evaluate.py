@@ -23,7 +23,7 @@ from ..measures.base import column_label, is_answer_measure, is_set_measure, is_
 from ..vectors.sources import using_encoder
 from .frames import DOCNO, LABEL, QID, SCORE, id_form_hint, prepare_qrels, prepare_run, run_dict
 from .provider import compute_set_measures, outcome_value
-from .relevance import graded_threshold_note, warn_graded_threshold  # noqa: F401  (evaluate's names before)
+from .relevance import warn_graded_threshold
 from .selection import Judgments
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,6 @@ registered measure needs no change here.
 """
 import os
 import sys
-import warnings
 from typing import Dict, Iterator, List, Optional
 
 import ir_measures

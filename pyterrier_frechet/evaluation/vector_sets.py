@@ -385,7 +385,7 @@ def select_vector_sets(measures, judgments: Judgments, run: pd.DataFrame) -> Dic
     summary = _DROP_SUMMARY.get()
     for (side, n_missing, n, example), who in drops.items():  # once per selection, naming every measure it serves
         if summary is not None:  # a quiet caller says it once (one_drop_summary); each selection at DEBUG
-            summary.append((tuple(who), side, n_missing, n))
+            summary.append((side, n_missing))
         logger.log(logging.DEBUG if summary is not None else logging.WARNING,
                    '%s: left out %d of %d %s document(s) without a vector, e.g. %s', ', '.join(who), n_missing, n,
                    side, list(example))
@@ -411,7 +411,7 @@ def one_drop_summary(quiet: bool = True, where: str = 'the table'):
     finally:
         _DROP_SUMMARY.reset(token)
     if collected:
-        worst = {side: max((missing for _, s, missing, _ in collected if s == side), default=0)
+        worst = {side: max((missing for s, missing in collected if s == side), default=0)
                  for side in ('relevant', 'retrieved')}
         logger.warning('documents without a vector were left out (missing=\'drop\'): at most %d relevant and %d '
                        'retrieved from one set; the counts per cell are in %s', worst['relevant'], worst['retrieved'],

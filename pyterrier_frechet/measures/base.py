@@ -30,7 +30,7 @@ from ir_measures.measures.base import Agg, MeanAgg, ParamInfo
 
 from ..core.intervals import interval_method
 from ..core.registry import check_name
-from .resampling import HISTOGRAM, PER_QUERY, VECTOR_STATS, Resampling
+from .resampling import HISTOGRAM, PAIRED_TESTS, PER_QUERY, VECTOR_STATS, Resampling
 
 #: ``INPUT`` values.
 VECTORS = 'vectors'
@@ -309,8 +309,8 @@ def _checked_resampling(measure, declared) -> Optional[Resampling]:
     if not isinstance(declared, Resampling):
         raise ValueError(f'{measure}: resampling() must return a Resampling (or None), got {type(declared).__name__}')
     interval_method(declared.interval)  # a ValueError naming the registered ones
-    if declared.paired_test not in ('jackknife', 't', 'normal'):
-        raise ValueError(f"{measure}: its resampling's paired_test must be 'jackknife', 't' or 'normal', got "
+    if declared.paired_test not in PAIRED_TESTS:
+        raise ValueError(f"{measure}: its resampling's paired_test must be one of {PAIRED_TESTS}, got "
                          f'{declared.paired_test!r}')
     return declared
 

@@ -66,6 +66,8 @@ def numpy_engine() -> Engine:
 #: The paired tests (:attr:`Resampling.paired_test`) read from the bootstrap's leave-out values, not its resamples:
 #: FD's jackknife t-test (``p_jackknife``), a per-query mean's paired t-test (``p_t``).
 LEAVE_OUT_TESTS = ('jackknife', 't')
+#: Every paired test a resampling may declare (:attr:`Resampling.paired_test`).
+PAIRED_TESTS = LEAVE_OUT_TESTS + ('normal',)
 
 
 def leave_out_weights(units, groups: np.ndarray, n_groups: int) -> np.ndarray:
