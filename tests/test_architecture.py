@@ -199,6 +199,34 @@ print(len([m for m in sys.modules if m.startswith('pyterrier_frechet.core.')]))
     assert int(out[1]) == len([p for p in (PACKAGE / 'core').glob('*.py') if p.name != '__init__.py'])
 
 
+def test_a_weighted_side_is_refused_by_one_rule_in_one_place():
+    """Every route (full set, congruence and downdate leave-outs, influence rows, bootstrap samples) builds a side
+    through ``kernel.weighted_side``: no other module constructs a ``WeightedSide``, calls ``spread_normaliser``
+    (except ``weighted.weighted_rows``, which forms the rows of a side its caller has already accepted), or writes
+    the normaliser V₁ − V₂/V₁ inline (the rule was once written five times)."""
+    import re
+    inline = re.compile(r'\b(\w+)\s*-\s*\w+\s*/\s*\1\b')  # a − b / a
+    offenders = []
+    for path in PACKAGE.rglob('*.py'):
+        where = str(path.relative_to(PACKAGE))
+        if where == 'core/kernel.py':
+            continue
+        tree = ast.parse(path.read_text())
+        exempt = {id(node) for func in ast.walk(tree)
+                  if isinstance(func, ast.FunctionDef) and (where, func.name) == ('core/weighted.py', 'weighted_rows')
+                  for node in ast.walk(func)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and id(node) not in exempt:
+                name = getattr(node.func, 'id', getattr(node.func, 'attr', ''))
+                if name in ('WeightedSide', 'spread_normaliser'):
+                    offenders.append(f'{where}:{node.lineno}: {name}')
+        for lineno, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split('#')[0]
+            if inline.search(code) and not code.strip().startswith(('"', "'")):
+                offenders.append(f'{where}:{lineno}: {line.strip()}')
+    assert sorted(set(offenders)) == [], 'build the side with kernel.weighted_side'
+
+
 def test_import_loads_no_heavy_module():
     code = ('import sys, pyterrier_frechet as pf; '
             'print(sorted(m for m in ("scipy.stats", "scipy.linalg", "torch", "sentence_transformers", "matplotlib", '

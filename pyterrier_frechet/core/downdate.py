@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas, lapack
 
-from .kernel import fd_value, moment_scale, padded_factor, pivoted_cholesky, spread_normaliser, sqrt_sum_if_exact
+from .kernel import WeightedSide, fd_value, moment_scale, padded_factor, pivoted_cholesky, sqrt_sum_if_exact
 from .threads import lapack_threads
 
 #: A group is downdated where its two rank updates together have at most this fraction of the factor's rank columns.
@@ -59,52 +59,45 @@ def group_rows(stats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> Group
     return GroupRows(rows, np.concatenate([[0], np.cumsum(per_group)]), np.repeat(u[queries], lengths))
 
 
-class Side(NamedTuple):
-    """One side over every unit: its normaliser α = V₁ − V₂/V₁, mean (shifted frame), scatter's trace, and per group
-    the V₁, V₂ and sum it loses (from its :class:`~.weighted.SideTotals`)."""
-    alpha: float
-    v1: float
-    v2: float
-    total: np.ndarray
-    mean: np.ndarray
+class LeaveOutSide(NamedTuple):
+    """One side over every unit (its :class:`~.kernel.WeightedSide`), its scatter's trace Σ u‖x̃ − μ̃‖², and its
+    :class:`~.weighted.SideTotals`, whose :meth:`~.weighted.SideTotals.without` gives each leave-out's side by the
+    same rule as the congruence route's."""
+    whole: WeightedSide
     scatter_trace: float
-    group_v1: np.ndarray
-    group_v2: np.ndarray
-    group_sums: np.ndarray
+    totals: tuple  # a weighted.SideTotals (weighted imports this module, not the other way)
 
 
-def side(totals, cross_trace: float) -> Optional[Side]:
-    """:class:`Side` from a side's :class:`~.weighted.SideTotals` and the trace of the units' cross-product; None
-    where the side has fewer than 2 vectors or no spread."""
-    alpha = spread_normaliser(totals.n, totals.v1, totals.v2)
-    if alpha is None:
+def leave_out_side(totals, cross_trace: float) -> Optional[LeaveOutSide]:
+    """:class:`LeaveOutSide` from a side's :class:`~.weighted.SideTotals` and the trace of the units' cross-product;
+    None where the side has no Gaussian (:func:`~.kernel.weighted_side`)."""
+    whole = totals.whole()
+    if whole is None:
         return None
-    mean = totals.total / totals.v1
-    return Side(alpha, totals.v1, totals.v2, totals.total, mean, float(cross_trace - totals.v1 * mean @ mean),
-                totals.group_v1, totals.group_v2, totals.group_sums)
+    return LeaveOutSide(whole, float(cross_trace - whole.v1 * whole.mean @ whole.mean), totals)
 
 
-def covariance(s: Side, cross: np.ndarray, gather: np.ndarray) -> np.ndarray:
+def covariance(s: LeaveOutSide, cross: np.ndarray, gather: np.ndarray) -> np.ndarray:
     """The side's covariance (Σ u P − V₁μ̃μ̃ᵀ)/α from the units' packed cross-product, read out by ``gather`` (a d × d
     index into the packing: the full matrix, or in a factor's pivoted order)."""
-    i, j = np.triu_indices(len(s.mean))
-    return ((cross - s.v1 * s.mean[i] * s.mean[j]) / s.alpha)[gather]
+    whole = s.whole
+    i, j = np.triu_indices(len(whole.mean))
+    return ((cross - whole.v1 * whole.mean[i] * whole.mean[j]) / whole.alpha)[gather]
 
 
-def deviations(stats, rows: GroupRows, g: int, s: Side, shift: np.ndarray) -> Optional[tuple]:
-    """(D, α', mean') for group g left out of one side: D (d × (m + 1)) with α'Σ' = αΣ − DDᵀ, its columns √u (x − μ)
-    for g's m rows and √V₁'(μ' − μ); None where the side keeps fewer than 2 vectors' worth of weight."""
-    v1, v2 = s.v1 - s.group_v1[g], s.v2 - s.group_v2[g]
-    alpha = spread_normaliser(2, v1, v2)  # the count is not tracked per group: V₁ and V₂ decide
-    if alpha is None:
+def deviations(stats, rows: GroupRows, g: int, s: LeaveOutSide, shift: np.ndarray) -> Optional[tuple]:
+    """(D, the side left, :class:`~.kernel.WeightedSide`) for group g left out of one side: D (d × (m + 1)) with
+    α'Σ' = αΣ − DDᵀ, its columns √u (x − μ) for g's m rows and √V₁'(μ' − μ); None where the side left has no
+    Gaussian."""
+    left = s.totals.without(g)
+    if left is None:
         return None
     mine = rows.rows[rows.starts[g]:rows.starts[g + 1]]
-    mean = (s.total - s.group_sums[g]) / v1
     dev = np.empty((len(mine) + 1, len(shift)))
-    np.subtract(stats.vectors[mine], shift + s.mean, out=dev[:-1])
+    np.subtract(stats.vectors[mine], shift + s.whole.mean, out=dev[:-1])
     dev[:-1] *= np.sqrt(rows.weight[rows.starts[g]:rows.starts[g + 1]])[:, None]
-    dev[-1] = np.sqrt(v1) * (mean - s.mean)
-    return dev.T, alpha, mean
+    dev[-1] = np.sqrt(left.v1) * (left.mean - s.whole.mean)
+    return dev.T, left
 
 
 class RelevantDowndates(NamedTuple):
@@ -127,11 +120,11 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
     """:class:`RelevantDowndates` of the relevant side ``rel`` (a :class:`~.weighted.QueryStats`) over the units of
     weight ``w``, from its :class:`~.weighted.SideTotals` and the units' packed cross-product ``cross``;
     None where the side has no factor (fewer than 2 vectors, or refused by the pivoted Cholesky)."""
-    s = side(totals, float(cross[np.diagonal(packed_index)].sum()))
+    s = leave_out_side(totals, float(cross[np.diagonal(packed_index)].sum()))
     if s is None:
         return None
     full = covariance(s, cross, packed_index)
-    scale = moment_scale(s.mean + shift, full)
+    scale = moment_scale(s.whole.mean + shift, full)
     with lapack_threads():
         got = pivoted_cholesky(full, scale)
     if got is None or got[0].shape[1] == 0:
@@ -148,12 +141,12 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
             got = deviations(rel, rows, g, s, shift)
             if got is None:
                 continue
-            dev, alpha, _ = got
+            dev, left = got
             z = scipy.linalg.solve_triangular(lower[:rank], dev[perm[:rank]], lower=True, check_finite=False)
-            basis, sv, _ = np.linalg.svd(z / np.sqrt(s.alpha), full_matrices=False)
+            basis, sv, _ = np.linalg.svd(z / np.sqrt(s.whole.alpha), full_matrices=False)
             bases[g] = np.asfortranarray(basis)
             shrink[g] = np.sqrt(np.clip(1.0 - sv ** 2, 0.0, None)) - 1.0
-            ratios[g] = s.alpha / alpha
+            ratios[g] = s.whole.alpha / left.alpha
     return RelevantDowndates(padded_factor(lower), rank, perm, packed_index[np.ix_(perm, perm)], scale, bases,
                              shrink, ratios)
 
@@ -169,12 +162,12 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
     groups, n_groups = shared.groups, shared.n_groups
     out = np.full(n_groups, np.nan)
     rank = relevant.rank
-    s = side(totals, float(cross[np.diagonal(relevant.gather)].sum()))
+    s = leave_out_side(totals, float(cross[np.diagonal(relevant.gather)].sum()))
     if s is None:
         return out
     keeps = totals.n - totals.group_n  # each leave-out's count of retrieved vectors
     cov_perm = covariance(s, cross, relevant.gather)
-    scale = relevant.scale * moment_scale(s.mean + shift, cov_perm)
+    scale = relevant.scale * moment_scale(s.whole.mean + shift, cov_perm)
     rows = group_rows(ret, w, groups, n_groups)
     with lapack_threads():
         inner, info = lapack.dsygst(np.asfortranarray(cov_perm), relevant.factor, itype=2, lower=1)
@@ -187,13 +180,13 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
             got = deviations(ret, rows, g, s, shift)
             if got is None:
                 continue
-            dev, alpha, mean = got
-            tr_sqrt = _downdated_trace_sqrt(relevant, base, g, dev, s.alpha, scale)
+            dev, left = got
+            tr_sqrt = _downdated_trace_sqrt(relevant, base, g, dev, s.whole.alpha, scale)
             if tr_sqrt is None:
                 continue
-            tr_sqrt *= np.sqrt(relevant.ratios[g] * s.alpha / alpha)
-            diff = shared.gaussians[g].mean_shifted - mean
-            trace = (s.scatter_trace - float(np.einsum('ij,ij->', dev, dev))) / alpha
+            tr_sqrt *= np.sqrt(relevant.ratios[g] * s.whole.alpha / left.alpha)
+            diff = shared.gaussians[g].mean_shifted - left.mean
+            trace = (s.scatter_trace - float(np.einsum('ij,ij->', dev, dev))) / left.alpha
             out[g] = fd_value(float(diff @ diff), shared.traces[g], trace, tr_sqrt)
     return out
 

@@ -42,7 +42,7 @@ import numpy as np
 import scipy.linalg
 
 from .kernel import (CONGRUENCE_RTOL, PSD_RTOL, FDTerms, check_psd, fd_terms, fd_value, moment_scale, nuclear_norm,
-                     padded_factor, pivoted_cholesky, spread_normaliser, trace_sqrt_congruence, unpermuted)
+                     padded_factor, pivoted_cholesky, trace_sqrt_congruence, unpermuted, weighted_side)
 from .threads import lapack_threads, single_threaded
 
 __all__ = [
@@ -409,11 +409,10 @@ def _weighted_moments(x: np.ndarray, w, name: str):
     w = np.asarray(w, dtype=np.float64)
     if w.shape != (x.shape[0],) or not np.isfinite(w).all() or (w < 0).any():
         raise ValueError(f'{name}: weights must be {x.shape[0]} finite non-negative numbers, one per vector')
-    v1, v2 = float(w.sum()), float((w ** 2).sum())
-    alpha = spread_normaliser(len(w), v1, v2)
-    if alpha is None:
+    side = weighted_side(len(w), float(w.sum()), float((w ** 2).sum()), w @ x)
+    if side is None:
         raise ValueError(f'{name}: the weights leave no spread (a Gaussian needs at least 2 vectors of positive weight)')
-    return w, w @ x / v1, alpha
+    return w, side.mean, side.alpha
 
 
 def _weighted_factor(x: np.ndarray, w: np.ndarray, name: str):

@@ -22,7 +22,7 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from .kernel import spread_normaliser
+from .kernel import WeightedSide, weighted_side
 from .threads import lapack_threads
 from .weighted import QueryStats, diagonal_positions, upper_pairs, packed_gaussians, unpack, weighted_rows
 
@@ -31,13 +31,11 @@ from .weighted import QueryStats, diagonal_positions, upper_pairs, packed_gaussi
 NULL_RTOL = 1e-12
 
 
-class Side(NamedTuple):
-    """One side's Gaussian under the query weights, with what its influence terms need: the shifted mean, V₁ and
-    V₂, the denominator D = V₁ − V₂/V₁ and its derivative per query, each query's Σ_{i∈q} u_q‖x_i − μ‖², and the
-    covariance."""
-    mean_shifted: np.ndarray
-    v1: float
-    denom: float
+class InfluenceSide(NamedTuple):
+    """One side's Gaussian under the query weights (its :class:`~.kernel.WeightedSide`: V₁, the denominator
+    D = V₁ − V₂/V₁ and the shifted mean) with what its influence terms add: D's derivative per query, each query's
+    Σ_{i∈q} u_q‖x_i − μ‖², and the covariance."""
+    whole: WeightedSide
     d_denom: np.ndarray
     spread: np.ndarray
     cov: np.ndarray
@@ -47,25 +45,30 @@ class Side(NamedTuple):
 class RelevantFactor(NamedTuple):
     """The relevant side of :func:`fd_influence` with its pivoted Cholesky factor F (d × r, FFᵀ = Σ₁): the same for
     every run and FD measure with that relevant set (:func:`relevant_factor`), so made once per evaluation."""
-    side: Side
+    side: InfluenceSide
     factor: np.ndarray
 
 
-def _side(stats: QueryStats, w: np.ndarray, cov: Optional[np.ndarray] = None) -> Optional[Side]:
-    """:class:`Side` of ``stats`` under weights ``w``; ``cov``: its covariance when the caller has it (else formed from
-    the rows, :func:`~.weighted.weighted_rows`). None: fewer than 2 vectors, or no spread."""
-    a_q, b_q = stats.n * stats.doc_weight, stats.n * stats.doc_weight ** 2
-    v1, v2 = float(w @ a_q), float(w @ b_q)
-    alpha = spread_normaliser(float(w @ stats.n), v1, v2)
-    if alpha is None:
+def _weighted(stats: QueryStats, w: np.ndarray) -> Optional[WeightedSide]:
+    """The :class:`~.kernel.WeightedSide` of ``stats`` under query weights ``w`` (a query of weight w contributes
+    w·doc_weight to its sums, as in :func:`~.weighted.gaussians`)."""
+    return weighted_side(float(w @ stats.n), float(w @ (stats.n * stats.doc_weight)),
+                         float(w @ (stats.n * stats.doc_weight ** 2)), (w * stats.doc_weight) @ stats.s)
+
+
+def _side(stats: QueryStats, w: np.ndarray, cov: Optional[np.ndarray] = None) -> Optional[InfluenceSide]:
+    """:class:`InfluenceSide` of ``stats`` under weights ``w``; ``cov``: its covariance when the caller has it (else
+    formed from the rows, :func:`~.weighted.weighted_rows`). None: fewer than 2 vectors, or no spread."""
+    whole = _weighted(stats, w)
+    if whole is None:
         return None
-    mean = (w * stats.doc_weight) @ stats.s / v1
+    a_q, b_q = stats.n * stats.doc_weight, stats.n * stats.doc_weight ** 2
     rows = None
     if cov is None:
-        rows = weighted_rows(stats, w, mean)
+        rows = weighted_rows(stats, w, whole.mean)
         cov = rows.T @ rows
-    spread = stats.doc_weight * stats.projected_sums(mean)
-    return Side(mean, v1, alpha, a_q - (b_q * v1 - v2 * a_q) / v1 ** 2, spread, cov, rows)
+    spread = stats.doc_weight * stats.projected_sums(whole.mean)
+    return InfluenceSide(whole, a_q - (b_q * whole.v1 - whole.v2 * a_q) / whole.v1 ** 2, spread, cov, rows)
 
 
 def relevant_factor(rel: QueryStats, units: np.ndarray, shift: np.ndarray) -> Optional[RelevantFactor]:
@@ -80,7 +83,7 @@ def relevant_factor(rel: QueryStats, units: np.ndarray, shift: np.ndarray) -> Op
     if side is None:
         return None
     with lapack_threads():
-        factor = pivoted_cholesky(side.cov.copy(), moment_scale(side.mean_shifted + shift, side.cov))
+        factor = pivoted_cholesky(side.cov.copy(), moment_scale(side.whole.mean + shift, side.cov))
     if factor is None or factor[0].shape[1] == 0:
         return None
     return RelevantFactor(side, unpermuted(*factor))
@@ -131,37 +134,34 @@ def fd_influence(rel: QueryStats, ret: QueryStats, units: np.ndarray, shift: np.
         return None
     trace_term = float(s.sum())
     fv = f1 @ v
-    quad_ret = ret.doc_weight * ret.projected_sums(ret_side.mean_shifted, fv / np.sqrt(s))  # (x − μ₂)ᵀA(x − μ₂)
-    quad_rel = rel.doc_weight * _quadratic_sums(rel, rel_side.mean_shifted, (ret_side.cov @ fv) / s ** 1.5)  # ..B..
-    diff = rel_side.mean_shifted - ret_side.mean_shifted
+    quad_ret = ret.doc_weight * ret.projected_sums(ret_side.whole.mean, fv / np.sqrt(s))  # (x − μ₂)ᵀA(x − μ₂)
+    quad_rel = rel.doc_weight * _quadratic_sums(rel, rel_side.whole.mean, (ret_side.cov @ fv) / s ** 1.5)  # ..B..
+    diff = rel_side.whole.mean - ret_side.whole.mean
     out = np.zeros(len(w))
     for sign, stats, side, quad in ((1.0, rel, rel_side, quad_rel), (-1.0, ret, ret_side, quad_ret)):
         # Tr((I − A)∂Σ) with ∂Σ = (u_q C_q − ∂D·Σ)/D, besides the mean term's 2(μ₁ − μ₂)·∂μ
-        out += sign * _mean_move(stats, side.mean_shifted, side.v1, diff)
-        out += (side.spread - quad - side.d_denom * (float(np.trace(side.cov)) - trace_term)) / side.denom
+        out += sign * _mean_move(stats, side.whole, diff)
+        out += (side.spread - quad - side.d_denom * (float(np.trace(side.cov)) - trace_term)) / side.whole.alpha
     out[w <= 0] = np.nan
     return out
 
 
-def _mean_move(stats: QueryStats, mean_shifted: np.ndarray, v1: float, diff: np.ndarray) -> np.ndarray:
+def _mean_move(stats: QueryStats, side: WeightedSide, diff: np.ndarray) -> np.ndarray:
     """Per query, 2·diff·∂μ/∂w_q for one side of mean μ (shifted) and total weight V₁: ∂μ = u_q(s_q − n_q μ)/V₁."""
-    return 2 * stats.doc_weight * (stats.s @ diff - stats.n * float(mean_shifted @ diff)) / v1
+    return 2 * stats.doc_weight * (stats.s @ diff - stats.n * float(side.mean @ diff)) / side.v1
 
 
 def mean_term_influence(rel: QueryStats, ret: QueryStats, units: np.ndarray) -> Optional[np.ndarray]:
     """∂‖μ₁ − μ₂‖²/∂w_q, FD's mean term, for every query of the universe at the weights ``units`` (NaN for the queries
-    that are no unit); None where a side has no Gaussian (:func:`~.kernel.spread_normaliser`). O(queries · d)."""
+    that are no unit); None where a side has no Gaussian (:func:`~.kernel.weighted_side`). O(queries · d)."""
     w = np.asarray(units, dtype=np.float64)
-    sides = []
-    for stats in (rel, ret):
-        v1, v2 = float(w @ (stats.n * stats.doc_weight)), float(w @ (stats.n * stats.doc_weight ** 2))
-        if spread_normaliser(float(w @ stats.n), v1, v2) is None:
-            return None
-        sides.append(((w * stats.doc_weight) @ stats.s / v1, v1))
-    diff = sides[0][0] - sides[1][0]
-    out = _mean_move(rel, *sides[0], diff) - _mean_move(ret, *sides[1], diff)
+    one, two = _weighted(rel, w), _weighted(ret, w)
+    if one is None or two is None:
+        return None
+    diff = one.mean - two.mean
+    out = _mean_move(rel, one, diff) - _mean_move(ret, two, diff)
     out[w <= 0] = np.nan
     return out
 
 
-__all__ = ['NULL_RTOL', 'RelevantFactor', 'Side', 'fd_influence', 'mean_term_influence', 'relevant_factor']
+__all__ = ['NULL_RTOL', 'RelevantFactor', 'InfluenceSide', 'fd_influence', 'mean_term_influence', 'relevant_factor']

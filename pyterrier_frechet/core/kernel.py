@@ -14,7 +14,9 @@ One tolerance each, and where it applies:
 - :func:`moment_scale` — the size of the second moments a covariance was formed from, the ε-multiple every one of
   the above is measured against.
 - :func:`spread_normaliser` — the one refusal rule of a weighted side: V₁ − V₂/V₁ ≤ 0 (or V₁ ≤ 0, or fewer than 2
-  vectors) leaves no covariance, so no Gaussian.
+  vectors) leaves no covariance, so no Gaussian. :func:`weighted_side` applies it and is the one constructor of a
+  side's :class:`WeightedSide` (count, V₁, V₂, weighted total, normaliser, mean) for every route: the full set, the
+  congruence and downdate leave-outs, the influence rows.
 
 :class:`FDTerms` splits FD into its mean term ‖μ₁ − μ₂‖² and its covariance term Tr Σ₁ + Tr Σ₂ − 2·Tr((Σ₁^½Σ₂Σ₁^½)^½)
 (:func:`fd_terms`): every FD the package reports is ``FDTerms.fd``.
@@ -28,7 +30,7 @@ from .threads import lapack_threads
 
 __all__ = ['CONGRUENCE_RTOL', 'FAST_MIN_RATIO', 'PIVOTED_RESIDUAL', 'PSD_RTOL', 'FDTerms', 'check_psd', 'fd_terms',
            'fd_value', 'moment_scale', 'nuclear_norm', 'padded_factor', 'pivoted_cholesky', 'spread_normaliser',
-           'sqrt_sum_error', 'sqrt_sum_if_exact', 'trace_sqrt_congruence', 'unpermuted']
+           'WeightedSide', 'weighted_side', 'sqrt_sum_error', 'sqrt_sum_if_exact', 'trace_sqrt_congruence', 'unpermuted']
 
 FAST_MIN_RATIO = 1e-8  # λ_min/λ_max of MMᵀ below this: its eigenvalues cost digits, take M's singular values
 
@@ -63,6 +65,28 @@ def spread_normaliser(count: float, v1: float, v2: float) -> Optional[float]:
         return None
     alpha = v1 - v2 / v1
     return alpha if alpha > 0 else None
+
+
+class WeightedSide(NamedTuple):
+    """One side of FD under weights u (one per vector): the count of vectors ``n``, V₁ = Σu, V₂ = Σu², the weighted
+    ``total`` Σ u·x̃ of the (shifted) vectors, the covariance normaliser ``alpha`` = V₁ − V₂/V₁ and the ``mean``
+    total / V₁ (in the same shifted frame). Built only by :func:`weighted_side`, so every route refuses a side by
+    one rule."""
+    n: float
+    v1: float
+    v2: float
+    total: np.ndarray
+    alpha: float
+    mean: np.ndarray
+
+
+def weighted_side(n: float, v1: float, v2: float, total: np.ndarray) -> Optional[WeightedSide]:
+    """:class:`WeightedSide` from its count, V₁, V₂ and weighted total, or None where it has no Gaussian
+    (:func:`spread_normaliser`)."""
+    alpha = spread_normaliser(n, v1, v2)
+    if alpha is None:
+        return None
+    return WeightedSide(n, v1, v2, total, alpha, total / v1)
 
 
 #: The pivoted Cholesky factor L of a singular covariance Σ (d×d, scale s) is accepted when max |Σ − LLᵀ| is at most

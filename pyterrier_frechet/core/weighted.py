@@ -16,7 +16,8 @@ import numpy as np
 from .downdate import MAX_UPDATE_FRACTION, RelevantDowndates, downdated_fds, relevant_downdates
 from .frechet import GaussianStats, frechet_distance_from_stats
 from .kernel import (CONGRUENCE_RTOL, fd_value, moment_scale, nuclear_norm, padded_factor, pivoted_cholesky,
-                     spread_normaliser, trace_sqrt_congruence, unpermuted)
+                     spread_normaliser, trace_sqrt_congruence, unpermuted, WeightedSide,
+                     weighted_side)
 from .threads import lapack_threads
 
 CHUNK = 32  # samples whose weighted sums are formed in one matrix product (cross-products held in memory)
@@ -305,14 +306,18 @@ class PackedGaussian(NamedTuple):
 def _packed_gaussian(n, a, b, total, cross, distinct=None) -> Optional[PackedGaussian]:
     """One weighted Gaussian from its count n, V₁ = a, V₂ = b, shifted sum and packed cross-product (None where fewer
     than 2 vectors or no spread): mean = sum / V₁, covariance (Σ w P − V₁ μ̃μ̃ᵀ) / (V₁ − V₂/V₁), packed."""
-    alpha = spread_normaliser(n, a, b)
-    if alpha is None:
+    return _packed_from_side(weighted_side(n, a, b, total), cross, distinct)
+
+
+def _packed_from_side(side: Optional[WeightedSide], cross: np.ndarray, distinct=None) -> Optional[PackedGaussian]:
+    """The :class:`PackedGaussian` of a :class:`~.kernel.WeightedSide` (None stays None) and its packed
+    cross-product."""
+    if side is None:
         return None
-    mean_shifted = total / a
-    i, j = upper_pairs(len(total))
-    packed = cross - a * (mean_shifted[i] * mean_shifted[j])
-    packed /= alpha  # n − 1 for unit weights
-    return PackedGaussian(mean_shifted, packed, n, distinct)
+    i, j = upper_pairs(len(side.total))
+    packed = cross - side.v1 * (side.mean[i] * side.mean[j])
+    packed /= side.alpha  # n − 1 for unit weights
+    return PackedGaussian(side.mean, packed, side.n, distinct)
 
 
 @functools.lru_cache(maxsize=4)
@@ -438,15 +443,16 @@ def mean_terms(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[Que
                ret_weights: Sequence[np.ndarray]) -> np.ndarray:
     """FD's mean term ‖μ₁ − μ₂‖² per sample (row of the weights), from the same weighted counts and sums as
     :func:`weighted_fds`' Gaussians (so ``weighted_fds − mean_terms`` is the covariance term of each sample); NaN where
-    a side has no Gaussian (:func:`~.kernel.spread_normaliser`), as there. O(samples · queries · d), no d × d work."""
+    a side has no Gaussian (:func:`~.kernel.weighted_side`), as there. O(samples · queries · d), no d × d work."""
     out = np.full(len(rel_weights), np.nan)
     for start, w_rel, w_ret in _weight_chunks(rel, rel_weights, ret_parts, ret_weights):
         n1, a1, b1, s1, _, _ = _moments([rel], [w_rel])
         n2, a2, b2, s2, _, _ = _moments(ret_parts, w_ret)
-        ok = np.array([spread_normaliser(*one) is not None and spread_normaliser(*two) is not None
-                       for one, two in zip(zip(n1, a1, b1), zip(n2, a2, b2))], dtype=bool)
+        pairs = [(weighted_side(*one), weighted_side(*two))
+                 for one, two in zip(zip(n1, a1, b1, s1), zip(n2, a2, b2, s2))]
+        ok = np.array([one is not None and two is not None for one, two in pairs], dtype=bool)
         if ok.any():
-            diff = s1[ok] / a1[ok, None] - s2[ok] / a2[ok, None]
+            diff = np.array([one.mean - two.mean for one, two in pairs if one is not None and two is not None])
             out[start + np.flatnonzero(ok)] = np.einsum('ij,ij->i', diff, diff)
     return out
 
@@ -635,6 +641,15 @@ class SideTotals(NamedTuple):
     group_v2: np.ndarray
     group_sums: np.ndarray
 
+    def whole(self) -> Optional[WeightedSide]:
+        """The side over every unit (:func:`~.kernel.weighted_side`: None where it has no Gaussian)."""
+        return weighted_side(self.n, self.v1, self.v2, self.total)
+
+    def without(self, g: int) -> Optional[WeightedSide]:
+        """The side with group ``g`` left out: every total less the group's share, refused by the same rule."""
+        return weighted_side(self.n - self.group_n[g], self.v1 - self.group_v1[g], self.v2 - self.group_v2[g],
+                             self.total - self.group_sums[g])
+
 
 def _side_totals(stats: QueryStats, w: np.ndarray, groups: np.ndarray, n_groups: int) -> SideTotals:
     """:class:`SideTotals` of one side over the units of weight ``w`` (the rule of :func:`gaussians`: a query of
@@ -700,9 +715,7 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
         gids = parts[0][0]
         out = []
         for (t, cross_total, _), (_, crosses) in zip(info, parts):
-            got = [None if skip is not None and skip[g] else
-                   _packed_gaussian(t.n - t.group_n[g], t.v1 - t.group_v1[g], t.v2 - t.group_v2[g],
-                                    t.total - t.group_sums[g], cross_total - c)
+            got = [None if skip is not None and skip[g] else _packed_from_side(t.without(g), cross_total - c)
                    for g, c in zip(gids, crosses)]
             out.append(got if packed else [None if x is None else x.unpacked(shift) for x in got])
         yield gids, out
@@ -882,10 +895,10 @@ def _retrieved_sample_side(ret: QueryStats, w: np.ndarray, shared: SharedRelevan
         for b, cross in zip(packed, crosses):
             retrieved[b] = _packed_gaussian(counts[b], v1[b], v2[b], sums[b], cross, distinct[b])
     for b in low:
-        a, bb = v1[b], v2[b]
-        if counts[b] < 2 or a <= 0 or a - bb / a <= 0:
+        side = weighted_side(counts[b], v1[b], v2[b], sums[b])
+        if side is None:
             continue
-        retrieved[b] = PackedGaussian(sums[b] / a, None, counts[b], distinct[b])
+        retrieved[b] = PackedGaussian(side.mean, None, counts[b], distinct[b])
         rows[b] = weighted_rows(ret, w[b], retrieved[b].mean_shifted)
     return retrieved, rows
 
