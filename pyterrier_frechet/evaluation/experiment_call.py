@@ -1,7 +1,8 @@
 """What the ``pt.Experiment`` call an evaluation runs under will do with the per-query rows — the one place the package
-reads PyTerrier's frame (its ``Experiment`` function's locals) to decide anything, and what it decides: whether the
-rows are formed at all (:func:`rows_are_read`), whether a paired test reads them (:func:`paired_test_is_run`), and
-saying a note once per call (:func:`warn_once_per_experiment`).
+reads its callers' frames (:func:`caller`, one walk in one function), and what it decides: whether the rows are formed
+at all (:func:`rows_are_read`), whether a paired test reads them (:func:`paired_test_is_run`), saying a note once per
+call (:func:`warn_once_per_experiment`), and — read by the provider — two refusals (a batched ``pt.Experiment``;
+PyTerrier's column names beside other providers' measures).
 
 Why a stack walk (docs/state.md, "Stack inspection"): ir_measures hands an evaluator the run only, never what its
 caller will do with the rows, and PyTerrier exposes no hook that says it (what it would need: ``pt.Experiment`` passing
@@ -13,7 +14,7 @@ import os
 import sys
 import warnings
 import weakref
-from typing import Optional
+from typing import NamedTuple, Optional
 
 #: The messages already said, per pt.Experiment call (keyed by its renderer, an object PyTerrier makes for each call
 #: and drops after it; weakly held, so an entry ends with its call).
@@ -24,8 +25,8 @@ def warn_once_per_experiment(message: str) -> None:
     """Warn ``message`` once per ``pt.Experiment`` call: PyTerrier evaluates each system in its own ir_measures call
     (an evaluator each, 19 for DL19's runs) and wraps them so that Python's own once-per-place filter shows one
     message again for every system. Outside pt.Experiment, or where its per-call object cannot be found (read on the
-    one walk of :func:`_experiment_locals`; it only decides whether to repeat a warning), every call warns."""
-    local = _experiment_locals()
+    one walk of :func:`caller`; it only decides whether to repeat a warning), every call warns."""
+    local = caller().experiment
     call = local.get('renderer') if local is not None else None
     try:
         said = _SAID.setdefault(call, set()) if call is not None else None
@@ -43,22 +44,51 @@ def paired_test_is_run() -> bool:
     whose parameters cannot be read: fails towards the warning), False inside one without and outside
     ``pt.Experiment`` (``ir_measures.iter_calc``'s caller decides what to do with the rows; pt_docs/experiment.rst).
     Reads the frame :func:`rows_are_read` reads."""
-    local = _experiment_locals()
+    local = caller().experiment
     return local is not None and local.get('baseline', True) is not None
 
 
-def _experiment_locals() -> Optional[dict]:
-    """The locals of the PyTerrier ``Experiment`` frame on the stack (its function in a file under
-    ``pyterrier/_evaluation/``), or None outside ``pt.Experiment``: the one walk :func:`paired_test_is_run` and
-    :func:`rows_are_read` share."""
+class Caller(NamedTuple):
+    """What the one walk up the stack (:func:`caller`) found: the locals of PyTerrier's ``Experiment`` frame (None
+    outside ``pt.Experiment``), the ``batch_size`` of PyTerrier's evaluation frame (None unless a batched
+    evaluation), and from the nearest frame of ir_measures' fallback either the measures it was asked for
+    (``FallbackProvider._evaluator``) or how many evaluators it chains (``FallbackEvaluator._iter_calc``)."""
+    experiment: Optional[dict]
+    batch_size: Optional[int]
+    fallback_measures: Optional[list]
+    fallback_evaluators: Optional[int]
+
+
+def caller() -> Caller:
+    """The package's one walk into its callers' frames (docs/state.md, "Stack inspection"), read by every check that
+    needs it: :func:`rows_are_read`, :func:`paired_test_is_run`, :func:`warn_once_per_experiment`, and the provider's
+    refusals (a batched ``pt.Experiment``; PyTerrier column names beside other providers' measures). It reads
+
+    - PyTerrier's ``Experiment`` frame (its function, in a file under ``pyterrier/_evaluation/``): its locals;
+    - a frame in a file under ``pyterrier/_evaluation/`` with a non-None local ``batch_size`` (the parameter of
+      PyTerrier's private ``_run_and_evaluate``);
+    - the nearest of ir_measures' ``FallbackProvider._evaluator`` (its local ``orig_measures``) or
+      ``FallbackEvaluator._iter_calc`` (the length of ``self.evaluators``).
+
+    Every name is pinned by ``test_measure::test_the_private_names_read_on_the_stack_exist``; each check fails open
+    (nothing found reads as "not there")."""
     marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
+    experiment, batch_size, fallback = None, None, None
     frame = sys._getframe(1)
     while frame is not None:
-        code = frame.f_code
-        if code.co_name == 'Experiment' and marker in code.co_filename:
-            return frame.f_locals
+        code, local = frame.f_code, frame.f_locals
+        if marker in code.co_filename:
+            if experiment is None and code.co_name == 'Experiment':
+                experiment = local
+            if batch_size is None and local.get('batch_size') is not None:
+                batch_size = local['batch_size']
+        elif fallback is None:
+            if code.co_name == '_evaluator' and 'orig_measures' in local:  # FallbackProvider._evaluator
+                fallback = (list(local['orig_measures']), None)
+            elif code.co_name == '_iter_calc' and hasattr(local.get('self'), 'evaluators'):
+                fallback = (None, len(local['self'].evaluators))
         frame = frame.f_back
-    return None
+    return Caller(experiment, batch_size, *(fallback or (None, None)))
 
 
 def rows_are_read() -> bool:
@@ -74,10 +104,10 @@ def rows_are_read() -> bool:
     ``pyterrier/_evaluation/``) and its parameters ``baseline``, ``perquery`` and ``save_dir`` (pinned by
     ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if they move, the rows are
     formed, as before (slower, never different)."""
-    local = _experiment_locals()
+    local = caller().experiment
     if local is None or not all(name in local for name in ('baseline', 'perquery', 'save_dir')):
         return True
     return local['baseline'] is not None or local['perquery'] is not False or local['save_dir'] is not None
 
 
-__all__ = ['paired_test_is_run', 'rows_are_read', 'warn_once_per_experiment']
+__all__ = ['Caller', 'caller', 'paired_test_is_run', 'rows_are_read', 'warn_once_per_experiment']

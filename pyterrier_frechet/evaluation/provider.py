@@ -6,8 +6,6 @@ every :class:`~pyterrier_frechet.measures.base.SetMeasure` beside the classical 
 measure because of what it *is* (a ``SetMeasure`` with valid parameters), not by name, so a newly defined and
 registered measure needs no change here.
 """
-import os
-import sys
 from typing import Dict, Iterator, List, Optional
 
 import ir_measures
@@ -17,7 +15,7 @@ from ir_measures import Metric, providers
 from ir_measures.util import RunConverter
 
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
-from .experiment_call import paired_test_is_run, rows_are_read, warn_once_per_experiment
+from .experiment_call import caller, paired_test_is_run, rows_are_read, warn_once_per_experiment
 from .experiment_rows import warn_constant_rows
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
 from .relevance import graded_threshold_note
@@ -137,30 +135,6 @@ class SetEvaluator(providers.Evaluator):
         return result
 
 
-def _beside_other_measures() -> bool:
-    """Called from ir_measures' FallbackProvider/FallbackEvaluator together with measures of other providers
-    (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would fail on a
-    PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it.
-
-    Stack inspection, and why (docs/state.md): the evaluator receives only this provider's measures and the qrels
-    or run object that every provider receives, so nothing it is given says whether other measures share the call.
-    It reads, at most 8 frames up, the local ``orig_measures`` of ``FallbackProvider._evaluator`` or
-    ``self.evaluators`` of ``FallbackEvaluator._iter_calc`` (ir_measures private names, pinned by
-    ``test_measure::test_the_private_names_read_on_the_stack_exist``). It fails open: if they are not found, no
-    error here, and ir_measures says "DataFrame missing columns: ['query_id', ...] (found ['qid', ...])"."""
-    frame = sys._getframe(1)
-    for _ in range(8):
-        frame = frame.f_back
-        if frame is None:
-            return False
-        local = frame.f_locals
-        if frame.f_code.co_name == '_evaluator' and 'orig_measures' in local:  # FallbackProvider._evaluator
-            return any(not isinstance(m, SetMeasure) for m in local['orig_measures'])
-        if frame.f_code.co_name == '_iter_calc' and hasattr(local.get('self'), 'evaluators'):  # FallbackEvaluator
-            return len(local['self'].evaluators) > 1
-    return False
-
-
 def warn_plus_minus(measures) -> None:
     """Say what pt.Experiment(baseline=...)'s ``+``/``-`` columns of a set measure count: PyTerrier counts the queries
     whose row is above / below the baseline's, and a set measure's row is a query's jackknife pseudo-value, not the
@@ -197,26 +171,31 @@ def refuse_batched_experiment(measures) -> None:
 
     With ``batch_size`` PyTerrier evaluates each batch of N topics on its own, against the qrels of that batch
     only, and averages what comes back: a set measure would become the mean of per-batch values (FD 5.02 for
-    1.70 on the toy data) without any sign. The evaluator cannot see the other batches, so it looks at its
-    caller instead: a PyTerrier evaluation frame with a non-None ``batch_size`` on the stack.
+    1.70 on the toy data) without any sign. What the evaluator receives under batch_size — the qrels rows of the
+    batch's queries, the batch's run — is exactly what an evaluation of that query subset receives, so it reads its
+    caller instead (:func:`~.experiment_call.caller`: a PyTerrier evaluation frame with a non-None ``batch_size``).
+    It fails open: if PyTerrier renames it, a set-valued measure is still refused when the batches' values differ
+    (:class:`~..measures.base.SetValueAgg`), but not FD(jackknife=True) nor a batch with no relevant document, which
+    then reads as bad qrels."""
+    batch_size = caller().batch_size
+    if batch_size is not None:
+        names = ', '.join(str(m) for m in measures)
+        raise ValueError(f'{names}: pt.Experiment(batch_size={batch_size}) evaluates each batch of '
+                         'topics on its own, and a set measure (one number per query set) averaged over batches is '
+                         'not the measure of the query set; drop batch_size, or save the runs (save_dir=) and '
+                         'evaluate them with pf.evaluate / `python -m pyterrier_frechet eval`')
 
-    Stack inspection, and why (docs/state.md): what the evaluator receives under batch_size — the qrels rows of the
-    batch's queries, the batch's run — is exactly what an evaluation of that query subset receives, so it cannot be
-    told apart from its inputs. The check reads a frame whose file lies under ``pyterrier/_evaluation/`` with a local
-    ``batch_size`` (the parameter of PyTerrier's private ``_run_and_evaluate``, pinned by
-    ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if PyTerrier renames them,
-    a set-valued measure is still refused when the batches' values differ (:class:`~..measures.base.SetValueAgg`),
-    but not FD(jackknife=True) nor a batch with no relevant document, which then reads as bad qrels."""
-    marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
-    frame = sys._getframe(1)
-    while frame is not None:
-        if marker in frame.f_code.co_filename and frame.f_locals.get('batch_size') is not None:
-            names = ', '.join(str(m) for m in measures)
-            raise ValueError(f'{names}: pt.Experiment(batch_size={frame.f_locals["batch_size"]}) evaluates each batch of '
-                             'topics on its own, and a set measure (one number per query set) averaged over batches is '
-                             'not the measure of the query set; drop batch_size, or save the runs (save_dir=) and '
-                             'evaluate them with pf.evaluate / `python -m pyterrier_frechet eval`')
-        frame = frame.f_back
+
+def _beside_other_measures() -> bool:
+    """Whether ir_measures' FallbackProvider/FallbackEvaluator evaluates these measures together with measures of
+    other providers (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would
+    fail on a PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it. The
+    evaluator is given only this provider's measures, so it reads its caller (:func:`~.experiment_call.caller`); it
+    fails open (ir_measures then says "DataFrame missing columns: ['query_id', ...] (found ['qid', ...])")."""
+    found = caller()
+    if found.fallback_measures is not None:
+        return any(not isinstance(m, SetMeasure) for m in found.fallback_measures)
+    return (found.fallback_evaluators or 0) > 1
 
 
 class _Chained(providers.Evaluator):
