@@ -220,3 +220,27 @@ def test_one_set_of_options_passes_through_and_two_are_refused(toy):
         bootstrap(runs, qrels, [m], options=ResamplingOptions(n_samples=120), seed=4, verbose=False)
     with pytest.raises(ValueError, match='give options= \\(with its n_samples set\\)'):
         bootstrap(runs, qrels, [m], options=ResamplingOptions(), verbose=False)
+
+
+def test_each_measure_is_resolved_once_into_the_plan_the_summary_reads(toy):
+    # issue 65: label, resampling and interval method resolved once per measure (measures.base.MeasurePlan); the
+    # summary rows, the samples' keys and the paired test a comparison reads come from those plans
+    from pyterrier_frechet.measures.base import column_label, measure_plan, resampling
+    vectors, qrels, run = toy
+    fd = pf.FD(encoder=DictEncoder(vectors), missing='drop') @ 5
+    runs = {'a': run, 'b': run.assign(score=-run.score)}
+    for interval in (None, 'percentile'):
+        res = bootstrap(runs, qrels, [fd, nDCG @ 3], n_samples=60, seed=1, interval=interval)
+        assert [p.label for p in res.plans] == [column_label(fd), 'nDCG@3'] and 'missing' not in column_label(fd)
+        for p in res.plans:
+            assert p.resampling is resampling(p.measure) and p.interval == (interval or p.resampling.interval)
+            rows = res.summary[res.summary['measure'] == p.label]
+            assert len(rows) == 2 and (rows['method'] == p.interval).all()
+            assert (rows['estimand'] == (p.resampling.estimand if interval is None else '')).all()
+            assert set(res.samples['a']) == {q.label for q in res.plans}
+            assert res.own_test(p.label) == p.resampling.paired_test
+    assert [p.interval for p in res.plans] == ['percentile', 'percentile']
+    assert [measure_plan(fd).interval, measure_plan(nDCG @ 3).interval] == ['jackknife_log', 't']
+    from ir_measures import NumRet
+    with pytest.raises(ValueError, match=r'^NumRet: '):  # a sum over queries: no resampling, no plan
+        measure_plan(NumRet)

@@ -32,7 +32,8 @@ from ..evaluation.histograms import QueryHistograms, query_histograms
 from ..evaluation.selection import Judgments
 from ..evaluation.vector_sets import VectorSets, select_vector_sets
 from ..evaluation.vector_statistics import VectorStatistics, vector_statistics
-from ..measures.base import column_label, resampled_names, resampling, unresampled_reason
+from ..measures.base import (MeasurePlan, column_label, measure_plan, resampled_names, resampling,
+                             unresampled_reason)
 from ..measures.resampling import (HISTOGRAM_COUNTS, LEAVE_OUT_TESTS, PER_QUERY_VALUES, VECTOR_STATS, Engine,
                                    numpy_engine)
 from ..vectors.sources import using_encoder
@@ -70,6 +71,18 @@ class BootstrapResult(NamedTuple):
     # (system, measure label) whose draws after the first :data:`EXACT_DRAWS` are linearised from the leave-outs and
     # anchored on those (``resample='needed'``, :func:`anchorable`; :meth:`is_anchored`)
     anchored: Tuple[Tuple[str, str], ...] = ()
+    # each measure resolved once, in the order of ``measures`` (:class:`~pyterrier_frechet.measures.base.MeasurePlan`:
+    # label, resampling, interval method), as the bootstrap's loops and summary rows read them (:meth:`plan`)
+    plans: Tuple[MeasurePlan, ...] = ()
+
+    def plan(self, label: str) -> MeasurePlan:
+        """The :class:`~pyterrier_frechet.measures.base.MeasurePlan` of column label ``label`` (KeyError naming the
+        measures of this bootstrap); a result made by hand without plans gets the measure's, with its default
+        interval."""
+        for p in self.plans:
+            if label in (p.label, str(p.measure)):
+                return p
+        return measure_plan(self.measure(label))
 
     def measure(self, label: str):
         """The measure of column label ``label`` (KeyError naming the measures of this bootstrap)."""
@@ -116,7 +129,7 @@ class BootstrapResult(NamedTuple):
     def own_test(self, measure: str) -> str:
         """The paired test ``measure`` (a column label) reads by default (its resampling's ``paired_test``);
         ``'normal'`` for a result built without its measures."""
-        return resampling(self.measure(measure)).paired_test if self.measures else 'normal'
+        return self.plan(measure).resampling.paired_test if self.measures or self.plans else 'normal'
 
     @property
     def n_query_groups(self) -> Optional[int]:
@@ -260,15 +273,15 @@ class _Held(NamedTuple):
     estimate: Optional[float] = None
 
 
-def _resampled(measure, stats, counts, eng: Engine, verbose: bool, leave_out: Optional[_LeaveOuts] = None,
-               held: _Held = _Held()):
-    """The measure per bootstrap sample (row of ``counts``, on the resamples ``held`` says) and, with ``leave_out``,
-    per left-out unit query (or group of them), with the text saying which. The t reference's degrees of freedom
+def _resampled(plan: MeasurePlan, stats, counts, eng: Engine, verbose: bool,
+               leave_out: Optional[_LeaveOuts] = None, held: _Held = _Held()):
+    """The measure (its plan) per bootstrap sample (row of ``counts``, on the resamples ``held`` says) and, with
+    ``leave_out``, per left-out unit query (or group of them), with the text saying which. The t reference's degrees of freedom
     follow from the leave-outs themselves (:func:`~pyterrier_frechet.core.intervals.jackknife_df`: m − 1). Returns
     (values, leave-outs, their text, whether the draws are anchored, what an interval on these leave-outs adds to its
     name)."""
     values, draws, estimate = held
-    res = resampling(measure)
+    measure, res = plan.measure, plan.resampling
     first = draws if estimate is None or leave_out is None else min(EXACT_DRAWS, draws)
     if values is None:
         with pt.tqdm(total=len(counts[:first]), desc=f'bootstrap {measure}', unit='sample', leave=False,
@@ -277,8 +290,8 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, leave_out: Op
     if leave_out is None:
         return values, None, '', False, ''
     n_units = int(np.sum(stats.units))
-    plan = res.jackknife_plan(leave_out.jackknife, n_units, leave_out.seed, leave_out.clusters)
-    groups, n_groups = plan.assign(stats.units)
+    grouping = res.jackknife_plan(leave_out.jackknife, n_units, leave_out.seed, leave_out.clusters)
+    groups, n_groups = grouping.assign(stats.units)
     with pt.tqdm(total=n_groups, desc=f'jackknife {measure}', unit='leave-out', leave=False,
                  disable=not verbose or n_groups < 200) as pbar:
         jack = res.leave_out(measure, stats, groups, n_groups, eng, pbar)
@@ -288,7 +301,7 @@ def _resampled(measure, stats, counts, eng: Engine, verbose: bool, leave_out: Op
             values, anchored = anchored_resamples(estimate, jack, counts[:draws], values, groups), True
         else:   # the rest computed: the route whose τ coverage was measured first
             values = np.concatenate([values, res.samples(measure, stats, counts[len(values):draws], eng, None)])
-    return values, jack, plan.describe(n_units, n_groups), anchored, plan.interval_note(n_units, n_groups)
+    return values, jack, grouping.describe(n_units, n_groups), anchored, grouping.interval_note(n_units, n_groups)
 
 
 #: The resamples τ's interval reads (the count its coverage was measured with, pt_docs "Calibration": 0.968 over 62
@@ -313,23 +326,24 @@ def anchorable(units, n_groups: int, jackknife, estimate) -> bool:
             and bool(np.isfinite(jackknife).all()) and estimate is not None and bool(np.isfinite(estimate)))
 
 
-def _leaves_out_alone(measure, stats, leave_out: _LeaveOuts) -> bool:
-    """Whether ``measure``'s leave-outs leave every judged query out alone (the run-independent half of
+def _leaves_out_alone(plan: MeasurePlan, stats, leave_out: _LeaveOuts) -> bool:
+    """Whether the measure's leave-outs leave every judged query out alone (the run-independent half of
     :func:`anchorable`: the units and the jackknife's plan depend on the qrels and the measure, not on the run)."""
     units = np.asarray(stats.units, dtype=bool)
-    _, n_groups = resampling(measure).jackknife_plan(leave_out.jackknife, int(units.sum()), leave_out.seed,
-                                                     leave_out.clusters).assign(units)
+    _, n_groups = plan.resampling.jackknife_plan(leave_out.jackknife, int(units.sum()), leave_out.seed,
+                                                 leave_out.clusters).assign(units)
     return bool(units.all()) and n_groups == len(units)
 
 
-def drawn(measure, method: str, resample: str) -> bool:
-    """Whether the bootstrap computes ``measure`` on every resample: always with ``resample='all'``; with
-    ``'needed'``, not for a vector measure (one FD per resample) whose interval ``method`` and own paired test read
+def drawn(plan: MeasurePlan, resample: str) -> bool:
+    """Whether the bootstrap computes a measure (its :class:`~pyterrier_frechet.measures.base.MeasurePlan`) on every
+    resample: always with ``resample='all'``; with
+    ``'needed'``, not for a vector measure (one FD per resample) whose interval method and own paired test read
     only its leave-outs — FD's and CFD's jackknife interval and test; those are held on the first
     :data:`TAU_DRAWS`, for τ's interval (computed on :data:`EXACT_DRAWS` of them and anchored where
     :func:`anchorable`). Per-query measures cost one weighted mean a resample: always all."""
-    res = resampling(measure)
-    return (resample == 'all' or res.statistics != VECTOR_STATS or not intervals.interval_method(method).from_jackknife
+    res = plan.resampling
+    return (resample == 'all' or res.statistics != VECTOR_STATS or not plan.method.from_jackknife
             or res.paired_test not in LEAVE_OUT_TESTS)
 
 
@@ -540,11 +554,12 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
     measures = parse_measures(measures)
     check_bootstrappable(measures)
     check_labels_distinct(measures)
-    for m in measures:
-        if backend not in resampling(m).backends:
-            raise ValueError(f"{m}: its {resampling(m).name} resampling has the {' and '.join(resampling(m).backends)} "
-                             f"backend only; pass backend='numpy'")
-    if any(not intervals.interval_method(interval or resampling(m).interval).from_jackknife for m in measures):
+    plans = [measure_plan(m, interval) for m in measures]  # each measure resolved once: label, resampling, interval
+    for p in plans:
+        if backend not in p.resampling.backends:
+            raise ValueError(f"{p.measure}: its {p.resampling.name} resampling has the "
+                             f"{' and '.join(p.resampling.backends)} backend only; pass backend='numpy'")
+    if any(not p.method.from_jackknife for p in plans):
         intervals.check_tail_samples(n_samples, ci)  # an interval read from the resamples: enough of them for its tails
     eng = engine(backend, device)
     # the qrels and runs prepared and coded as evaluate() prepares them: one selection path for every entry point
@@ -567,20 +582,20 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
     # the point estimates of every run, as every entry point computes them, with the counts of dropped documents
     point_table = evaluate(runs, qrels, measures)
     point = point_table.set_index('name')
-    evaluator = measures_evaluator([m for m in measures if resampling(m).statistics == PER_QUERY_VALUES], qrels_ir)
+    evaluator = measures_evaluator([p.measure for p in plans if p.resampling.statistics == PER_QUERY_VALUES], qrels_ir)
     inputs = {name: RunInputs(measures, judgments, qrels_ir, prepare_run(to_ir_measures(run), f'run {name!r}'), queries,
                               evaluator)
               for name, run in runs.items()}
     # measures whose samples share work between runs (FD's relevant side of each sample): every run at once
     shared = {}
-    for m in measures:
-        res = resampling(m)
+    for p in plans:
+        m, res = p.measure, p.resampling
         if res.shares_samples and len(runs) > 1:
             makers = {name: functools.partial(STATISTICS[res.statistics], m, inputs[name]) for name in runs}
             # not drawn: the first EXACT_DRAWS where the leave-outs can anchor the rest (a run whose leave-outs turn
             # out undefined computes its rest in _resampled), else all TAU_DRAWS here, shared by every run
-            draws = counts[:None if drawn(m, interval or res.interval, resample) else
-                           EXACT_DRAWS if _leaves_out_alone(m, makers[next(iter(runs))](), leave_out)
+            draws = counts[:None if drawn(p, resample) else
+                           EXACT_DRAWS if _leaves_out_alone(p, makers[next(iter(runs))](), leave_out)
                            else TAU_DRAWS]
             with pt.tqdm(total=len(draws) * len(runs), desc=f'bootstrap {m} ({len(runs)} runs)', unit='sample',
                          disable=not verbose or len(draws) < 200) as pbar:
@@ -588,33 +603,32 @@ def _bootstrap(runs, qrels, measures, options: ResamplingOptions, verbose: bool,
     for name in pt.tqdm(list(runs), desc='bootstrap', unit='run', disable=not verbose or len(runs) < 2):
         samples[name], jackknives[name] = {}, {}
         full = point.loc[name]
-        for m in measures:
-            res = resampling(m)
-            method = interval or res.interval
+        for p in plans:
+            m, res, label = p.measure, p.resampling, p.label
             stats = STATISTICS[res.statistics](m, inputs[name])
             # the leave-outs where the interval needs them, and always for a measure whose paired test reads them on
             # n − 1 degrees of freedom (a per-query mean's paired t-test, O(n)); the summary row only where it needs them
-            needs = intervals.interval_method(method).needs_jackknife
-            every = drawn(m, method, resample)
+            needs = p.method.needs_jackknife
+            every = drawn(p, resample)
             values, jack, jack_text, anchor, jack_note = _resampled(
-                m, stats, counts, eng, verbose,
+                p, stats, counts, eng, verbose,
                 leave_out if (needs or res.paired_test == 't') and jackknife is not None else None,
                 _Held(shared[m][name] if m in shared else None, None if every else TAU_DRAWS,
-                     None if every else float(full[column_label(m)])))
-            samples[name][column_label(m)] = values
+                     None if every else float(full[label])))
+            samples[name][label] = values
             if anchor:
-                anchored.append((name, column_label(m)))
+                anchored.append((name, label))
             if jack is not None:
-                jackknives[name][column_label(m)] = jack
+                jackknives[name][label] = jack
             if not needs:
                 jack, jack_text, jack_note = None, '', ''
             how = IntervalNotes(jack_text, jack_note, groups_text,
                                 None if clusters is None else len(jack) if needs else n_clusters, fpc, fpc_text)
-            rows.append(_summary_row(name, column_label(m), float(full[column_label(m)]), values, ci, method, jack,
-                                     res.estimand if method == res.interval else '', how))
+            rows.append(_summary_row(name, label, float(full[label]), values, ci, p.interval, jack, p.estimand, how))
     groups = None if clusters is None else pd.Series(clusters, index=pd.Index(queries, name='qid'), name='group')
     return BootstrapResult(pd.DataFrame(rows), samples, queries, jackknives, point_table, population, groups,
-                           tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures), tuple(anchored))
+                           tuple(interval_caveat(qrels_ir, measures)), int(len(counts)), list(measures), tuple(anchored),
+                           tuple(plans))
 
 
 def bootstrap_naive(run: pd.DataFrame, qrels: pd.DataFrame, measure, n_samples: int = 1000, seed: int = 0) -> np.ndarray:

@@ -21,7 +21,7 @@ to ir_measures' parser (``parse_measure``, ``pt.Experiment`` strings, the CLI) a
 :func:`unregister_measure` forgets it again. :func:`registered_measures` lists them (every list of measures in an
 error, the CLI help or the docs comes from it).
 """
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 import ir_measures
 import numpy as np
@@ -294,6 +294,34 @@ def resampling(measure) -> Optional[Resampling]:
     # the per-query resampling re-weights a mean of per-query values: a measure aggregated otherwise (NumRet sums
     # over queries) would get a bootstrap and an interval of its mean beside its value, the sum
     return PER_QUERY if _mean_aggregated(measure) else None
+
+
+class MeasurePlan(NamedTuple):
+    """A measure resolved once for the resampling analyses (:func:`measure_plan`): its table label
+    (:func:`column_label`), its :class:`~.resampling.Resampling`, the interval method's name — the one asked for, else
+    the resampling's default — and that method (:class:`~pyterrier_frechet.core.intervals.IntervalMethod`). The
+    bootstrap's loops and its summary rows read these fields, nothing resolves the measure again."""
+    measure: object
+    label: str
+    resampling: Resampling
+    interval: str
+    method: object
+
+    @property
+    def estimand(self) -> str:
+        """What the interval is for, where it is the resampling's own method (else the method's summary says it)."""
+        return self.resampling.estimand if self.interval == self.resampling.interval else ''
+
+
+def measure_plan(measure, interval: Optional[str] = None) -> MeasurePlan:
+    """:class:`MeasurePlan` of a measure the bootstrap resamples (ValueError naming it where it has no resampling:
+    :func:`resampling`), with ``interval`` (a name in :data:`~pyterrier_frechet.core.intervals.INTERVAL_METHODS`) or
+    its resampling's default interval."""
+    res = resampling(measure)
+    if res is None:
+        raise ValueError(f'{measure}: {unresampled_reason(measure)}')
+    name = interval or res.interval
+    return MeasurePlan(measure, column_label(measure), res, name, interval_method(name))
 
 
 def _mean_aggregated(measure) -> bool:
