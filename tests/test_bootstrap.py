@@ -236,7 +236,7 @@ def test_each_measure_is_resolved_once_into_the_plan_the_summary_reads(toy):
             assert p.resampling is resampling(p.measure) and p.interval == (interval or p.resampling.interval)
             rows = res.summary[res.summary['measure'] == p.label]
             assert len(rows) == 2 and (rows['method'] == p.interval).all()
-            assert (rows['estimand'] == (p.resampling.estimand if interval is None else '')).all()
+            assert (rows['estimand'] == (p.resampling.estimand if interval is None else p.method.estimand_label)).all()
             assert set(res.samples['a']) == {q.label for q in res.plans}
             assert res.own_test(p.label) == p.resampling.paired_test
     assert [p.interval for p in res.plans] == ['percentile', 'percentile']
