@@ -142,3 +142,41 @@ def test_embed_refuses_what_its_python_counterpart_refuses_in_the_same_words(mod
                      capsys)
     assert str(py.value) in err
     assert not any((tmp_path / f'n{i}.npy').exists() for i in (1, 2, 3))
+
+
+def test_a_shared_cache_gives_each_docno_the_vector_of_the_text_given(models, tmp_path, capsys):
+    """Round seven: a cache shared between corpora holds docno 'a' with another corpus's text. fill_store embeds the
+    texts it is given, whether the Embedder has no texts (it is given them) or the same ones; an Embedder reading
+    other texts is refused naming a docno; `embed` on the same cache agrees. Reference: the model on the new text,
+    no cache."""
+    from pyterrier_frechet.vectors.fill import fill_store
+    model, cache = models['one'], str(tmp_path / 'cache')
+    old = {'a': 'an old text about volcanoes', 'b': TEXTS['b']}
+    pf.Embedder(model, texts=old, cache_dir=cache, verbose=False)(pd.DataFrame({'docno': ['a', 'b']}))
+    for many in (False, True):  # one text of 'a' in the cache, then two (no text given read as "which one?")
+        if many:
+            pf.Embedder(model, texts={'a': 'a third text'}, cache_dir=cache, verbose=False)(pd.DataFrame({'docno': ['a']}))
+        path = tmp_path / f'corpus{many}.jsonl'
+        path.write_text(''.join(json.dumps({'docno': d, 'text': TEXTS[d]}) + '\n' for d in 'ab'), encoding='utf-8')
+        lookup = pf.TextLookup.from_jsonl(str(path))
+        want = _reference(model, ['a', 'b'])
+        for name, enc in (('bare', pf.Embedder(model, cache_dir=cache, verbose=False)),
+                          ('same', pf.Embedder(model, texts=lookup, cache_dir=cache, verbose=False))):
+            fill_store(str(tmp_path / f'{name}{many}'), lookup, enc)
+            got = pf.VectorStore(str(tmp_path / f'{name}{many}'))
+            np.testing.assert_allclose(got.lookup(['a', 'b'])[0], want, atol=1e-6)
+    with pytest.raises(ValueError, match=r"reads other texts than .* for 1 document\(s\), e.g. 'a'"):
+        fill_store(str(tmp_path / 'mixed'), lookup, pf.Embedder(model, texts=old, cache_dir=cache, verbose=False))
+    assert not (tmp_path / 'mixed.npy').exists()
+
+
+def test_a_prefix_that_names_a_folder_is_refused(models, texts, tmp_path, capsys):
+    from pyterrier_frechet.vectors.fill import fill_store
+    lookup = pf.TextLookup.from_jsonl(str(texts))
+    folder = tmp_path / 'out'
+    folder.mkdir()
+    with pytest.raises(ValueError, match='names a folder, not a store') as py:
+        fill_store(str(folder) + '/', lookup, pf.Embedder(models['one'], verbose=False))
+    err = _cli_error(['embed', '--text', str(texts), '--model', models['one'], '--out', str(folder) + '/', '--quiet'],
+                     capsys)
+    assert str(py.value) in err and list(folder.iterdir()) == []

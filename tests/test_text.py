@@ -43,3 +43,27 @@ def test_text_lookup_reads_gzip_by_content_drops_a_bom_and_names_bad_bytes(tmp_p
     (tmp_path / 'cut.jsonl.gz').write_bytes(gzip.compress(body[1:].encode('utf-8') * 50)[:-20])
     with pytest.raises(ValueError, match='cut.jsonl.gz: cannot be read'):
         pf.TextLookup.from_jsonl(str(tmp_path / 'cut.jsonl.gz'))
+
+
+@pytest.mark.parametrize('value, kind', [(['z', 'w'], 'array'), ({'a': 1}, 'object'), (True, 'boolean'),
+                                         (3, 'number'), (2.5, 'number')])
+def test_a_text_that_is_not_a_json_string_is_refused_not_embedded_as_its_repr(tmp_path, value, kind):
+    # round seven: str() made "['z', 'w']" or "True" the document's text; a null text stays an empty one
+    path = tmp_path / 'c.jsonl'
+    path.write_text(json.dumps({'docno': 'a', 'text': 'fine'}) + '\n' + json.dumps({'docno': 'b', 'text': value})
+                    + '\n', encoding='utf-8')
+    with pytest.raises(ValueError, match=rf"c.jsonl:2: text field 'text' holds a JSON {kind}, not a string"):
+        pf.TextLookup.from_jsonl(str(path))
+    path.write_text(json.dumps({'docno': 'a', 'title': 'wing', 'text': None}) + '\n', encoding='utf-8')
+    assert pf.TextLookup.from_jsonl(str(path), text_fields=('title', 'text')).texts == {'a': 'wing'}
+
+
+@pytest.mark.parametrize('value, kind', [(None, 'null'), (True, 'boolean'), (1.5, 'number'), ([1], 'array')])
+def test_an_id_that_is_not_a_json_string_or_integer_is_refused(tmp_path, value, kind):
+    # round seven: {"docno": null} became the document 'None'; integer ids (MS MARCO's pids) stay ids
+    path = tmp_path / 'c.jsonl'
+    path.write_text(json.dumps({'docno': value, 'text': 'wing'}) + '\n', encoding='utf-8')
+    with pytest.raises(ValueError, match=rf"c.jsonl:1: id field 'docno' holds a JSON {kind}, not a string or an integer"):
+        pf.TextLookup.from_jsonl(str(path))
+    path.write_text(json.dumps({'pid': 7, 'text': 'wing'}) + '\n', encoding='utf-8')
+    assert pf.TextLookup.from_jsonl(str(path)).texts == {'7': 'wing'}

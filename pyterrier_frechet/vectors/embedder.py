@@ -312,6 +312,15 @@ class Embedder(pt.Transformer):
             out[found] = np.stack([vectors[d] for d in names if d in vectors])
         return out[inverse], found[inverse]
 
+    def reading(self, texts) -> 'Embedder':
+        """This Embedder (the same model, settings and cache) reading its texts from ``texts`` (anything ``texts=``
+        takes): what :func:`~pyterrier_frechet.vectors.fill.fill_store` embeds with, so that a cache shared between
+        corpora gives each docno the vector of *this* text, never another corpus's."""
+        import copy
+        out = copy.copy(self)
+        out.texts = _text_source(texts)
+        return out
+
     @property
     def _texts_name(self) -> str:
         return getattr(self.texts, 'name', 'source')

@@ -49,6 +49,9 @@ def fill_store(out: str, texts, encoder, source=None, docnos: Optional[Sequence[
     made by another model (or pooling, normalisation, maximum length) and nothing is written. Everything is refused
     before any embedding.
     """
+    if not os.path.basename(str(out)):
+        raise ValueError(f'{out!r} names a folder, not a store: give a prefix such as {os.path.join(str(out), "vectors")!r} '
+                         '(the store is PREFIX.npy and PREFIX.ids.txt)')
     files = (f'{out}.npy', f'{out}.ids.txt')
     for path in files:
         if os.path.lexists(path):
@@ -59,6 +62,7 @@ def fill_store(out: str, texts, encoder, source=None, docnos: Optional[Sequence[
     if not os.access(folder, os.W_OK):
         raise ValueError(f'the folder of {out!r} ({folder}) is not writable')
     have = texts.texts
+    encoder = _reading(encoder, texts)
     wanted = list(dict.fromkeys(str(d) for d in (have if docnos is None else docnos)))
     check_ids(wanted, f'the docnos to write into {out}.ids.txt')  # one id per line: the rule every reader holds it to
     if source is not None:
@@ -102,6 +106,25 @@ def fill_store(out: str, texts, encoder, source=None, docnos: Optional[Sequence[
     ids = (list(source.docnos) if source is not None else []) + todo
     _write(files, rows, ids)
     return Filled(str(out), len(known), len(todo), without_text, n_checked, diff)
+
+
+def _reading(encoder, texts):
+    """``encoder`` embedding the texts of ``texts`` (the ones the store is filled from): an Embedder without texts of
+    its own is given them (its cache is keyed by docno and text, so a docno another corpus put in a shared cache with
+    another text gets this text's vector); one with texts of its own must agree with ``texts`` on every document, else
+    ValueError naming one that differs — two sources of texts are never mixed silently."""
+    own = getattr(encoder, 'texts', None)
+    if own is None:
+        return encoder.reading(texts) if hasattr(encoder, 'reading') else encoder
+    mapping = texts.texts
+    names = np.asarray(list(mapping), dtype=object)
+    theirs = own(names)
+    differ = [d for d in names if theirs.get(d) != mapping[d]]
+    if differ:
+        raise ValueError(f'{encoder!r} reads other texts than {texts!r} for {len(differ)} document(s), e.g. '
+                         f'{differ[0][:80]!r}: give the Embedder no texts (fill_store embeds the texts it is given) '
+                         'or the same ones')
+    return encoder
 
 
 def _write(files, rows: np.ndarray, ids: Sequence[str]) -> None:

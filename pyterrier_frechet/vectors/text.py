@@ -11,6 +11,15 @@ from ..files import READ_ERRORS, check_ids, loads_line, open_binary
 _DOCNO_FIELDS = ('docno', 'docid', 'doc_id', '_id', 'id', 'pid')
 
 
+def _json_kind(value) -> str:
+    """The JSON name of a parsed value's type (for a refusal)."""
+    if value is None:
+        return 'null'
+    if isinstance(value, bool):
+        return 'boolean'
+    return {str: 'string', int: 'number', float: 'number', list: 'array', dict: 'object'}.get(type(value), 'value')
+
+
 class TextLookup(pt.Transformer):
     """Adds a ``text`` column to a frame with ``docno``, from an in-memory docno → text mapping.
 
@@ -54,7 +63,15 @@ class TextLookup(pt.Transformer):
             if not any(f in rec for f in text_fields):
                 raise ValueError(f'TextLookup: {path}:{lineno} has none of the text field(s) {list(text_fields)} '
                                  f'(--text-fields); its fields are {sorted(rec)}')
-            text = sep.join(str(rec.get(f) or '') for f in text_fields).strip()
+            kinds = [(f, rec[f]) for f in text_fields if rec.get(f) is not None and not isinstance(rec[f], str)]
+            if kinds:  # str() would embed a list, object, number or boolean as its Python repr
+                f, value = kinds[0]
+                raise ValueError(f'TextLookup: {path}:{lineno}: text field {f!r} holds a JSON {_json_kind(value)}, not '
+                                 'a string; fix the corpus or name other fields (--text-fields)')
+            if isinstance(rec[field], bool) or not isinstance(rec[field], (str, int)):
+                raise ValueError(f'TextLookup: {path}:{lineno}: id field {field!r} holds a JSON {_json_kind(rec[field])}, '
+                                 'not a string or an integer; every document needs an id')
+            text = sep.join(rec.get(f) or '' for f in text_fields).strip()
             docno = str(rec[field])
             if not text:
                 empty.append(docno)
