@@ -15,7 +15,6 @@ import functools
 import logging
 import os
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
@@ -26,7 +25,7 @@ from .core.intervals import METHODS, interval_method
 from .evaluation.evaluate import NO_VECTOR_COLUMNS, check_relevant, evaluate, with_options
 from .evaluation.frames import check_labels
 from .evaluation.qrels import balance_qrels
-from .files import chmod_as_open
+from .files import temporary_file
 from .measures.base import column_label, is_set_measure, is_vector_measure
 from .analyses.outputs import OutputFolder, named_paths, report_paths, to_csv, to_markdown
 from .analyses.table import DEFAULT_MEASURES
@@ -104,11 +103,10 @@ def _write_atomically(path: str, text: str) -> None:
     from .analyses.outputs import clean_stale_temp_files, temp_prefix
     folder = os.path.dirname(os.path.abspath(path))
     clean_stale_temp_files(folder, os.path.basename(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(os.path.basename(path)))
+    fd, tmp = temporary_file(folder, temp_prefix(os.path.basename(path)))
     try:
         with os.fdopen(fd, 'wt') as fout:
             fout.write(text)
-        chmod_as_open(tmp)  # mkstemp creates 0600; give the file the mode open() would (0666 & ~umask)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

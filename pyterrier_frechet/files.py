@@ -224,6 +224,39 @@ def id_form_pairs(ids, known) -> dict:
     return {q: loose[id_form(q)] for q in sorted({str(q) for q in ids} - known) if id_form(q) in loose}
 
 
+def temporary_file(folder, prefix: str, suffix: str = ''):
+    """``(fd, path)`` of a new file in ``folder`` (``tempfile.mkstemp``'s, to be written and renamed into place) with
+    the mode ``open()`` would give it under the current umask, not mkstemp's 0600: every file the package writes by
+    write-then-rename (outputs, the report's marker, stores, the embedding cache's metadata) is made here, so a
+    shared cache or output folder is readable by whoever the umask allows (a 0600 ``encoder.json`` made a cache
+    shared by a group unreadable). ``test_architecture`` holds every ``mkstemp`` to this function."""
+    import tempfile
+    fd, path = tempfile.mkstemp(dir=folder, prefix=prefix, suffix=suffix)
+    try:
+        chmod_as_open(path)
+    except BaseException:
+        os.close(fd)
+        os.remove(path)
+        raise
+    return fd, path
+
+
+def temporary_folder(where, prefix: str):
+    """A new folder ``where/prefix<random>`` (a ``pathlib.Path``) with the mode ``mkdir`` gives (0777 & ~umask),
+    unlike ``tempfile.mkdtemp``'s 0700: a staging folder renamed into place (a report's folder, a converted model in
+    a shared store) becomes the folder itself."""
+    import secrets
+    from pathlib import Path
+    for _ in range(100):
+        path = Path(where) / f'{prefix}{secrets.token_hex(4)}'
+        try:
+            os.mkdir(path)  # mode 0777, less the umask, as mkdir(1) gives
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(f'no free name for a temporary folder {prefix}* in {where}')
+
+
 def chmod_as_open(path, base: int = 0o666) -> None:
     """Give ``path`` the mode ``open()`` (``base`` 0o666) or ``mkdir`` (0o777) would have given it under the current
     umask — for files made by ``tempfile.mkstemp`` (0600) and renamed into place."""

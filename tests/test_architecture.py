@@ -243,6 +243,17 @@ def test_one_function_reads_the_callers_frames():
     assert found == ['evaluation/experiment_call.py:caller']
 
 
+def test_every_temporary_file_and_folder_is_made_in_one_place():
+    """Round seven: files made by write-then-rename kept mkstemp's 0600 wherever a caller forgot to re-mode them
+    (the embedding cache's metadata); folders kept mkdtemp's 0700. files.temporary_file / temporary_folder give the
+    umask's mode, and no other module makes a temporary file or folder."""
+    import re
+    makers = re.compile(r'\b(mkstemp|mkdtemp|NamedTemporaryFile|TemporaryDirectory|TemporaryFile)\(')
+    found = [f'{path.relative_to(PACKAGE)}:{n}' for path in PACKAGE.rglob('*.py') if path.name != 'files.py'
+             for n, line in enumerate(path.read_text().splitlines(), 1) if makers.search(line.split('#')[0])]
+    assert found == []
+
+
 def test_import_loads_no_heavy_module():
     code = ('import sys, pyterrier_frechet as pf; '
             'print(sorted(m for m in ("scipy.stats", "scipy.linalg", "torch", "sentence_transformers", "matplotlib", '

@@ -213,3 +213,20 @@ def test_an_empty_cache_variable_is_unset(monkeypatch, tmp_path, value):
     assert cache_mod.default_cache_root() == tmp_path / 'home' / '.cache' / 'pyterrier_frechet'
     from pyterrier_frechet.vectors import models
     assert models.model_dir('splade-tiny') == tmp_path / 'home' / '.cache' / 'pyterrier_frechet' / 'models' / 'splade-tiny'
+
+
+@pytest.mark.parametrize('umask', [0o022, 0o027])
+def test_every_cache_file_follows_the_umask(tmp_path, umask):
+    # round seven: encoder.json and pt_meta.json were written 0600 (tempfile.mkstemp) beside a 0644 database, so a
+    # cache shared by a group could not be opened by its other members
+    import os
+    import stat
+    old = os.umask(umask)
+    try:
+        cache = EmbeddingCache(tmp_path / 'c', IDENTITY)
+        cache.put(['a'], np.ones((1, 4), dtype=np.float32))
+    finally:
+        os.umask(old)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in cache.path.iterdir() if p.is_file()}
+    assert {'encoder.json', 'pt_meta.json'} <= set(modes)
+    assert all(mode == 0o666 & ~umask for mode in modes.values()), modes

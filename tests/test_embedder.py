@@ -399,3 +399,10 @@ def test_unwritable_cache_root_is_one_clear_error(models, tmp_path):
         root.mkdir(mode=0o500)
     with pytest.raises(ValueError, match=f'the embedding cache at {root}.* could not be opened.*PYTERRIER_FRECHET_CACHE'):
         pf.Embedder(models['bert'], cache_dir=root, verbose=False)
+
+
+@pytest.mark.parametrize('empty', ['', '  '])
+def test_an_empty_cache_dir_is_refused_not_read_as_the_current_directory(empty):
+    # round seven: Embedder(cache_dir='') made its cache in the working directory without a word
+    with pytest.raises(ValueError, match=r"cache_dir=.* names no folder \(it would be the current directory\)"):
+        pf.Embedder(cache_dir=empty)

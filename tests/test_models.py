@@ -172,9 +172,9 @@ def test_a_cache_root_that_refuses_the_write_is_named_before_any_download(tmp_pa
     # access(2) says yes but the write fails (a read-only mount seen only when writing, as errno 30 was)
     monkeypatch.setattr(models, '_download', _no_download)
 
-    def read_only(*args, **kwargs):
-        raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs.get('dir'))
-    monkeypatch.setattr(models.tempfile, 'mkdtemp', read_only)
+    def read_only(where, prefix):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(where))
+    monkeypatch.setattr(models, 'temporary_folder', read_only)
     with pytest.raises(models.ModelFetchError, match=f'splade-tiny: cannot write into the cache root {tmp_path} '
                                                      r'\(Read-only file system\); nothing was downloaded'):
         models.fetch('splade-tiny', cache_root=tmp_path)

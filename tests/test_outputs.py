@@ -541,3 +541,22 @@ def test_a_new_output_folder_gets_the_mode_mkdir_gives(tmp_path, umask, mode):
         os.umask(old)
     assert out.stat().st_mode & 0o777 == mode == (tmp_path / 'by_mkdir').stat().st_mode & 0o777
     assert (out / 'report.md').read_text() == 'x'
+
+
+from hypothesis import given, settings, strategies as st_csv  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(st_csv.lists(st_csv.text(alphabet='ab,"\r\n =\t;', max_size=8), min_size=1, max_size=4))
+def test_every_csv_reads_back_cell_for_cell_whatever_the_names_hold(names):
+    """Round seven: a name with a lone carriage return was written unquoted and split its row. Every table the package
+    writes (outputs.to_csv) reads back through the csv module with the cells csv_safe wrote, the same width on every
+    row (here: names as cells, as a column name and as the index)."""
+    import csv as csv_module
+    from pyterrier_frechet.analyses.outputs import csv_cell, to_csv
+    frame = pd.DataFrame({'name': names, 'FD@10': [0.5 + i for i in range(len(names))]})
+    rows = list(csv_module.reader(io.StringIO(to_csv(frame), newline='')))
+    assert rows == [['name', 'FD@10']] + [[csv_cell(n), repr(0.5 + i)] for i, n in enumerate(names)]
+    wide = pd.DataFrame([[1.0] * len(names)], columns=[f'c{i}{n}' for i, n in enumerate(names)], index=[names[0]])
+    rows = list(csv_module.reader(io.StringIO(to_csv(wide, index=True), newline='')))
+    assert rows[0][1:] == [csv_cell(c) for c in wide.columns] and rows[1][0] == names[0]

@@ -16,11 +16,10 @@ before ``=``, ``+``, ``-``, ``@``, tab or carriage return; numbers stay numbers)
 import json
 import logging
 import os
+import csv
 import re
 import unicodedata
-import secrets
 import socket
-import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -28,7 +27,7 @@ from typing import Callable, Iterable, List, Optional
 
 import pandas as pd
 
-from ..files import chmod_as_open, read_json
+from ..files import read_json, temporary_file, temporary_folder
 
 logger = logging.getLogger(__name__)
 
@@ -90,24 +89,10 @@ def glob_escape(text: str) -> str:
 def _write_marker(folder: Path, files: Iterable[str], state: str) -> None:
     text = json.dumps({'package': PACKAGE, 'state': state, 'files': sorted(set(files))}, indent=1)
     clean_stale_temp_files(folder, MARKER)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(MARKER))
+    fd, tmp = temporary_file(folder, temp_prefix(MARKER))
     with os.fdopen(fd, 'wt', encoding='utf-8') as f:
         f.write(text)
-    chmod_as_open(tmp)  # mkstemp makes 0600; give the marker the mode open() would, so others can read it
     os.replace(tmp, folder / MARKER)
-
-
-def make_temp_dir(where: Path, prefix: str) -> Path:
-    """A new folder ``where/prefix<random>`` with the mode ``mkdir`` gives (0777 & ~umask), unlike
-    ``tempfile.mkdtemp``'s 0700: a staging folder that is renamed into place becomes the output folder itself."""
-    for _ in range(100):
-        path = Path(where) / f'{prefix}{secrets.token_hex(4)}'
-        try:
-            os.mkdir(path)  # mode 0777, less the umask, as mkdir(1) gives
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError(f'no free name for a temporary folder {prefix}* in {where}')
 
 
 def _entries(folder: Path) -> List[str]:
@@ -257,7 +242,7 @@ class OutputFolder:
         self.check()
         where, prefix = ((self.path, STAGING_PREFIX) if self.path.is_dir()
                          else (self.path.parent, f'{STAGING_PREFIX}{self.path.name}.'))
-        work = make_temp_dir(where, prefix)
+        work = temporary_folder(where, prefix)
         (work / STAGING_MARKER).write_text(json.dumps({'package': PACKAGE, 'pid': os.getpid(), 'created': time.time(),
                                                        'host': socket.gethostname(), 'target': str(self.path)}))
         try:
@@ -342,9 +327,23 @@ def csv_safe(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv(table: pd.DataFrame, path=None, **kwargs):
-    """``DataFrame.to_csv`` of :func:`csv_safe`'s table (index off unless asked)."""
+    """``DataFrame.to_csv`` of :func:`csv_safe`'s table (index off unless asked). Every CSV the package writes goes
+    through here. Where a text cell, column name or index label holds a carriage return, every field is quoted:
+    Python's csv writer quotes a field with a line feed but not one with a lone CR (its line terminator here is
+    ``\n``), and every CSV reader ends the row at that CR (a name ``'cr\rhere'`` shifted the row's columns)."""
     kwargs.setdefault('index', False)
-    return csv_safe(table).to_csv(path, **kwargs)
+    safe = csv_safe(table)
+    if _holds_cr(safe) or (kwargs['index'] and _holds_cr(safe.index.to_frame())):
+        kwargs.setdefault('quoting', csv.QUOTE_ALL)
+    return safe.to_csv(path, **kwargs)
+
+
+def _holds_cr(frame: pd.DataFrame) -> bool:
+    """Whether a text cell or a column name of ``frame`` holds a carriage return."""
+    if any(isinstance(c, str) and '\r' in c for c in frame.columns):
+        return True
+    return any(frame[c].map(lambda v: isinstance(v, str) and '\r' in v).any() for c in frame.columns
+               if not pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]))
 
 
 _ASCII_PUNCTUATION = r'!-/:-@\[-`{-~'  # the characters a backslash escapes in Markdown (CommonMark 2.4)

@@ -49,7 +49,6 @@ import os
 import re
 import sqlite3
 import stat
-import tempfile
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Dict, Optional, Sequence, Tuple
@@ -57,7 +56,7 @@ from typing import Dict, Optional, Sequence, Tuple
 import numpy as np
 import pyterrier as pt
 
-from ..files import JSONFileError, read_json
+from ..files import JSONFileError, read_json, temporary_file
 
 logger = logging.getLogger(__name__)
 
@@ -293,7 +292,7 @@ class EmbeddingCache(pt.Artifact):
         target = self.path / name
         if keep and target.exists():
             return
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=f'.{name}.')
+        fd, tmp = temporary_file(self.path, f'.{name}.')
         with os.fdopen(fd, 'wt') as fout:
             json.dump(value, fout, indent=2, sort_keys=True)
         os.replace(tmp, target)

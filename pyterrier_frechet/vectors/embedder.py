@@ -168,6 +168,9 @@ class Embedder(pt.Transformer):
         self._vector_identity = None
         if cache_dir == 'default':
             cache_dir = default_cache_root()
+        elif cache_dir is not None and not str(cache_dir).strip():
+            raise ValueError(f'cache_dir={cache_dir!r} names no folder (it would be the current directory): pass a '
+                             "folder, None for no cache, or leave the default ('default': $PYTERRIER_FRECHET_CACHE)")
         self._cache_root = Path(cache_dir) if cache_dir is not None else None
         self.cache = EmbeddingCache(cache_dir, self.identity) if cache_dir is not None else None
 

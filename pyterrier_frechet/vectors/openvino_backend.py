@@ -18,14 +18,13 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import warnings
 from pathlib import Path
 from typing import List, Optional
 
 import numpy as np
 
-from ..files import read_json
+from ..files import read_json, temporary_folder
 from .identity import sha256_file
 
 logger = logging.getLogger(__name__)
@@ -169,7 +168,7 @@ class OpenVINOEncoder:
         xml = folder / 'model.xml'
         if not xml.exists():
             Path(store).mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(dir=store, prefix='.convert-'))
+            tmp = temporary_folder(store, '.convert-')
             try:
                 openvino.save_model(self._convert(openvino), str(tmp / 'model.xml'), compress_to_fp16=False)
                 files = sorted(p.name for p in tmp.iterdir() if p.is_file())
