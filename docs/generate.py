@@ -99,7 +99,7 @@ def measures_rst() -> str:
         out += ['', rst_escape(title), '^' * (len(rst_escape(title)) + 2), '',
                 f'{rst_escape(m.SHORT_DESC)} Input: {m.INPUT}. '
                 f'{"Neither direction" if not getattr(m, "ORIENTED", True) else "Higher" if m.HIGHER_IS_BETTER else "Lower"} is better. '
-                f'Written ``{m.NAME}@10``, ``{m.NAME}(10)`` or with parameters, e.g. ``{m.NAME}({_example(m)})@10``.', '']
+                + _written(m), '']
         out += ['.. list-table::', '   :header-rows: 1', '', '   * - parameter', '     - type', '     - default',
                 '     - choices', '     - description']
         for name, info in m.SUPPORTED_PARAMS.items():
@@ -112,6 +112,17 @@ def measures_rst() -> str:
             out += ['', f'Reference: {rst_escape(cite)}']
         out.append('')
     return '\n'.join(out).rstrip() + '\n'
+
+
+def _written(m) -> str:
+    """How the measure is written, each spelling parsed here by ir_measures (the page states only what parses: it once
+    offered ``FD(10)`` and, for the answer measures, which have no cutoff, ``AnswerFD@10``)."""
+    import ir_measures
+    cut = '@10' if 'cutoff' in m.SUPPORTED_PARAMS else ''
+    spellings = [f'{m.NAME}{cut}', f'{m.NAME}({_example(m)}){cut}']
+    for spelling in spellings:
+        ir_measures.parse_measure(spelling)  # raises: the generator never writes a spelling that fails
+    return f'Written ``{spellings[0]}`` or with parameters, e.g. ``{spellings[1]}``.'
 
 
 def _example(m) -> str:

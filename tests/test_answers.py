@@ -297,3 +297,23 @@ def test_minilm_on_cranfield_orders_relevant_extracts_before_random_ones(tmp_pat
     assert table.loc['relevant', str(cfd)] < table.loc['random', str(cfd)]
     assert np.isfinite(table.loc['ranking', str(fd)]) and np.isnan(table.loc['ranking', str(cfd)])
     assert np.isnan(table.loc['relevant', str(fd)])
+
+
+def test_queries_left_unanswered_are_said_with_their_count(enc):
+    # round seven: a system answering 2 of 5 queries scored a better AnswerCFD than one answering all 5 as well, with
+    # nothing said; the measure is over the answered queries, so the count is said beside it (q1, q2, q3 have a
+    # reference; dropping q3's answer leaves 1 of 3 unanswered)
+    partial = ANSWERS[ANSWERS.qid != 'q3'].rename(columns={'qid': 'query_id'})
+    for measure in (AnswerFD(encoder=enc), AnswerCFD(encoder=enc)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            value = ir_measures.calc_aggregate([measure], QRELS, partial)[measure]
+        said = [str(w.message) for w in caught if 'have no answer' in str(w.message)]
+        assert said == [f'{measure}: 1 of 3 queries with a reference have no answer; the measure is over the answered '
+                        'queries only, so a system that answers fewer queries can score better — compare systems on '
+                        'the queries every one answers, or report the number answered beside it']
+        assert np.isfinite(value)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            ir_measures.calc_aggregate([measure], QRELS, ANSWERS.rename(columns={'qid': 'query_id'}))
+        assert not [w for w in caught if 'have no answer' in str(w.message)]

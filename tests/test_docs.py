@@ -360,3 +360,15 @@ def test_every_page_reference_resolves():
                     stale.append((where, ref))
     assert stale == []
     assert _resolves('Calibration', titles) and not _resolves('For a paper', titles)  # the rule, both ways
+
+
+def test_every_spelling_the_measures_page_offers_parses():
+    # round seven: the page offered FD(10) (ir_measures wants named arguments) and AnswerFD@10 (no cutoff)
+    import re
+    import ir_measures
+    page = (Path(__file__).resolve().parents[1] / 'pyterrier_frechet/pt_docs/_generated/measures.rst').read_text()
+    spellings = [s for line in page.splitlines() if 'Written ``' in line
+                 for s in re.findall(r'``([^`]+)``', line.split('Written', 1)[1])]
+    assert len(spellings) >= 20
+    for spelling in spellings:
+        ir_measures.parse_measure(spelling)

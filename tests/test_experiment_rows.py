@@ -232,6 +232,13 @@ def test_pt_experiment_says_what_the_rows_columns_and_the_threshold_are_once_per
         pt.Experiment(systems, topics, graded, eval_metrics=[FD(encoder=DictEncoder(vectors), rel=2) @ 10],
                       names=list(runs), baseline=0, plan=plan)  # rel given: no threshold note
     assert _said(caught, 'graded qrels') == 0 and _said(caught, 'pseudo-value is above') == 1
+    # FD(jackknife=True)'s rows are its own pseudo-values: the same note names it (round seven: it was left out)
+    jack = FD(encoder=DictEncoder(vectors), jackknife=True) @ 10
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        pt.Experiment(systems, topics, qrels, eval_metrics=[jack], names=list(runs), baseline=0, plan=plan)
+    assert [str(w.message).split(' in pt.Experiment')[0] for w in caught if 'pseudo-value is above' in str(w.message)] \
+        == [str(jack)]
 
 
 def test_constant_rows_are_said_only_where_something_reads_the_rows(toy):

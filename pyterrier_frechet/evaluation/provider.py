@@ -101,7 +101,9 @@ class SetEvaluator(providers.Evaluator):
         run = prepare_run(run, 'pyterrier_frechet')
         rows_read = rows_are_read()
         outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_read)
-        with_rows = [m for m, o in outcomes.items() if getattr(o, 'rows', None) is not None]
+        # FD's and CFD's centred pseudo-values, and FD(jackknife=True)'s own (its value is the dict of them)
+        with_rows = [m for m, o in outcomes.items()
+                     if getattr(o, 'rows', None) is not None or isinstance(outcome_value(o), dict)]
         if with_rows and paired_test_is_run():
             warn_plus_minus(with_rows)
         for measure, outcome in outcomes.items():
