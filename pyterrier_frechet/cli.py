@@ -92,8 +92,10 @@ def format_table(table: pd.DataFrame, fmt: str) -> str:
     if fmt == 'csv':
         return to_csv(table)
     if fmt == 'latex':
-        # escape=True: a run named my_run&50% must not break the LaTeX document it is pasted into
-        return table.to_latex(index=False, float_format='%.4f', escape=True)
+        # the package's one LaTeX renderer (render.latex_text, as paper_table's and report's table.tex): a run named
+        # my_run&50% or café 中文 compiles with pdflatex (pandas' escape=True left 中 for the engine to refuse)
+        from .analyses.render import Table
+        return Table(table, floatfmt='.4f').to_latex()
     return to_markdown(table, floatfmt='.4f') + '\n'
 
 

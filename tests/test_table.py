@@ -751,3 +751,33 @@ def test_a_latex_label_is_kept_as_given_so_ref_resolves(data):
     for bad in ('', 'tab:{x}', 'a b', 'x%y', 'back\\slash', None):
         with pytest.raises(ValueError, match='a LaTeX label key'):
             table.to_latex(label=bad)
+
+
+def test_names_that_print_alike_are_numbered_and_blank_names_refused_before_work(data, monkeypatch):
+    """Round seven: 'new\\nline' and 'new line', a tab and a space, two long names shortened to one prefix printed as
+    the same row label; '' and ' ' as blank rows. Each row label is now distinct in both dialects (numbered, with a
+    sentence saying so), and a blank name is refused before the bootstrap."""
+    import re
+    folder, qrels, runs, store, _, _ = data
+    base = runs['bm25_base']
+    long_a, long_b = 'x' * 70 + 'A', 'x' * 70 + 'B'
+    names = ['new\nline', 'new line', 'tab\there', 'tab here', long_a, long_b, 'alone']
+    t = pf.paper_table({n: base for n in names}, qrels, ['nDCG@10'], verbose=False, n_samples=200)
+    tex = t.to_latex()
+    labels = [line.split(' & ')[1] for line in tex.splitlines() if re.match(r'^[a-z] & ', line)]  # after the letter
+    assert len(labels) == len(set(labels)) == len(names)
+    assert labels[:4] == ['new line [1]', 'new line [2]', 'tab here [1]', 'tab here [2]'] and labels[-1] == 'alone'
+    assert 'Names that print alike are numbered [1], [2], \\ldots{} in table order' in tex
+    md = t.to_markdown()
+    md_labels = [row.split('|')[2].strip() for row in md.splitlines()[2:2 + len(names)]]
+    assert len(set(md_labels)) == len(names) and 'print alike' not in md.split('\n\n')[0]
+    one = pf.paper_table({'a': base, 'b': base}, qrels, ['nDCG@10'], verbose=False, n_samples=200)
+    assert 'print alike' not in one.to_latex() + one.to_markdown()
+
+    def no_work(*args, **kwargs):
+        raise AssertionError('the bootstrap ran')
+    import pyterrier_frechet.analyses.table as table_module
+    monkeypatch.setattr(table_module, 'bootstrap', no_work, raising=False)
+    for blank in ('', '  '):
+        with pytest.raises(ValueError, match=re.escape(f"system name(s) ['{blank}'] are empty or blank")):
+            pf.paper_table({'a': base, blank: base}, qrels, ['nDCG@10'], verbose=False, n_samples=200)

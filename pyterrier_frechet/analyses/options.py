@@ -198,6 +198,14 @@ CONSTRAINTS: Dict[str, Callable[[Any], Any]] = {
 }
 
 
+def check_system_names(runs) -> None:
+    """ValueError, before any work, where a system's name is empty or blank: its row in a table could not be told
+    apart or named (round seven: '' and ' ' printed as two blank rows)."""
+    blank = [n for n in runs if not str(n).strip()]
+    if blank:
+        raise ValueError(f'system name(s) {blank} are empty or blank: give every system a name')
+
+
 @dataclass(frozen=True)
 class ResamplingOptions:
     """What every resampling analysis reads, checked when made (:data:`CONSTRAINTS`).
@@ -238,6 +246,7 @@ class ResamplingOptions:
         step over the comparisons — with ``discrimination``, discriminative power's uncorrected tests at α; with
         ``tau_draws``, τ's percentile interval over at most that many of the resamples, enough of them for its tails
         (:func:`~pyterrier_frechet.core.intervals.check_tail_samples`)."""
+        check_system_names(runs)
         check_baseline(self.baseline, runs)
         if qrels is not None:
             check_query_groups(self.query_groups, qrels, self.population)

@@ -109,6 +109,8 @@ class Dialect:
             return self.text('' if value is None else value)
         if not np.isfinite(value):
             return self.missing
+        if isinstance(value, (int, np.integer)):  # a count stays a count (as the Markdown table's tabulate shows it)
+            return self.signed(str(int(value)))
         return self.signed(format(value, floatfmt))
 
     def bold(self, text: str) -> str:

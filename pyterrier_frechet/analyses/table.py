@@ -180,6 +180,8 @@ class PaperTable:
             labels = [column_label(m) for m in ms]
         orient = {column_label(m): higher_is_better(m) for m in ms}
         systems = list(boot.samples) if boot.samples else list(dict.fromkeys(summary['name']))
+        from .options import check_system_names
+        check_system_names(systems)  # a result built by hand: the rule paper_table and report apply first
         if baseline is not None and baseline not in systems:
             raise ValueError(f'baseline {baseline!r} is not one of the systems {systems[:10]}')
         cells = _cells(summary, point, systems, labels, {column_label(m): unresampled_reason(m) for m in ms})
@@ -528,8 +530,9 @@ class PaperTable:
         cells = self.cells.set_index(['name', 'measure'])
         decimals = {m: self.decimals(m) for m in self.measures}
         rows = []
+        names = self._name_cells(d)
         for i, name in enumerate(self.systems):
-            row = ([letter(i)] if letters else []) + [d.name(self._system_label(name))]
+            row = ([letter(i)] if letters else []) + [names[i]]
             for m in self.measures:
                 r, places = cells.loc[(name, m)], decimals[m]
                 value = d.number(r['value'], places)
@@ -547,6 +550,27 @@ class PaperTable:
                 row.append(text + (d.left_out(n, over) if n or over else ''))
             rows.append(row)
         return rows
+
+    def _name_cells(self, d: Dialect) -> List[str]:
+        """Each system's name cell in ``d``; names that print alike (a line break and a space, a tab and a space, two
+        long names shortened to one prefix) are numbered `` [1]``, `` [2]`` in table order, so that every row can be
+        told apart (:meth:`_alike_note` says so beside the table; table.csv has the names whole)."""
+        cells = [d.name(self._system_label(n)) for n in self.systems]
+        seen: Dict[str, int] = {}
+        counts = pd.Series(cells).value_counts()
+        out = []
+        for cell in cells:
+            if counts[cell] > 1:
+                seen[cell] = seen.get(cell, 0) + 1
+                cell = cell + d.text(f' [{seen[cell]}]')
+            out.append(cell)
+        return out
+
+    def _alike_note(self, d: Dialect) -> str:
+        """A sentence where :meth:`_name_cells` numbered names that print alike ('' where none do)."""
+        cells = [d.name(self._system_label(n)) for n in self.systems]
+        return (' Names that print alike are numbered [1], [2], … in table order (table.csv has them whole).'
+                if len(set(cells)) < len(cells) else '')
 
     def _tau_rows(self, d: Dialect) -> List[List[str]]:
         """The τ row (none without τ): τ with its interval under each measure, '—' where τ was computed and is not
@@ -571,7 +595,7 @@ class PaperTable:
         the interval; significance marks as superscripts; ``(−n)`` documents left out for want of a vector) and the
         caption below it (short; ``long_caption=True``: :meth:`caption` with ``long=True``)."""
         return ('\n'.join(self._table_lines(MARKDOWN, intervals)) + '\n\n'
-                + markdown_text(self.caption(long=long_caption)) + '\n')
+                + markdown_text(self.caption(long=long_caption) + self._alike_note(MARKDOWN)) + '\n')
 
     def to_latex(self, intervals: bool = True, label: str = 'tab:results', environment: str = 'table',
                  width: Optional[str] = '\\linewidth', long_caption: bool = False) -> str:
@@ -585,6 +609,7 @@ class PaperTable:
                                                                      or self.disagreements is not None else [])
         shortened = (f' Names over {LATEX_NAME_CHARS} characters are shortened (table.csv has them whole).'
                      if any(len(self._system_label(n)) > LATEX_NAME_CHARS for n in self.systems) else '')
+        shortened += latex_text(self._alike_note(LATEX))
         lines = [f'% needs \\usepackage{{{",".join(packages)}}}', f'\\begin{{{environment}}}[t]', '\\centering',
                  f'\\caption{{{self.caption(latex=True, long=long_caption)}{shortened}}}', f'\\label{{{_label_key(label)}}}']
         lines += [f'\\resizebox{{{width}}}{{!}}{{%'] if width else []
