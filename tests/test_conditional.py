@@ -111,3 +111,16 @@ def test_cfd_refuses_a_side_without_within_query_spread():
         conditional_frechet_distance(rel, rq, ret, tq)
     shift = np.zeros(3)
     assert np.isnan(conditional_fds(QueryStats(rq, rel, 4, shift), QueryStats(tq, ret, 4, shift), np.ones((1, 4)))).all()
+
+
+@pytest.mark.parametrize('side', ['relevant', 'retrieved'])
+def test_a_side_with_one_vector_per_query_is_named_with_the_fix(side):
+    # round seven: "needs more vectors than queries (6 vectors, 6 queries)" said neither which side nor what to do
+    from pyterrier_frechet.core.conditional import conditional_frechet_distance
+    rng = np.random.default_rng(0)
+    one, many = rng.normal(size=(6, 3)), rng.normal(size=(18, 3))
+    q_one, q_many = np.array([f'q{i}' for i in range(6)]), np.repeat([f'q{i}' for i in range(6)], 3)
+    args = (one, q_one, many, q_many) if side == 'relevant' else (many, q_many, one, q_one)
+    with pytest.raises(ValueError, match=rf'covariance of the {side} side needs more vectors than queries \(6 {side} '
+                                         r'vectors over 6 queries: .*\); give it queries with at least two vectors'):
+        conditional_frechet_distance(*args)

@@ -30,9 +30,9 @@ from .weighted import QueryStats, group_cross_batches, sample_chunk, unpack, wei
 __all__ = ['conditional_frechet_distance', 'conditional_fds', 'conditional_leave_out', 'point_conditional_distance']
 
 
-def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray, side: str = 'one') -> Tuple[np.ndarray, np.ndarray]:
     """Per-query means of the kept queries (in ``keep`` order) and a factor F with FᵀF = the pooled
-    within-query covariance (at most d rows)."""
+    within-query covariance (at most d rows); ``side`` names the set in a refusal ('relevant', 'retrieved', …)."""
     index = {q: i for i, q in enumerate(keep)}
     rows = np.array([index.get(q, -1) for q in qids])
     x, rows = x[rows >= 0], rows[rows >= 0]
@@ -42,8 +42,9 @@ def _within(x: np.ndarray, qids: np.ndarray, keep: np.ndarray) -> Tuple[np.ndarr
     means /= counts[:, None]
     dof = len(x) - len(keep)
     if dof < 1:
-        raise ValueError(f'the pooled within-query covariance needs more vectors than queries ({len(x)} vectors, '
-                         f'{len(keep)} queries)')
+        raise ValueError(f'the pooled within-query covariance of the {side} side needs more vectors than queries ({len(x)} '
+                         f'{side} vectors over {len(keep)} queries: one per query leaves no spread within a query); '
+                         'give it queries with at least two vectors (a deeper cutoff, more judged documents), or use FD')
     return means, at_most_d_rows((x - means[rows]) / np.sqrt(dof))
 
 
@@ -56,7 +57,7 @@ def point_conditional_distance(reference, ref_qids, points, point_qids) -> float
     keep = np.intersect1d(ref_qids, point_qids)
     if len(keep) == 0:
         raise ValueError('no query has both reference items and a point')
-    means, factor = _within(reference, ref_qids, keep)
+    means, factor = _within(reference, ref_qids, keep, 'reference')
     mine = np.isin(point_qids, keep)
     a = points[mine][np.argsort(point_qids[mine], kind='stable')]  # one point per kept query, in keep's sorted order
     return float(np.mean(np.sum((means - a) ** 2, axis=1))) + float(np.sum(factor ** 2))
@@ -80,8 +81,8 @@ def conditional_frechet_distance(relevant, rel_qids, retrieved, ret_qids) -> flo
     keep = np.intersect1d(rel_qids, ret_qids)
     if len(keep) == 0:
         raise ValueError('no query has both relevant and retrieved vectors')
-    m_rel, f_rel = _within(relevant, rel_qids, keep)
-    m_ret, f_ret = _within(retrieved, ret_qids, keep)
+    m_rel, f_rel = _within(relevant, rel_qids, keep, 'relevant')
+    m_ret, f_ret = _within(retrieved, ret_qids, keep, 'retrieved')
     return fd_from_factors(float(np.mean(np.sum((m_rel - m_ret) ** 2, axis=1))), f_rel, f_ret)
 
 

@@ -57,6 +57,9 @@ class Caller(NamedTuple):
     batch_size: Optional[int]
     fallback_measures: Optional[list]
     fallback_evaluators: Optional[int]
+    #: the system being evaluated: its name in ``pt.Experiment(names=...)`` (else its position, ``'system 2'``);
+    #: None outside pt.Experiment — for refusals to say which system's run they are about
+    system: Optional[str] = None
 
 
 def caller() -> Caller:
@@ -68,12 +71,14 @@ def caller() -> Caller:
     - a frame in a file under ``pyterrier/_evaluation/`` with a non-None local ``batch_size`` (the parameter of
       PyTerrier's private ``_run_and_evaluate``);
     - the nearest of ir_measures' ``FallbackProvider._evaluator`` (its local ``orig_measures``) or
-      ``FallbackEvaluator._iter_calc`` (the length of ``self.evaluators``).
+      ``FallbackEvaluator._iter_calc`` (the length of ``self.evaluators``);
+    - the nearest PyTerrier evaluation frame with an integer local ``sysid`` (the system's position; its name from
+      ``Experiment``'s ``names``), for a refusal to name the system.
 
     Every name is pinned by ``test_measure::test_the_private_names_read_on_the_stack_exist``; each check fails open
     (nothing found reads as "not there")."""
     marker = f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}'
-    experiment, batch_size, fallback = None, None, None
+    experiment, batch_size, fallback, sysid = None, None, None, None
     frame = sys._getframe(1)
     while frame is not None:
         code, local = frame.f_code, frame.f_locals
@@ -82,13 +87,19 @@ def caller() -> Caller:
                 experiment = local
             if batch_size is None and local.get('batch_size') is not None:
                 batch_size = local['batch_size']
+            if sysid is None and isinstance(local.get('sysid'), int):
+                sysid = local['sysid']
         elif fallback is None:
             if code.co_name == '_evaluator' and 'orig_measures' in local:  # FallbackProvider._evaluator
                 fallback = (list(local['orig_measures']), None)
             elif code.co_name == '_iter_calc' and hasattr(local.get('self'), 'evaluators'):
                 fallback = (None, len(local['self'].evaluators))
         frame = frame.f_back
-    return Caller(experiment, batch_size, *(fallback or (None, None)))
+    system = None
+    if sysid is not None:
+        names = (experiment or {}).get('names')
+        system = repr(names[sysid]) if isinstance(names, (list, tuple)) and 0 <= sysid < len(names) else f'system {sysid}'
+    return Caller(experiment, batch_size, *(fallback or (None, None)), system)
 
 
 def rows_are_read() -> bool:

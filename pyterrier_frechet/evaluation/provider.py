@@ -98,9 +98,16 @@ class SetEvaluator(providers.Evaluator):
             return
         if has_pyterrier_names(run) and _beside_other_measures():
             raise ValueError(pyterrier_names_hint('run'))
-        run = prepare_run(run, 'pyterrier_frechet')
-        rows_read = rows_are_read()
-        outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_read)
+        system = caller().system
+        try:
+            run = prepare_run(run, 'pyterrier_frechet')
+            rows_read = rows_are_read()
+            outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_read)
+        except ValueError as ex:
+            if system is None:
+                raise
+            # pt.Experiment evaluates each system on its own: say which one (as pf.evaluate names the run)
+            raise ValueError(f'pt.Experiment system {system}: {ex}') from ex
         # FD's and CFD's centred pseudo-values, and FD(jackknife=True)'s own (its value is the dict of them)
         with_rows = [m for m, o in outcomes.items()
                      if getattr(o, 'rows', None) is not None or isinstance(outcome_value(o), dict)]
