@@ -18,6 +18,8 @@ EXTRAS = {
     'pipelines': {'pyterrier_pisa': 'pyterrier-pisa', 'pyterrier_splade': 'pyterrier-splade',
                   'pyterrier_dr': 'pyterrier-dr'},
     'plots': {'matplotlib': 'matplotlib'},
+    'ray': {'ray': 'ray[data]'},
+    'openvino': {'openvino': 'openvino'},
 }
 #: what ``python -m pyterrier_frechet demo`` needs: both (its missing-extra error names ``[demo]``)
 EXTRAS['demo'] = {**EXTRAS['pipelines'], **EXTRAS['plots']}
@@ -46,5 +48,6 @@ def require(module: str, extra: str, what: str) -> ModuleType:
 def install_hint(extra: str, distributions) -> str:
     """How to install an extra, as it works today: from the clone (the package is not on PyPI yet), or the
     distributions themselves into any install."""
+    import shlex
     return (f"pip install -e '.[{extra}]' in the repository's clone (pyterrier-frechet is not on PyPI yet), or "
-            f"pip install {' '.join(sorted(set(distributions)))}")
+            f"pip install {' '.join(shlex.quote(d) for d in sorted(set(distributions)))}")

@@ -73,7 +73,9 @@ def test_a_missing_ray_is_named_after_the_refusals_and_the_cache(model, tmp_path
     emb = pf.Embedder(model, cache_dir=tmp_path, verbose=False)
     with pytest.raises(ValueError, match='num_workers and chunk_size must be positive'):  # refusals first
         encode_with_ray(emb, DOCS, num_workers=0)
-    with pytest.raises(ValueError, match=r"encode_with_ray needs Ray to encode 12 document\(s\): pip install"):
+    with pytest.raises(ValueError, match=r"encode_with_ray, to encode 12 document\(s\), needs ray\[data\] \(ray cannot be "
+                                         r"imported\), which the \[ray\] extra installs: pip install -e '\.\[ray\]' .* or "
+                                         r"pip install 'ray\[data\]'"):
         encode_with_ray(emb, DOCS)
     emb(DOCS)
     assert encode_with_ray(emb, DOCS) == 0  # nothing to encode: no Ray needed

@@ -131,5 +131,6 @@ def test_a_missing_openvino_package_is_named_before_any_work(models, monkeypatch
     import importlib.util
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, 'find_spec', lambda name, *a: None if name == 'openvino' else real(name, *a))
-    with pytest.raises(ValueError, match=r"needs the openvino package: pip install openvino"):
+    with pytest.raises(ValueError, match=r"needs the openvino package, which the \[openvino\] extra installs: "
+                                         r"pip install -e '\.\[openvino\]' .* or pip install openvino$"):
         pf.Embedder(models['bert'], backend='openvino', cache_dir=None)

@@ -72,11 +72,9 @@ def encode_with_ray(embedder, docs: pd.DataFrame, num_workers: int = 2, chunk_si
     if len(todo) == 0:
         return 0
     embedder.cache.refuse_if_read_only(todo['docno'].tolist())  # before Ray starts
-    try:
-        import ray
-    except ImportError as ex:  # after the refusals and the cache: nothing to encode needs no Ray
-        raise ValueError(f'encode_with_ray needs Ray to encode {len(todo)} document(s): pip install \'ray[data]\' '
-                         '(or pip install -e \'.[ray]\')') from ex
+    from ..extras import require
+    # after the refusals and the cache: nothing to encode needs no Ray
+    ray = require('ray', 'ray', f'encode_with_ray, to encode {len(todo)} document(s),')
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False)
     config = {'model_name': embedder.path, 'pooling': embedder.pooling, 'normalize': embedder.normalize,

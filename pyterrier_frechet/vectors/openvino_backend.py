@@ -92,8 +92,9 @@ def check_supported(path: str, kind: str, pooling: str) -> None:
     """Raise ValueError, before any work, if openvino is not installed or the model's pipeline is not supported."""
     import importlib.util
     if importlib.util.find_spec('openvino') is None:
-        raise ValueError("backend='openvino' needs the openvino package: pip install openvino "
-                         "(or pip install -e '.[openvino]' in the repository's clone)")
+        from ..extras import EXTRAS, MissingExtra, install_hint
+        raise MissingExtra(f"backend='openvino' needs the openvino package, which the [openvino] extra installs: "
+                           f"{install_hint('openvino', EXTRAS['openvino'].values())}", name='openvino')
     Pipeline(path, kind, pooling, False, None)
 
 
