@@ -124,7 +124,7 @@ def relevant_downdates(rel, w: np.ndarray, groups: np.ndarray, n_groups: int, sh
     if s is None:
         return None
     full = covariance(s, cross, packed_index)
-    scale = moment_scale(s.whole.mean + shift, full)
+    scale = moment_scale(s.whole.mean, full)  # the shifted frame the covariance was formed in
     with lapack_threads():
         got = pivoted_cholesky(full, scale)
     if got is None or got[0].shape[1] == 0:
@@ -167,7 +167,7 @@ def downdated_fds(relevant: RelevantDowndates, shared, ret, w: np.ndarray, shift
         return out
     keeps = totals.n - totals.group_n  # each leave-out's count of retrieved vectors
     cov_perm = covariance(s, cross, relevant.gather)
-    scale = relevant.scale * moment_scale(s.whole.mean + shift, cov_perm)
+    scale = relevant.scale * moment_scale(s.whole.mean, cov_perm)
     rows = group_rows(ret, w, groups, n_groups)
     with lapack_threads():
         inner, info = lapack.dsygst(np.asfortranarray(cov_perm), relevant.factor, itype=2, lower=1)

@@ -83,7 +83,7 @@ def relevant_factor(rel: QueryStats, units: np.ndarray, shift: np.ndarray) -> Op
     if side is None:
         return None
     with lapack_threads():
-        factor = pivoted_cholesky(side.cov.copy(), moment_scale(side.whole.mean + shift, side.cov))
+        factor = pivoted_cholesky(side.cov.copy(), moment_scale(side.whole.mean, side.cov))  # shifted frame
     if factor is None or factor[0].shape[1] == 0:
         return None
     return RelevantFactor(side, unpermuted(*factor))

@@ -100,7 +100,10 @@ PSD_RTOL = 1e-8  # an eigenvalue below −this · the largest |eigenvalue| is no
 
 def moment_scale(mu: np.ndarray, cov: np.ndarray) -> float:
     """The size of the second moments a covariance was computed from: its round-off is ε times this (a set of
-    one repeated vector has a covariance of pure round-off, of either sign, at ε·|x|²)."""
+    one repeated vector has a covariance of pure round-off, of either sign, at ε·|x|²). ``mu``: the mean in the
+    frame the moments were summed in — the shifted frame of :class:`~.weighted.QueryStats` (x − shift is exact to
+    ε·|x − shift|), not the origin: a common offset of 1e3 the shift removed made the tolerances 1e6 times too
+    large, and directions of variance 1e-10 were taken for round-off (tests/test_downdate.py)."""
     return max(float(np.abs(cov).max()) if cov.size else 0.0, float((mu ** 2).max()) if mu.size else 0.0,
                np.finfo(float).tiny)
 

@@ -405,9 +405,19 @@ def streamed(stats: QueryStats) -> QueryStats:
 
 
 def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> Iterator[Optional[GaussianStats]]:
-    """:func:`packed_gaussians` as :class:`~.frechet.GaussianStats` (mean, d × d covariance, count)."""
+    """:func:`packed_gaussians` as :class:`~.frechet.GaussianStats` (mean, d × d covariance, count) in the shifted
+    frame (:func:`shifted_frame`): what FD is computed from."""
+    origin = shifted_frame(shift)
     for g in packed_gaussians(parts, weights, shift):
-        yield None if g is None else g.unpacked(shift)
+        yield None if g is None else g.unpacked(origin)
+
+
+def shifted_frame(shift: np.ndarray) -> np.ndarray:
+    """The origin every internal FD is computed in: the shifted frame the statistics were summed in (zeros), not the
+    caller's. FD does not move with a common translation, but the round-off its tolerances are measured against does
+    (:func:`~.kernel.moment_scale`): two sets 1e3 from the origin with a spread of 1e-2 had their small directions
+    taken for round-off (31× FD off in the leave-outs, tests/test_downdate.py)."""
+    return np.zeros_like(shift)
 
 
 def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
@@ -752,7 +762,7 @@ def _factored(gaussians_: Sequence[Optional[PackedGaussian]], shift: np.ndarray,
     def factor(g):
         if g is None:
             return None
-        scale = moment_scale(g.mean_shifted + shift, g.packed)
+        scale = moment_scale(g.mean_shifted, g.packed)  # the shifted frame it was formed in (kernel.moment_scale)
         got = pivoted_cholesky(unpack(g.packed, d), scale)
         trace = float(g.packed[diagonal_positions(d)].sum())
         if got is None:
@@ -820,7 +830,8 @@ def _shared_fd(shared: SharedRelevant, k: int, ret: PackedGaussian, rows: Option
             tr_sqrt = nuclear_norm(rows[:, shared.perms[k]] @ shared.factors[k][:, :rank], rtol=CONGRUENCE_RTOL)
         return fd_value(float(diff @ diff), shared.traces[k], float(np.einsum('ij,ij->', rows, rows)), tr_sqrt)
     d = len(shared.shift)
-    scale = shared.scales[k] * moment_scale(ret.mean_shifted + shared.shift, ret.packed)
+    own = moment_scale(ret.mean_shifted, ret.packed)  # the retrieved covariance's round-off scale (shifted frame)
+    scale = shared.scales[k] * own  # the congruence's: a product of the two covariances
     tr_sqrt = None
     if (ret.n if ret.distinct is None else ret.distinct) - 1 >= rank:
         cov_perm = ret.packed[shared.gathers[k]]
@@ -828,7 +839,7 @@ def _shared_fd(shared: SharedRelevant, k: int, ret: PackedGaussian, rows: Option
         # matrix LAPACK reads, without a copy
         tr_sqrt = trace_sqrt_congruence(shared.factors[k], cov_perm.T, rank, scale)
     if tr_sqrt is None:
-        tr_sqrt = _factor_nuclear_norm(shared, k, ret.packed, scale)
+        tr_sqrt = _factor_nuclear_norm(shared, k, ret.packed, own)
     if tr_sqrt is None:
         return None
     return fd_value(float(diff @ diff), shared.traces[k], float(ret.packed[diagonal_positions(d)].sum()), tr_sqrt)
@@ -849,11 +860,12 @@ def _paired_fds(shared: SharedRelevant, retrieved: Sequence[Optional[PackedGauss
             out[k] = v
     for k in general:
         ret = retrieved[k]
+        origin = shifted_frame(shared.shift)
         if ret.packed is None:
-            ret = GaussianStats(ret.mean_shifted + shared.shift, rows[k].T @ rows[k], int(round(ret.n)))
+            ret = GaussianStats(ret.mean_shifted, rows[k].T @ rows[k], int(round(ret.n)))
         else:
-            ret = ret.unpacked(shared.shift)
-        out[k] = frechet_distance_from_stats(shared.gaussians[k].unpacked(shared.shift), ret)
+            ret = ret.unpacked(origin)
+        out[k] = frechet_distance_from_stats(shared.gaussians[k].unpacked(origin), ret)
     return out
 
 
@@ -921,10 +933,11 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
     if relevant is not None and fd_batch is None:
         return _leave_out_fds_shared(ret, units, groups, n_groups, shift, relevant, pbar)
     out = np.full(n_groups, np.nan)
-    for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups, shift):
+    origin = shifted_frame(shift)
+    for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups, shift, packed=True):
         valid = [i for i, (a, b) in enumerate(zip(g_rel, g_ret)) if a is not None and b is not None]
         if valid:
-            pairs = [(g_rel[i], g_ret[i]) for i in valid]
+            pairs = [(g_rel[i].unpacked(origin), g_ret[i].unpacked(origin)) for i in valid]
             values = (fd_batch(pairs) if fd_batch is not None
                       else [frechet_distance_from_stats(a, b) for a, b in pairs])
             out[gids[valid]] = values
@@ -982,8 +995,10 @@ def _downdated(ret: QueryStats, w: np.ndarray, shift: np.ndarray, shared: Shared
 
 def _factor_nuclear_norm(shared: SharedRelevant, k: int, packed: np.ndarray, scale: float):
     """Tr((Σ₁^½Σ₂Σ₁^½)^½) = ‖F₁ᵀF₂‖_* from the shared factor of entry k and a pivoted Cholesky factor of the retrieved
-    covariance (``packed``): the exact route of :func:`~.frechet.frechet_distance_from_stats` with the relevant factor
-    made once. None where the retrieved covariance is refused (not PSD beyond round-off)."""
+    covariance (``packed``, of round-off scale ``scale``: its own, never the congruence's product of two — that
+    product, 3.6e9 for two sets 1e3 from the origin, made pstrf drop directions of variance 1e-4 and moved the
+    leave-outs by 31× FD: tests/test_downdate.py): the exact route of :func:`~.frechet.frechet_distance_from_stats`
+    with the relevant factor made once. None where the retrieved covariance is refused (not PSD beyond round-off)."""
     d = len(shared.shift)
     factor = pivoted_cholesky(unpack(packed, d), scale)
     if factor is None:
