@@ -701,12 +701,11 @@ def weighted_total_cross(stats: QueryStats, weight: np.ndarray, centred: bool = 
 
 
 def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: np.ndarray, n_groups: int,
-                        shift: np.ndarray, packed: bool = False, skip: Optional[np.ndarray] = None):
-    """Yield (group ids, [per side: list of GaussianStats or None]) in batches: each side's Gaussian over the units
-    with group g left out, by subtracting g's counts, sums and cross-products from the totals (never a
-    groups × queries weight matrix; the cross-products streamed in blocks when :class:`QueryStats` streams them).
-    ``packed``: :class:`PackedGaussian` instead (the covariance left packed); ``skip``: groups whose Gaussians are
-    not wanted (None in their place)."""
+                        skip: Optional[np.ndarray] = None):
+    """Yield (group ids, [per side: list of :class:`PackedGaussian` or None]) in batches: each side's Gaussian over
+    the units with group g left out (:meth:`SideTotals.without`), by subtracting g's counts, sums and cross-products
+    from the totals (never a groups × queries weight matrix; the cross-products streamed in blocks when
+    :class:`QueryStats` streams them). ``skip``: groups whose Gaussians are not wanted (None in their place)."""
     w = np.asarray(units, dtype=np.float64)
     single = _singletons(groups)
     info, batches = [], []
@@ -727,7 +726,7 @@ def leave_out_gaussians(sides: Sequence[QueryStats], units: np.ndarray, groups: 
         for (t, cross_total, _), (_, crosses) in zip(info, parts):
             got = [None if skip is not None and skip[g] else _packed_from_side(t.without(g), cross_total - c)
                    for g, c in zip(gids, crosses)]
-            out.append(got if packed else [None if x is None else x.unpacked(shift) for x in got])
+            out.append(got)
         yield gids, out
 
 
@@ -787,7 +786,7 @@ def relevant_leave_outs(rel: QueryStats, units: np.ndarray, groups: np.ndarray, 
     :func:`leave_out_gaussians`), each factored once for :func:`leave_out_fds`; and, where some group is small
     enough (``downdate``), the units' factor and each small group's downdate of it (:mod:`.downdate`)."""
     entries = [None] * n_groups
-    for gids, (got,) in leave_out_gaussians([rel], units, groups, n_groups, shift, packed=True):
+    for gids, (got,) in leave_out_gaussians([rel], units, groups, n_groups):
         for g, x in zip(gids, got):
             entries[g] = x
     groups = np.asarray(groups)
@@ -934,7 +933,7 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
         return _leave_out_fds_shared(ret, units, groups, n_groups, shift, relevant, pbar)
     out = np.full(n_groups, np.nan)
     origin = shifted_frame(shift)
-    for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups, shift, packed=True):
+    for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups):
         valid = [i for i, (a, b) in enumerate(zip(g_rel, g_ret)) if a is not None and b is not None]
         if valid:
             pairs = [(g_rel[i].unpacked(origin), g_ret[i].unpacked(origin)) for i in valid]
@@ -959,7 +958,7 @@ def _leave_out_fds_shared(ret, units, groups, n_groups, shift, shared: SharedRel
         return out
     if pbar is not None:
         pbar.update(int(done.sum()))
-    for gids, (got,) in leave_out_gaussians([ret], units, groups, n_groups, shift, packed=True, skip=done):
+    for gids, (got,) in leave_out_gaussians([ret], units, groups, n_groups, skip=done):
         retrieved, rows = [None] * n_groups, {}
         for g, x in zip(gids, got):
             retrieved[g] = x
