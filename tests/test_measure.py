@@ -250,6 +250,10 @@ def test_the_private_names_read_on_the_stack_exist():
     # warn_once_per_experiment: the renderer PyTerrier makes for each call
     assert 'renderer' in _experiment.Experiment.__code__.co_varnames
     assert pt.Experiment is _experiment.Experiment
+    # caller().system: the position of the system being evaluated (a local sysid in both plans) and Experiment's names
+    from pyterrier._evaluation import _exec_linear, _exec_tree
+    assert 'sysid' in inspect.getsource(_exec_linear) and 'sysid' in inspect.getsource(_exec_tree)
+    assert 'names' in inspect.signature(_experiment.Experiment).parameters
     assert f'{os.sep}pyterrier{os.sep}_evaluation{os.sep}' in _experiment.__file__
 
 
