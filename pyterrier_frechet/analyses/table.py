@@ -555,7 +555,7 @@ class PaperTable:
         """Each system's name cell in ``d``; names that print alike (a line break and a space, a tab and a space, two
         long names shortened to one prefix) are numbered `` [1]``, `` [2]`` in table order, so that every row can be
         told apart (:meth:`_alike_note` says so beside the table; table.csv has the names whole)."""
-        cells = [d.name(self._system_label(n)) for n in self.systems]
+        cells = self._printed_names(d)
         seen: Dict[str, int] = {}
         counts = pd.Series(cells).value_counts()
         out = []
@@ -566,9 +566,13 @@ class PaperTable:
             out.append(cell)
         return out
 
+    def _printed_names(self, d: Dialect) -> List[str]:
+        """Each system's name as ``d`` prints it, before :meth:`_name_cells` numbers those that print alike."""
+        return [d.name(self._system_label(n)) for n in self.systems]
+
     def _alike_note(self, d: Dialect) -> str:
         """A sentence where :meth:`_name_cells` numbered names that print alike ('' where none do)."""
-        cells = [d.name(self._system_label(n)) for n in self.systems]
+        cells = self._printed_names(d)
         return (' Names that print alike are numbered [1], [2], … in table order (table.csv has them whole).'
                 if len(set(cells)) < len(cells) else '')
 

@@ -299,8 +299,13 @@ class PackedGaussian(NamedTuple):
     #: how many distinct vectors it holds (a query drawn twice counts once), which bounds its rank: n − 1 or less
     distinct: Optional[float] = None
 
-    def unpacked(self, shift: np.ndarray) -> GaussianStats:
-        return GaussianStats(self.mean_shifted + shift, unpack(self.packed, len(shift)), int(round(self.n)))
+    def unpacked(self) -> GaussianStats:
+        """As :class:`~.frechet.GaussianStats` in the shifted frame the statistics were summed in (mean
+        ``mean_shifted``), where every internal FD is computed: FD does not move with a common translation, but the
+        round-off its tolerances are measured against does (:func:`~.kernel.moment_scale`) — in the caller's frame,
+        two sets 1e3 from the origin with a spread of 1e-2 had their small directions taken for round-off (31× FD
+        off in the leave-outs, tests/test_downdate.py)."""
+        return GaussianStats(self.mean_shifted, unpack(self.packed, len(self.mean_shifted)), int(round(self.n)))
 
 
 def _packed_gaussian(n, a, b, total, cross, distinct=None) -> Optional[PackedGaussian]:
@@ -406,18 +411,9 @@ def streamed(stats: QueryStats) -> QueryStats:
 
 def gaussians(parts: Sequence[QueryStats], weights: Sequence[np.ndarray], shift: np.ndarray) -> Iterator[Optional[GaussianStats]]:
     """:func:`packed_gaussians` as :class:`~.frechet.GaussianStats` (mean, d × d covariance, count) in the shifted
-    frame (:func:`shifted_frame`): what FD is computed from."""
-    origin = shifted_frame(shift)
+    frame (:meth:`PackedGaussian.unpacked`): what FD is computed from."""
     for g in packed_gaussians(parts, weights, shift):
-        yield None if g is None else g.unpacked(origin)
-
-
-def shifted_frame(shift: np.ndarray) -> np.ndarray:
-    """The origin every internal FD is computed in: the shifted frame the statistics were summed in (zeros), not the
-    caller's. FD does not move with a common translation, but the round-off its tolerances are measured against does
-    (:func:`~.kernel.moment_scale`): two sets 1e3 from the origin with a spread of 1e-2 had their small directions
-    taken for round-off (31× FD off in the leave-outs, tests/test_downdate.py)."""
-    return np.zeros_like(shift)
+        yield None if g is None else g.unpacked()
 
 
 def weighted_fds(rel: QueryStats, rel_weights: np.ndarray, ret_parts: Sequence[QueryStats],
@@ -859,12 +855,11 @@ def _paired_fds(shared: SharedRelevant, retrieved: Sequence[Optional[PackedGauss
             out[k] = v
     for k in general:
         ret = retrieved[k]
-        origin = shifted_frame(shared.shift)
         if ret.packed is None:
             ret = GaussianStats(ret.mean_shifted, rows[k].T @ rows[k], int(round(ret.n)))
         else:
-            ret = ret.unpacked(origin)
-        out[k] = frechet_distance_from_stats(shared.gaussians[k].unpacked(origin), ret)
+            ret = ret.unpacked()
+        out[k] = frechet_distance_from_stats(shared.gaussians[k].unpacked(), ret)
     return out
 
 
@@ -932,11 +927,10 @@ def leave_out_fds(rel: QueryStats, ret: QueryStats, units: np.ndarray, groups: n
     if relevant is not None and fd_batch is None:
         return _leave_out_fds_shared(ret, units, groups, n_groups, shift, relevant, pbar)
     out = np.full(n_groups, np.nan)
-    origin = shifted_frame(shift)
     for gids, (g_rel, g_ret) in leave_out_gaussians([rel, ret], units, groups, n_groups):
         valid = [i for i, (a, b) in enumerate(zip(g_rel, g_ret)) if a is not None and b is not None]
         if valid:
-            pairs = [(g_rel[i].unpacked(origin), g_ret[i].unpacked(origin)) for i in valid]
+            pairs = [(g_rel[i].unpacked(), g_ret[i].unpacked()) for i in valid]
             values = (fd_batch(pairs) if fd_batch is not None
                       else [frechet_distance_from_stats(a, b) for a, b in pairs])
             out[gids[valid]] = values

@@ -39,12 +39,12 @@ def warn_once_per_experiment(message: str) -> None:
     warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def paired_test_is_run() -> bool:
+def paired_test_is_run(found: Optional['Caller'] = None) -> bool:
     """Whether the rows feed a paired test of PyTerrier: True inside ``pt.Experiment`` with ``baseline=`` (or one
     whose parameters cannot be read: fails towards the warning), False inside one without and outside
     ``pt.Experiment`` (``ir_measures.iter_calc``'s caller decides what to do with the rows; pt_docs/experiment.rst).
-    Reads the frame :func:`rows_are_read` reads."""
-    local = caller().experiment
+    Reads the frame :func:`rows_are_read` reads (``found``: a :func:`caller` the caller already made)."""
+    local = (found or caller()).experiment
     return local is not None and local.get('baseline', True) is not None
 
 
@@ -102,7 +102,7 @@ def caller() -> Caller:
     return Caller(experiment, batch_size, *(fallback or (None, None)), system)
 
 
-def rows_are_read() -> bool:
+def rows_are_read(found: Optional['Caller'] = None) -> bool:
     """Whether anything will read the per-query rows of :meth:`SetEvaluator.iter_calc` beyond their mean: False only
     under ``pt.Experiment`` without ``baseline=``, ``perquery=`` and ``save_dir=``, which averages the rows into its
     table and drops them — the mean of FD's rows is FD itself, so each query's row is then FD, exactly the same
@@ -115,7 +115,7 @@ def rows_are_read() -> bool:
     ``pyterrier/_evaluation/``) and its parameters ``baseline``, ``perquery`` and ``save_dir`` (pinned by
     ``test_measure::test_the_private_names_read_on_the_stack_exist``); it fails open: if they move, the rows are
     formed, as before (slower, never different)."""
-    local = caller().experiment
+    local = (found or caller()).experiment  # found: a caller() the caller already made
     if local is None or not all(name in local for name in ('baseline', 'perquery', 'save_dir')):
         return True
     return local['baseline'] is not None or local['perquery'] is not False or local['save_dir'] is not None

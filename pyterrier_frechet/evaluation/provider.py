@@ -15,7 +15,7 @@ from ir_measures import Metric, providers
 from ir_measures.util import RunConverter
 
 from ..measures.base import ANSWERS, HISTOGRAMS, VECTORS, SetMeasure, is_answer_measure
-from .experiment_call import caller, paired_test_is_run, rows_are_read, warn_once_per_experiment
+from .experiment_call import Caller, caller, paired_test_is_run, rows_are_read, warn_once_per_experiment
 from .experiment_rows import warn_constant_rows
 from .frames import DOCNO, LABEL, QID, SCORE, has_pyterrier_names, prepare_qrels, prepare_run, pyterrier_names_hint
 from .relevance import graded_threshold_note
@@ -96,12 +96,14 @@ class SetEvaluator(providers.Evaluator):
         if is_answer_frame(run):  # an answer pipeline beside retrieval pipelines: NaN with a warning (evaluation/answers.py)
             yield from warn_other_kind(self.measures, 'answers', self.qrel_qids)
             return
-        if has_pyterrier_names(run) and _beside_other_measures():
+        found = caller()  # the one walk of this call, read by every check below
+        if has_pyterrier_names(run) and _beside_other_measures(found):
             raise ValueError(pyterrier_names_hint('run'))
-        system = caller().system
+        system = found.system
+        paired = paired_test_is_run(found)
         try:
             run = prepare_run(run, 'pyterrier_frechet')
-            rows_read = rows_are_read()
+            rows_read = rows_are_read(found)
             outcomes = compute_set_measures(self.measures, self.judgments, run, self.qrel_qids, rows=rows_read)
         except ValueError as ex:
             if system is None:
@@ -111,14 +113,14 @@ class SetEvaluator(providers.Evaluator):
         # FD's and CFD's centred pseudo-values, and FD(jackknife=True)'s own (its value is the dict of them)
         with_rows = [m for m, o in outcomes.items()
                      if getattr(o, 'rows', None) is not None or isinstance(outcome_value(o), dict)]
-        if with_rows and paired_test_is_run():
+        if with_rows and paired:
             warn_plus_minus(with_rows)
         for measure, outcome in outcomes.items():
             value = outcome_value(outcome)
             per_query = value if isinstance(value, dict) else getattr(outcome, 'rows', None)
             if per_query is not None:  # FD(jackknife=True)'s pseudo-values, or FD's and CFD's centred ones
                 n_units = sum(q in per_query for q in self.qrel_qids)
-                if 0 < n_units < len(self.qrel_qids) and paired_test_is_run():
+                if 0 < n_units < len(self.qrel_qids) and paired:
                     warn_degrees_of_freedom(measure, n_units, len(self.qrel_qids))
                 per_query = qrels_rows(per_query, self.qrel_qids)
                 for qid in self.qrel_qids:
@@ -175,7 +177,7 @@ def warn_degrees_of_freedom(measure, n_units: int, n_rows: int) -> None:
                              'compare`, or leave those queries out of the topics and qrels')
 
 
-def refuse_batched_experiment(measures) -> None:
+def refuse_batched_experiment(measures, found: Optional[Caller] = None) -> None:
     """Raise if called from ``pt.Experiment(..., batch_size=N)``.
 
     With ``batch_size`` PyTerrier evaluates each batch of N topics on its own, against the qrels of that batch
@@ -186,7 +188,7 @@ def refuse_batched_experiment(measures) -> None:
     It fails open: if PyTerrier renames it, a set-valued measure is still refused when the batches' values differ
     (:class:`~..measures.base.SetValueAgg`), but not FD(jackknife=True) nor a batch with no relevant document, which
     then reads as bad qrels."""
-    batch_size = caller().batch_size
+    batch_size = (found or caller()).batch_size
     if batch_size is not None:
         names = ', '.join(str(m) for m in measures)
         raise ValueError(f'{names}: pt.Experiment(batch_size={batch_size}) evaluates each batch of '
@@ -195,13 +197,12 @@ def refuse_batched_experiment(measures) -> None:
                          'evaluate them with pf.evaluate / `python -m pyterrier_frechet eval`')
 
 
-def _beside_other_measures() -> bool:
+def _beside_other_measures(found: Caller) -> bool:
     """Whether ir_measures' FallbackProvider/FallbackEvaluator evaluates these measures together with measures of
     other providers (``calc_aggregate([FD@10, nDCG@10], ...)``): those read only ir_measures' column names, and would
     fail on a PyTerrier frame with ir_measures' own "missing columns" message after this provider accepted it. The
     evaluator is given only this provider's measures, so it reads its caller (:func:`~.experiment_call.caller`); it
     fails open (ir_measures then says "DataFrame missing columns: ['query_id', ...] (found ['qid', ...])")."""
-    found = caller()
     if found.fallback_measures is not None:
         return any(not isinstance(m, SetMeasure) for m in found.fallback_measures)
     return (found.fallback_evaluators or 0) > 1
@@ -252,8 +253,9 @@ class SetMeasureProvider(providers.Provider):
             if not isinstance(measure, SetMeasure):
                 raise ValueError(f'unsupported measure {measure}')
             measure.validate_params()
-        refuse_batched_experiment(measures)
-        if has_pyterrier_names(qrels) and _beside_other_measures():
+        found = caller()
+        refuse_batched_experiment(measures, found)
+        if has_pyterrier_names(qrels) and _beside_other_measures(found):
             raise ValueError(pyterrier_names_hint('qrels'))
         answers = [m for m in measures if is_answer_measure(m)]
         if not answers:
